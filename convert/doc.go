@@ -1,0 +1,27 @@
+// Package convert turns the records of a [parser.File] into a balanced,
+// thread-aware event stream and hands it to exporters.
+//
+// It owns the stack policy, applied once so that no exporter ever sees an
+// unbalanced stack. Per thread, in file order:
+//
+//  1. A time smaller than the thread's previous time on the same clock is
+//     clamped to it; a jump back of more than 2^31 µs is a wrap of the 32-bit
+//     counter and adds 2^32.
+//  2. An enter pushes a frame. An exit or unwind of the top frame pops it; an
+//     exit of a frame deeper in the stack first ends the frames above it at
+//     that time (implicit exits).
+//  3. An exit with an empty stack is an orphan: the method was running before
+//     tracing began, so it becomes a frame that starts at the trace start
+//     (time 0 on both clocks) and encloses everything earlier on that thread.
+//     Successive orphans nest, the later one outside. A first pass over the
+//     records finds them, so they can be opened before the thread's first
+//     event.
+//  4. An exit of a method that is not on a non-empty stack is dropped, and so
+//     is a record with action 3.
+//  5. Frames still open at the end end at the trace end on the wall clock
+//     (the largest wall time of any record) and at the thread's last time on
+//     the thread-CPU clock.
+//
+// Frames begun or ended by rules 3 and 5 carry the Synthetic flag; every
+// repair is counted in [Stats].
+package convert

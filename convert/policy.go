@@ -1,0 +1,155 @@
+package convert
+
+import (
+	"github.com/atrace2/atrace2/parser"
+)
+
+// threadState is one thread's stack and clocks during a pass.
+type threadState struct {
+	idx     ThreadIndex
+	stack   []frameRef
+	floor   int       // second pass: stack[:floor] are orphan frames not yet exited
+	orphans []FrameID // first pass: orphan exits in file order
+	segMax  []int     // first pass: deepest real stack before each orphan exit, and after the last
+	cpu     unwrapper
+	wall    unwrapper
+	started bool
+}
+
+type frameRef struct {
+	frame FrameID
+}
+
+// unwrapper turns one thread's raw 32-bit µs counter into a monotonic 64-bit
+// one: a jump back of more than 2^31 is a wrap, a smaller one is clamped.
+type unwrapper struct {
+	last  uint64
+	epoch uint64
+}
+
+func (u *unwrapper) next(raw uint32, st *Stats) uint64 {
+	v := u.epoch | uint64(raw)
+	if v < u.last {
+		if u.last-v > 1<<31 {
+			u.epoch += 1 << 32
+			v += 1 << 32
+			st.Wraps++
+		} else {
+			v = u.last
+			st.BackwardsTimes++
+		}
+	}
+	u.last = v
+	return v
+}
+
+// enter pushes a frame.
+func (p *pass) enter(ts *threadState, f FrameID, wall, cpu int64) {
+	depth := len(ts.stack)
+	ts.stack = append(ts.stack, frameRef{f})
+	if p.emit {
+		p.send(Begin, 0, ts, f, depth, wall, cpu)
+		return
+	}
+	p.t.Threads[ts.idx].Events++
+	if real := len(ts.stack) - ts.floor; real > ts.segMax[len(ts.segMax)-1] {
+		ts.segMax[len(ts.segMax)-1] = real
+	}
+}
+
+// exit applies the policy to an exit or unwind record.
+func (p *pass) exit(ts *threadState, f FrameID, a parser.Action, wall, cpu int64) {
+	var fl Flags
+	if a == parser.Unwind {
+		fl = Unwound
+	}
+	if len(ts.stack) == ts.floor {
+		p.orphan(ts, f, fl, wall, cpu)
+		return
+	}
+	i := len(ts.stack) - 1
+	for i >= ts.floor && ts.stack[i].frame != f {
+		i--
+	}
+	if i < ts.floor {
+		p.stats.DroppedExits++
+		return
+	}
+	for j := len(ts.stack) - 1; j > i; j-- {
+		p.stats.ImplicitExits++
+		p.end(ts, j, Implicit, wall, cpu)
+	}
+	p.end(ts, i, fl, wall, cpu)
+}
+
+// orphan handles an exit with no real frame on the stack. The first pass
+// notes it; the second pass finds it already opened at the thread's start.
+func (p *pass) orphan(ts *threadState, f FrameID, fl Flags, wall, cpu int64) {
+	if !p.emit {
+		p.stats.OrphanExits++
+		ts.orphans = append(ts.orphans, f)
+		ts.segMax = append(ts.segMax, 0)
+		p.t.Threads[ts.idx].Events += 2
+		return
+	}
+	if ts.floor == 0 || ts.stack[ts.floor-1].frame != f {
+		panic("invariant violation: orphan exit differs between passes")
+	}
+	ts.floor--
+	p.end(ts, ts.floor, fl, wall, cpu)
+}
+
+// end pops the frame at depth i, which must be the top of the stack.
+func (p *pass) end(ts *threadState, i int, fl Flags, wall, cpu int64) {
+	f := ts.stack[i].frame
+	ts.stack = ts.stack[:i]
+	if p.emit {
+		p.send(End, fl, ts, f, i, wall, cpu)
+		return
+	}
+	p.t.Threads[ts.idx].Events++
+}
+
+// start opens the orphan frames of a thread before its first record: the
+// last orphan outermost, all at time 0 on both clocks.
+func (p *pass) start(ts *threadState) {
+	ts.started = true
+	if !p.emit {
+		ts.segMax = append(ts.segMax[:0], 0)
+		return
+	}
+	for i := len(ts.orphans) - 1; i >= 0; i-- {
+		f := ts.orphans[i]
+		ts.stack = append(ts.stack, frameRef{f})
+		p.send(Begin, Synthetic, ts, f, len(ts.stack)-1, 0, 0)
+	}
+	ts.floor = len(ts.stack)
+}
+
+// finish ends the frames still open: at the trace end on the wall clock and
+// at the thread's last time on the thread-CPU clock.
+func (p *pass) finish(ts *threadState) {
+	th := &p.t.Threads[ts.idx]
+	if !p.emit {
+		p.stats.OpenAtEnd += int64(len(ts.stack))
+		th.Open = len(ts.stack)
+		th.Events += int64(len(ts.stack))
+		th.Orphans = len(ts.orphans)
+		for j, m := range ts.segMax {
+			th.MaxDepth = max(th.MaxDepth, m+len(ts.orphans)-j)
+		}
+		return
+	}
+	for i := len(ts.stack) - 1; i >= 0; i-- {
+		p.end(ts, i, Synthetic, p.t.WallEnd, th.LastCPU)
+	}
+}
+
+func (p *pass) send(k Kind, fl Flags, ts *threadState, f FrameID, depth int, wall, cpu int64) {
+	p.ev = Event{Kind: k, Flags: fl, Thread: ts.idx, Frame: f, Depth: int32(depth), Wall: wall, CPU: cpu}
+	for _, e := range p.exps {
+		if err := e.Event(&p.ev); err != nil && p.err == nil {
+			p.err = err
+		}
+	}
+}

@@ -1,0 +1,212 @@
+package convert
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/atrace2/atrace2/parser"
+)
+
+// Exporter consumes the balanced event stream. Begin gets the complete
+// tables before the first event; Event gets a pointer to a reused value that
+// must not be kept; Finish flushes or builds the output.
+type Exporter interface {
+	Begin(t *Trace) error
+	Event(ev *Event) error
+	Finish() error
+}
+
+// Options change how the stream is made.
+type Options struct {
+	// Strict turns every repair and reader warning into an error.
+	Strict bool
+}
+
+// ErrStrict is wrapped by the error Strict produces.
+var ErrStrict = errors.New("strict mode")
+
+// Analyze runs the first pass only: the tables, clocks, per-thread counts
+// and repair counts of the trace, without events.
+func Analyze(f *parser.File, opt Options) (*Trace, error) {
+	p, err := firstPass(f, opt)
+	if err != nil {
+		return nil, err
+	}
+	return p.t, nil
+}
+
+func firstPass(f *parser.File, opt Options) (*pass, error) {
+	p := newPass(f)
+	if err := p.run(f); err != nil {
+		return nil, err
+	}
+	if opt.Strict {
+		if err := strictCheck(p.t); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// Run reads the trace twice: a first pass finds orphan exits, the tables and
+// the trace end; the second drives every exporter with the balanced stream.
+func Run(f *parser.File, opt Options, exps ...Exporter) (*Trace, error) {
+	p, err := firstPass(f, opt)
+	if err != nil {
+		return nil, err
+	}
+	t := p.t
+	for _, e := range exps {
+		if err := e.Begin(t); err != nil {
+			return t, err
+		}
+	}
+	p.startSecond(exps)
+	if err := p.run(f); err != nil {
+		return t, err
+	}
+	for _, e := range exps {
+		if err := e.Finish(); err != nil {
+			return t, err
+		}
+	}
+	return t, nil
+}
+
+func strictCheck(t *Trace) error {
+	if s := t.Stats.Summary(); s != "" {
+		return fmt.Errorf("%w: the trace needed repairs: %s", ErrStrict, s)
+	}
+	if len(t.Header.Warnings) > 0 {
+		return fmt.Errorf("%w: %s", ErrStrict, t.Header.Warnings[0])
+	}
+	return nil
+}
+
+// pass is one walk over the records. The first pass (emit false) builds the
+// Trace and counts; the second (emit true) sends events, reusing the thread
+// states, frames and orphan lists of the first.
+type pass struct {
+	t       *Trace
+	emit    bool
+	exps    []Exporter
+	stats   *Stats
+	scratch Stats // the second pass counts here: the first pass's counts stand
+	threads map[parser.ThreadID]*threadState
+	order   []*threadState // by ThreadIndex
+	frames  map[parser.MethodID]FrameID
+	unit    int64 // ns per tick of the record times
+	ev      Event
+	err     error
+	samp    samplingProbe
+}
+
+func newPass(f *parser.File) *pass {
+	h := f.Header
+	p := &pass{
+		threads: make(map[parser.ThreadID]*threadState),
+		frames:  make(map[parser.MethodID]FrameID),
+		unit:    1000, // legacy records count µs
+	}
+	p.t = &Trace{Name: f.Name, Header: h, HasWall: h.Clock.HasWall(), HasCPU: h.Clock.HasCPU()}
+	p.stats = &p.t.Stats
+	return p
+}
+
+// startSecond rewinds the thread states for the emitting pass.
+func (p *pass) startSecond(exps []Exporter) {
+	p.emit, p.exps, p.stats = true, exps, &p.scratch
+	for _, ts := range p.order {
+		ts.stack, ts.floor, ts.started = ts.stack[:0], 0, false
+		ts.cpu, ts.wall = unwrapper{}, unwrapper{}
+	}
+}
+
+func (p *pass) run(f *parser.File) error {
+	r := f.NewReader()
+	for {
+		rec, err := r.ReadEvent()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		p.record(&rec)
+		if p.err != nil {
+			return p.err
+		}
+	}
+	for _, ts := range p.order {
+		p.finish(ts)
+	}
+	if !p.emit {
+		p.stats.LostBytes = f.Header.LostBytes
+		p.stats.Overflow = f.Header.DataFileOverflow()
+		p.t.Sampling = p.samp.result()
+	}
+	return p.err
+}
+
+// record applies the policy to one record.
+func (p *pass) record(rec *parser.Event) {
+	if rec.Action == parser.Bad {
+		p.stats.BadActions++
+		return
+	}
+	ts := p.thread(rec.Thread)
+	f := p.frame(rec.Method)
+	wall := int64(ts.wall.next(rec.Wall, p.stats)) * p.unit
+	cpu := int64(ts.cpu.next(rec.CPU, p.stats)) * p.unit
+	if !ts.started {
+		p.start(ts)
+	}
+	if !p.emit {
+		th := &p.t.Threads[ts.idx]
+		th.LastCPU, th.LastWall = cpu, wall
+		p.t.WallEnd = max(p.t.WallEnd, wall)
+		p.samp.add(ts.idx, wall, cpu)
+	}
+	if rec.Action == parser.Enter {
+		p.enter(ts, f, wall, cpu)
+	} else {
+		p.exit(ts, f, rec.Action, wall, cpu)
+	}
+}
+
+// thread finds a thread's state by its record id, creating it on first sight
+// (only the first pass can meet a new thread).
+func (p *pass) thread(rid parser.ThreadID) *threadState {
+	if ts, ok := p.threads[rid]; ok {
+		return ts
+	}
+	t := p.t
+	th := Thread{Index: ThreadIndex(len(t.Threads)), ID: rid}
+	if lt, ok := t.Header.Thread(rid); ok {
+		th.ID, th.Name, th.Known = lt.ID, lt.Name, true
+	} else {
+		th.Name = fmt.Sprintf("thread %d", rid)
+		p.stats.UnknownThreads++
+	}
+	t.Threads = append(t.Threads, th)
+	ts := &threadState{idx: th.Index}
+	p.threads[rid] = ts
+	p.order = append(p.order, ts)
+	return ts
+}
+
+// frame finds the frame of a method id, creating it on first sight.
+func (p *pass) frame(mid parser.MethodID) FrameID {
+	if id, ok := p.frames[mid]; ok {
+		return id
+	}
+	id := FrameID(len(p.t.Frames))
+	fr := newFrame(id, mid, p.t.Header)
+	if !fr.Known {
+		p.stats.UnknownMethods++
+	}
+	p.t.Frames = append(p.t.Frames, fr)
+	p.frames[mid] = id
+	return id
+}

@@ -1,0 +1,134 @@
+package convert
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/atrace2/atrace2/parser"
+)
+
+// ThreadIndex is a dense index into Trace.Threads.
+type ThreadIndex int32
+
+// FrameID is a dense index into Trace.Frames.
+type FrameID int32
+
+// Kind says whether an event begins or ends a frame.
+type Kind uint8
+
+const (
+	Begin Kind = iota // a method was entered
+	End               // a method was left
+)
+
+func (k Kind) String() string {
+	if k == Begin {
+		return "begin"
+	}
+	return "end"
+}
+
+// Flags qualify an event.
+type Flags uint8
+
+const (
+	// Synthetic marks a begin or end the converter made up: the begin of an
+	// orphan frame at the trace start, or the end of a frame still open when
+	// tracing stopped.
+	Synthetic Flags = 1 << iota
+	// Implicit marks an end forced by the exit of a frame deeper in the stack.
+	Implicit
+	// Unwound marks an end caused by an exception (record action 2).
+	Unwound
+)
+
+// Event is one step of the balanced stream: a small value, no pointers.
+type Event struct {
+	Kind   Kind
+	Flags  Flags
+	Thread ThreadIndex
+	Frame  FrameID
+	Depth  int32 // depth of the frame begun or ended; 0 is the outermost
+	Wall   int64 // ns since the trace start; 0 when the trace has no wall clock
+	CPU    int64 // thread CPU ns since the thread's first event; 0 when absent
+}
+
+// Thread is a thread that has events.
+type Thread struct {
+	Index    ThreadIndex
+	ID       parser.ThreadID // the full id from the thread table, else the record id
+	Name     string          // from the table, or "thread <id>"
+	Known    bool            // listed in the trace's thread table
+	Events   int64           // events in the balanced stream (begins + ends)
+	MaxDepth int             // deepest stack, synthetic frames included
+	Orphans  int             // orphan frames opened at the thread's start
+	Open     int             // frames still open at the end
+	LastCPU  int64           // ns: the thread's last thread-CPU time
+	LastWall int64           // ns: the thread's last wall time
+}
+
+// Frame is a method that appears in the records.
+type Frame struct {
+	ID        FrameID
+	Method    parser.MethodID
+	Name      string // <class>.<method>, e.g. android.os.Looper.loop
+	Class     string // dotted class name
+	Short     string // method name alone
+	Signature string // JVM descriptor, may be empty
+	File      string // source path with its package: android/os/Looper.java
+	Line      int    // first line, when HasLine
+	HasLine   bool
+	Known     bool // defined in the method table
+}
+
+// Trace is what exporters get before the first event: the tables, the clocks
+// and the repair counts, all complete because a first pass has run.
+type Trace struct {
+	Name     string // the input's name, as given
+	Header   *parser.Header
+	Threads  []Thread
+	Frames   []Frame
+	HasWall  bool
+	HasCPU   bool
+	WallEnd  int64 // ns: the trace end, the largest wall time of any record
+	Stats    Stats
+	Sampling Sampling
+}
+
+// Sampling is the guess whether the trace came from sampling mode, which
+// synthesizes enters and exits by diffing stack samples.
+type Sampling struct {
+	Likely   bool
+	Interval int64 // ns: typical step between distinct timestamps
+}
+
+// newFrame names a method; an id missing from the table gets a name that
+// still tells methods apart.
+func newFrame(id FrameID, mid parser.MethodID, h *parser.Header) Frame {
+	m, ok := h.Method(mid)
+	if !ok {
+		name := fmt.Sprintf("<unknown method %#x>", uint64(mid))
+		return Frame{ID: id, Method: mid, Name: name, Short: name}
+	}
+	f := Frame{
+		ID: id, Method: mid, Known: true,
+		Name:  m.Class + "." + m.Name,
+		Class: m.Class, Short: m.Name, Signature: m.Signature,
+		Line: m.Line, HasLine: m.HasLine,
+		File: sourcePath(m.Class, m.Source),
+	}
+	return f
+}
+
+// sourcePath prefixes a source file with its class's package path, so that
+// pprof's -source_path finds android/app/Activity.java.
+func sourcePath(class, source string) string {
+	if source == "" || strings.Contains(source, "/") {
+		return source
+	}
+	i := strings.LastIndexByte(class, '.')
+	if i < 0 {
+		return source
+	}
+	return strings.ReplaceAll(class[:i], ".", "/") + "/" + source
+}

@@ -1,0 +1,3 @@
+module github.com/atrace2/atrace2
+
+go 1.26.8

@@ -1,0 +1,28 @@
+// Package parser decodes Android method traces: the files written by
+// Debug.startMethodTracing, Android Studio's Java/Kotlin method recording
+// and `adb shell am profile`.
+//
+// It reads every legacy variant that Dalvik and ART have written:
+//
+//   - regular files: a text key (*version, key=value options, *threads,
+//     *methods, *end) followed by the 32-byte SLOW data header and
+//     fixed-size records — v1 (9 bytes, u1 thread id), v2 (10 bytes, one
+//     clock) and v3 (normally 14 bytes: thread-cpu time, then wall time);
+//   - the pre-1.0 split pair NAME.key + NAME.data;
+//   - streaming files (data version 0xF2/0xF3), where method and thread
+//     definitions are interleaved with the records and the key text (with the
+//     clock) is a summary item at the very end of the file, or in a separate
+//     .sec file on Android 6-7;
+//   - gzip-compressed copies of any of these.
+//
+// The writer the layouts mirror is ART's runtime/trace.cc (and Dalvik's
+// vm/Profile.cpp before it); ../shared/docs/FORMATS.md in the atrace2
+// repository describes every byte with citations.
+//
+// The package reports what the file says and nothing more: records come out
+// in file order with their raw 32-bit times. The stack policy (orphan exits,
+// frames left open, clamped times) lives in package convert, applied once.
+// Memory does not grow with the number of records: the key tables are held,
+// records are streamed through a fixed buffer, and a [File] can be read more
+// than once (convert needs a first pass to find orphan exits).
+package parser

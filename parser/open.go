@@ -1,0 +1,242 @@
+package parser
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+)
+
+// Options adjust how a trace is read.
+type Options struct {
+	// Clock overrides the clock the file states or implies. It is needed for
+	// a streaming file without its summary, where the clock is only guessed
+	// from the record size.
+	Clock Clock
+	// KeyFile names a file holding the key text: the .sec file Android 6-7
+	// wrote beside a streaming trace. By default NAME.sec is used when the
+	// summary is missing and that file exists.
+	KeyFile string
+	// Stdin is read when the name is "-"; nil means os.Stdin.
+	Stdin io.Reader
+}
+
+// File is an opened trace: its header, and the records, which can be read
+// any number of times with NewReader.
+type File struct {
+	Name   string  // as given; "-" for standard input
+	Header *Header // tables and layout, complete before any record is read
+	ra     io.ReaderAt
+	size   int64
+	close  []func() error
+
+	compressed bool   // the input was gzip
+	gzipWarn   string // the gzip stream was damaged
+	pair       bool   // a NAME.key/NAME.data pair
+}
+
+// Size returns the number of bytes of the (decompressed) input.
+func (f *File) Size() int64 { return f.size }
+
+// Close releases the input and removes any temporary copy.
+func (f *File) Close() error {
+	var errs []error
+	for i := len(f.close) - 1; i >= 0; i-- {
+		errs = append(errs, f.close[i]())
+	}
+	return errors.Join(errs...)
+}
+
+// Open opens a trace by name: a file, "-" for standard input, either half of
+// a NAME.key/NAME.data pair or its base name. gzip input is recognised by its
+// magic bytes. Input that cannot be read twice (a pipe, gzip) is copied to a
+// temporary file first, so memory never holds the records.
+func Open(name string, opt Options) (*File, error) {
+	f := &File{Name: name}
+	if err := f.openInput(opt); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.parse(opt); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func (f *File) openInput(opt Options) error {
+	if f.Name == "-" {
+		in := opt.Stdin
+		if in == nil {
+			in = os.Stdin
+		}
+		if of, ok := in.(*os.File); ok {
+			if st, err := of.Stat(); err == nil && st.Mode().IsRegular() {
+				f.ra, f.size = of, st.Size()
+				return f.maybeGunzip()
+			}
+		}
+		if err := f.spool(in); err != nil {
+			return err
+		}
+		return f.maybeGunzip()
+	}
+	if key, data, ok := splitPair(f.Name); ok {
+		return f.openPair(key, data)
+	}
+	of, err := os.Open(f.Name)
+	if err != nil {
+		return err
+	}
+	f.close = append(f.close, of.Close)
+	st, err := of.Stat()
+	if err != nil {
+		return err
+	}
+	if st.IsDir() {
+		return &notTraceError{"a directory (an Apple Instruments .trace bundle opens in Xcode's Instruments)"}
+	}
+	f.ra, f.size = of, st.Size()
+	return f.maybeGunzip()
+}
+
+// spool copies r to a temporary file that Close removes.
+func (f *File) spool(r io.Reader) error {
+	tmp, err := os.CreateTemp("", "atrace2-*.trace")
+	if err != nil {
+		return fmt.Errorf("copying the input to a temporary file: %w", err)
+	}
+	f.close = append(f.close, func() error { tmp.Close(); return os.Remove(tmp.Name()) })
+	n, err := io.Copy(tmp, r)
+	f.ra, f.size = tmp, n
+	return err
+}
+
+// maybeGunzip replaces a gzip input with its decompressed copy. A stream cut
+// short keeps what was decompressed, with a warning: the records in it are
+// as good as those of a truncated file.
+func (f *File) maybeGunzip() error {
+	var magic [4]byte
+	n, _ := f.ra.ReadAt(magic[:], 0)
+	if n < 2 || magic[0] != 0x1f || magic[1] != 0x8b {
+		return nil
+	}
+	zr, err := gzip.NewReader(io.NewSectionReader(f.ra, 0, f.size))
+	if err != nil {
+		return fmt.Errorf("gzip: %w", err)
+	}
+	err = f.spool(zr)
+	var warn string
+	if err != nil && !errors.Is(err, fs.ErrClosed) {
+		warn = "the gzip stream is damaged or cut short (" + err.Error() + "); reading what was decompressed"
+	}
+	if err := f.maybeGunzip(); err != nil { // gzip within gzip: unwrap again
+		return err
+	}
+	f.gzipWarn = warn
+	f.compressed = true
+	return nil
+}
+
+// splitPair recognises the pre-1.0 NAME.key + NAME.data pair (FORMATS §9):
+// either file's name, or the base name when no file of that name exists.
+func splitPair(name string) (key, data string, ok bool) {
+	base := name
+	switch {
+	case strings.HasSuffix(name, ".key"):
+		base = strings.TrimSuffix(name, ".key")
+	case strings.HasSuffix(name, ".data"):
+		base = strings.TrimSuffix(name, ".data")
+	default:
+		if exists(name) {
+			return "", "", false
+		}
+	}
+	key, data = base+".key", base+".data"
+	return key, data, exists(key) && exists(data)
+}
+
+func exists(name string) bool {
+	st, err := os.Stat(name)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// openPair reads NAME.key and NAME.data as if they were one file.
+func (f *File) openPair(key, data string) error {
+	var parts []io.ReaderAt
+	var sizes []int64
+	for _, name := range []string{key, data} {
+		of, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		f.close = append(f.close, of.Close)
+		st, err := of.Stat()
+		if err != nil {
+			return err
+		}
+		parts, sizes = append(parts, of), append(sizes, st.Size())
+	}
+	f.ra = &concatReaderAt{parts: parts, sizes: sizes}
+	f.size = sizes[0] + sizes[1]
+	f.pair = true
+	return nil
+}
+
+// concatReaderAt reads several ReaderAts as one.
+type concatReaderAt struct {
+	parts []io.ReaderAt
+	sizes []int64
+}
+
+func (c *concatReaderAt) ReadAt(b []byte, off int64) (int, error) {
+	n := 0
+	for i, p := range c.parts {
+		if len(b) == 0 {
+			break
+		}
+		if off >= c.sizes[i] {
+			off -= c.sizes[i]
+			continue
+		}
+		m := int(min(int64(len(b)), c.sizes[i]-off))
+		k, err := p.ReadAt(b[:m], off)
+		n += k
+		if err != nil && !errors.Is(err, io.EOF) {
+			return n, err
+		}
+		if k < m {
+			return n, io.ErrUnexpectedEOF
+		}
+		b, off = b[m:], 0
+	}
+	if len(b) > 0 {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// parse reads the key text and the data header and, for streaming files,
+// scans the items for definitions and the summary.
+func (f *File) parse(opt Options) error {
+	h := &Header{Compressed: f.compressed}
+	f.Header = h
+	if f.gzipWarn != "" {
+		h.Warnings = append(h.Warnings, f.gzipWarn)
+	}
+	s := newSource(f.ra, f.size, 0)
+	head := s.peek(64)
+	switch {
+	case len(head) == 0:
+		return formatErr(0, "empty file: expected an Android method trace (key text starting with *version, or SLOW)")
+	case head[0] == '*':
+		return f.parseRegular(s, h, opt)
+	case bytes.HasPrefix(head, []byte("SLOW")):
+		return f.parseSLOW(s, h, opt)
+	}
+	return identify(head)
+}

@@ -1,0 +1,75 @@
+package parser
+
+import (
+	"encoding/binary"
+	"io"
+)
+
+// Reader pulls method records from a [File] in file order. Each call to
+// ReadEvent decodes one record from a reused buffer: no allocation per record.
+type Reader struct {
+	s         *source
+	end       int64
+	version   int // record layout: 1, 2 or 3
+	streaming bool
+	recSize   int
+	clock     Clock
+}
+
+// NewReader returns a reader positioned at the first record. A File may
+// have several readers, one after the other or at once.
+func (f *File) NewReader() *Reader {
+	h := f.Header
+	return &Reader{
+		s:         newSource(f.ra, f.size, h.DataOffset),
+		end:       h.DataEnd,
+		version:   h.Version,
+		streaming: h.Variant == Streaming,
+		recSize:   h.RecordSize,
+		clock:     h.Clock,
+	}
+}
+
+// ReadEvent returns the next record, or io.EOF after the last whole one.
+func (r *Reader) ReadEvent() (Event, error) {
+	var ev Event
+	for {
+		off := r.s.pos()
+		if off >= r.end {
+			return ev, io.EOF
+		}
+		if r.streaming && isSpecial(r.s.peek(2)) {
+			_, n, err := specialItem(r.s)
+			if err != nil {
+				return ev, err
+			}
+			if n == 0 {
+				return ev, io.ErrUnexpectedEOF
+			}
+			r.s.skip(n)
+			continue
+		}
+		b := r.s.peek(r.recSize)
+		if len(b) < r.recSize {
+			if r.s.err != nil {
+				return ev, r.s.err
+			}
+			return ev, io.ErrUnexpectedEOF // the input shrank under us
+		}
+		decodeRecord(b, r.version, r.clock, &ev)
+		if !r.clock.HasCPU() {
+			ev.CPU = 0
+		}
+		if !r.clock.HasWall() {
+			ev.Wall = 0
+		}
+		ev.Offset = off
+		r.s.skip(int64(r.recSize))
+		return ev, nil
+	}
+}
+
+// isSpecial reports whether a streaming item starts with thread id 0.
+func isSpecial(b []byte) bool {
+	return len(b) == 2 && binary.LittleEndian.Uint16(b) == 0
+}

@@ -1,0 +1,107 @@
+package parser
+
+import (
+	"encoding/binary"
+)
+
+// The 32-byte SLOW data header (FORMATS §4).
+const (
+	magicSLOW      = 0x574F4C53 // "SLOW" read as a little-endian u4
+	dataHeaderSize = 32
+	streamingBit   = 0xF0
+	maxRecordSize  = 64 // larger values are corruption (a re-encoded file reads 1186)
+)
+
+// minRecordSize is the smallest record of each layout version.
+var minRecordSize = [...]int{1: 9, 2: 10, 3: 14}
+
+// dataHeader is the part of the SLOW header a reader needs.
+type dataHeader struct {
+	version    int // raw u2, streaming bit included
+	dataOffset int64
+	start      uint64
+	recordSize int
+}
+
+// parseDataHeader reads the SLOW header at off and checks it.
+func parseDataHeader(s *source, off int64) (dataHeader, error) {
+	var b [dataHeaderSize]byte
+	if s.size-off < 4 {
+		return dataHeader{}, formatErr(off, "the key text ends without the binary data: expected the 32-byte SLOW data header (a key-only file, or the .key half of a NAME.key/NAME.data pair?)")
+	}
+	n := min(int64(len(b)), s.size-off)
+	if err := s.readAt(b[:n], off); err != nil {
+		return dataHeader{}, err
+	}
+	if binary.LittleEndian.Uint32(b[:]) != magicSLOW {
+		return dataHeader{}, formatErr(off, "expected the SLOW data header magic 53 4c 4f 57, found % x", b[:4])
+	}
+	if n < dataHeaderSize {
+		return dataHeader{}, formatErr(off, "the SLOW data header is cut short: %d of %d bytes", n, dataHeaderSize)
+	}
+	h := dataHeader{
+		version:    int(binary.LittleEndian.Uint16(b[4:])),
+		dataOffset: int64(binary.LittleEndian.Uint16(b[6:])),
+		start:      binary.LittleEndian.Uint64(b[8:]),
+		recordSize: int(binary.LittleEndian.Uint16(b[16:])),
+	}
+	low := h.version &^ streamingBit
+	streaming := h.version&streamingBit == streamingBit
+	switch {
+	case h.version == 4 || h.version == 5 || h.version == streamingBit|4 || h.version == streamingBit|5:
+		return h, formatErr(off+4, "data version %#x is ART's V2 method-trace format, which atrace2 does not read yet", h.version)
+	case streaming && (low == 2 || low == 3):
+	case !streaming && low >= 1 && low <= 3:
+	default:
+		return h, formatErr(off+4, "unknown data version %#x: expected 1, 2, 3 or streaming 0xf2/0xf3", h.version)
+	}
+	if h.dataOffset < dataHeaderSize {
+		return h, formatErr(off+6, "data offset %d is smaller than the 32-byte header", h.dataOffset)
+	}
+	// The record size field is written only when the version value is ≥ 3,
+	// which includes every streaming version; v1 and v2 files hold 0 there.
+	switch {
+	case low == 1 && !streaming:
+		h.recordSize = minRecordSize[1]
+	case low == 2 && !streaming:
+		h.recordSize = minRecordSize[2]
+	case h.recordSize == 18:
+		return h, formatErr(off+16, "record size 18 is the 2015 ART development variant with 64-bit method ids, which atrace2 does not read")
+	case h.recordSize < minRecordSize[low] || h.recordSize > maxRecordSize:
+		return h, formatErr(off+16, "impossible record size %d for data version %#x: expected %d to %d (a file that went through a text re-encoding?)", h.recordSize, h.version, minRecordSize[low], maxRecordSize)
+	}
+	h.dataOffset += off
+	return h, nil
+}
+
+// decodeRecord fills ev from one record b (len(b) ≥ the record size).
+// v1 has a u1 thread id; v2 and later a u2. v2 carries the one clock the key
+// names; v3 the thread CPU time, then the wall time (FORMATS §5).
+func decodeRecord(b []byte, version int, clock Clock, ev *Event) {
+	var word uint32
+	switch version {
+	case 1:
+		ev.Thread = ThreadID(b[0])
+		word = binary.LittleEndian.Uint32(b[1:])
+		ev.CPU, ev.Wall = oneClock(clock, binary.LittleEndian.Uint32(b[5:]))
+	case 2:
+		ev.Thread = ThreadID(binary.LittleEndian.Uint16(b))
+		word = binary.LittleEndian.Uint32(b[2:])
+		ev.CPU, ev.Wall = oneClock(clock, binary.LittleEndian.Uint32(b[6:]))
+	default:
+		ev.Thread = ThreadID(binary.LittleEndian.Uint16(b))
+		word = binary.LittleEndian.Uint32(b[2:])
+		ev.CPU = binary.LittleEndian.Uint32(b[6:])
+		ev.Wall = binary.LittleEndian.Uint32(b[10:])
+	}
+	ev.Method = MethodID(word &^ 3)
+	ev.Action = Action(word & 3)
+}
+
+// oneClock puts a single-clock time where the clock says it belongs.
+func oneClock(c Clock, t uint32) (cpu, wall uint32) {
+	if c == ClockWall {
+		return 0, t
+	}
+	return t, 0
+}

@@ -1,0 +1,157 @@
+package parser
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strconv"
+)
+
+// Streaming item opcodes (ART runtime/trace.cc kOpNewMethod…; FORMATS §8.1).
+// A streaming item whose first u2 (the thread id of a record) is 0 is one of
+// these; any other item is a record of the header's record size.
+const (
+	opNewMethod    = 1 // u2 len, then one *methods line including its '\n'
+	opNewThread    = 2 // u2 thread id, u2 len, then the name
+	opTraceSummary = 3 // u4 len, then the key text; the last item in the file
+)
+
+// specialItem measures the special item at the cursor. It returns its
+// opcode and total length, or n == 0 when the item is cut off by the end of
+// the input.
+func specialItem(s *source) (op byte, n int64, err error) {
+	b := s.peek(7)
+	if len(b) < 3 {
+		return 0, 0, nil
+	}
+	switch op = b[2]; op {
+	case opNewMethod:
+		if len(b) >= 5 {
+			n = 5 + int64(binary.LittleEndian.Uint16(b[3:]))
+		}
+	case opNewThread:
+		if len(b) >= 7 {
+			n = 7 + int64(binary.LittleEndian.Uint16(b[5:]))
+		}
+	case opTraceSummary:
+		if len(b) >= 7 {
+			n = 7 + int64(binary.LittleEndian.Uint32(b[3:]))
+		}
+	default:
+		return op, 0, formatErr(s.pos(), "unknown streaming item: thread id 0 must be followed by op 1, 2 or 3, found %d", op)
+	}
+	if s.pos()+n > s.size {
+		n = 0
+	}
+	return op, n, nil
+}
+
+// scanStreaming walks every item of a streaming file once to collect the
+// method and thread definitions and the summary, which holds the clock and
+// is the last item (FORMATS §8.2). Records are only counted here.
+func scanStreaming(s *source, h *Header) error {
+	announced := make(map[ThreadID]bool) // op-2 names win over the summary's
+	for s.pos() < s.size {
+		start := s.pos()
+		b := s.peek(2)
+		if len(b) < 2 {
+			return s.cut(h, start)
+		}
+		if b[0] != 0 || b[1] != 0 {
+			if s.size-start < int64(h.RecordSize) {
+				return s.cut(h, start)
+			}
+			h.Records++
+			s.skip(int64(h.RecordSize))
+			continue
+		}
+		op, n, err := specialItem(s)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return s.cut(h, start)
+		}
+		switch op {
+		case opNewMethod:
+			line := bytes.TrimSuffix(s.peek(int(n))[5:], []byte{'\n'})
+			m, ok := parseMethodLine(line)
+			if !ok {
+				return formatErr(start+5, "streaming method item: expected <id><TAB><class><TAB><method>…, found %q", clip(line))
+			}
+			h.addMethod(m)
+		case opNewThread:
+			b := s.peek(int(n))
+			id := ThreadID(binary.LittleEndian.Uint16(b[3:]))
+			h.addThread(Thread{ID: id, Name: decodeName(b[7:])})
+			announced[id] = true
+		case opTraceSummary:
+			h.DataEnd = start
+			if err := parseSummary(s, h, start, n, announced); err != nil {
+				return err
+			}
+			if rest := s.size - (start + n); rest > 0 {
+				h.Warnings = append(h.Warnings, "ignored "+strconv.FormatInt(rest, 10)+" bytes after the streaming summary")
+			}
+			return nil
+		}
+		s.skip(n)
+	}
+	h.DataEnd = s.size
+	return nil
+}
+
+// cut records that the input ends inside the item that starts at off.
+func (s *source) cut(h *Header, off int64) error {
+	if s.err != nil {
+		return s.err
+	}
+	h.DataEnd = off
+	h.LostBytes = s.size - off
+	return nil
+}
+
+// parseSummary reads the op-3 key text: options (with the clock) and, on
+// ART before 2023, the full thread list.
+func parseSummary(s *source, h *Header, start, n int64, announced map[ThreadID]bool) error {
+	text := make([]byte, n-7)
+	if err := s.readAt(text, start+7); err != nil {
+		return err
+	}
+	sum := &Header{}
+	if err := parseKeyBytes(sum, text, start+7); err != nil {
+		return err
+	}
+	h.HasSummary = true
+	h.KeyVersion = sum.KeyVersion
+	h.Options = append(h.Options, sum.Options...)
+	for _, t := range sum.Threads {
+		if !announced[t.ID&0xFFFF] {
+			h.addThread(t)
+		}
+	}
+	for _, m := range sum.Methods {
+		if _, ok := h.Method(m.ID); !ok {
+			h.addMethod(m)
+		}
+	}
+	return nil
+}
+
+// parseKeyBytes parses a whole key text held in memory (the streaming
+// summary, a .sec file); base is its offset for error messages.
+func parseKeyBytes(h *Header, text []byte, base int64) error {
+	p := keyParser{h: h}
+	off := int64(0)
+	for len(text) > 0 && !p.done {
+		line, rest, _ := bytes.Cut(text, []byte{'\n'})
+		if err := p.line(line, base+off); err != nil {
+			return err
+		}
+		off += int64(len(line)) + 1
+		text = rest
+	}
+	if !p.sawVersion {
+		return formatErr(base, "key text: expected a *version line")
+	}
+	return nil
+}
