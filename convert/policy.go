@@ -1,23 +1,24 @@
 package convert
 
 import (
+	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/parser"
 )
 
 // threadState is one thread's stack and clocks during a pass.
 type threadState struct {
-	idx     ThreadIndex
+	idx     stream.ThreadIndex
 	stack   []frameRef
-	floor   int       // second pass: stack[:floor] are orphan frames not yet exited
-	orphans []FrameID // first pass: orphan exits in file order
-	segMax  []int     // first pass: deepest real stack before each orphan exit, and after the last
+	floor   int              // second pass: stack[:floor] are orphan frames not yet exited
+	orphans []stream.FrameID // first pass: orphan exits in file order
+	segMax  []int            // first pass: deepest real stack before each orphan exit, and after the last
 	cpu     unwrapper
 	wall    unwrapper
 	started bool
 }
 
 type frameRef struct {
-	frame FrameID
+	frame stream.FrameID
 }
 
 // unwrapper turns one thread's raw 32-bit µs counter into a monotonic 64-bit
@@ -27,7 +28,7 @@ type unwrapper struct {
 	epoch uint64
 }
 
-func (u *unwrapper) next(raw uint32, st *Stats) uint64 {
+func (u *unwrapper) next(raw uint32, st *stream.Stats) uint64 {
 	v := u.epoch | uint64(raw)
 	if v < u.last {
 		if u.last-v > 1<<31 {
@@ -44,11 +45,11 @@ func (u *unwrapper) next(raw uint32, st *Stats) uint64 {
 }
 
 // enter pushes a frame.
-func (p *pass) enter(ts *threadState, f FrameID, wall, cpu int64) {
+func (p *pass) enter(ts *threadState, f stream.FrameID, wall, cpu int64) {
 	depth := len(ts.stack)
 	ts.stack = append(ts.stack, frameRef{f})
 	if p.emit {
-		p.send(Begin, 0, ts, f, depth, wall, cpu)
+		p.send(stream.Begin, 0, ts, f, depth, wall, cpu)
 		return
 	}
 	p.t.Threads[ts.idx].Events++
@@ -58,10 +59,10 @@ func (p *pass) enter(ts *threadState, f FrameID, wall, cpu int64) {
 }
 
 // exit applies the policy to an exit or unwind record.
-func (p *pass) exit(ts *threadState, f FrameID, a parser.Action, wall, cpu int64) {
-	var fl Flags
+func (p *pass) exit(ts *threadState, f stream.FrameID, a parser.Action, wall, cpu int64) {
+	var fl stream.Flags
 	if a == parser.Unwind {
-		fl = Unwound
+		fl = stream.Unwound
 	}
 	if len(ts.stack) == ts.floor {
 		p.orphan(ts, f, fl, wall, cpu)
@@ -77,14 +78,14 @@ func (p *pass) exit(ts *threadState, f FrameID, a parser.Action, wall, cpu int64
 	}
 	for j := len(ts.stack) - 1; j > i; j-- {
 		p.stats.ImplicitExits++
-		p.end(ts, j, Implicit, wall, cpu)
+		p.end(ts, j, stream.Implicit, wall, cpu)
 	}
 	p.end(ts, i, fl, wall, cpu)
 }
 
 // orphan handles an exit with no real frame on the stack. The first pass
 // notes it; the second pass finds it already opened at the thread's start.
-func (p *pass) orphan(ts *threadState, f FrameID, fl Flags, wall, cpu int64) {
+func (p *pass) orphan(ts *threadState, f stream.FrameID, fl stream.Flags, wall, cpu int64) {
 	if !p.emit {
 		p.stats.OrphanExits++
 		ts.orphans = append(ts.orphans, f)
@@ -100,11 +101,11 @@ func (p *pass) orphan(ts *threadState, f FrameID, fl Flags, wall, cpu int64) {
 }
 
 // end pops the frame at depth i, which must be the top of the stack.
-func (p *pass) end(ts *threadState, i int, fl Flags, wall, cpu int64) {
+func (p *pass) end(ts *threadState, i int, fl stream.Flags, wall, cpu int64) {
 	f := ts.stack[i].frame
 	ts.stack = ts.stack[:i]
 	if p.emit {
-		p.send(End, fl, ts, f, i, wall, cpu)
+		p.send(stream.End, fl, ts, f, i, wall, cpu)
 		return
 	}
 	p.t.Threads[ts.idx].Events++
@@ -121,7 +122,7 @@ func (p *pass) start(ts *threadState) {
 	for i := len(ts.orphans) - 1; i >= 0; i-- {
 		f := ts.orphans[i]
 		ts.stack = append(ts.stack, frameRef{f})
-		p.send(Begin, Synthetic, ts, f, len(ts.stack)-1, 0, 0)
+		p.send(stream.Begin, stream.Synthetic, ts, f, len(ts.stack)-1, 0, 0)
 	}
 	ts.floor = len(ts.stack)
 }
@@ -141,12 +142,12 @@ func (p *pass) finish(ts *threadState) {
 		return
 	}
 	for i := len(ts.stack) - 1; i >= 0; i-- {
-		p.end(ts, i, Synthetic, p.t.WallEnd, th.LastCPU)
+		p.end(ts, i, stream.Synthetic, p.t.WallEnd, th.LastCPU)
 	}
 }
 
-func (p *pass) send(k Kind, fl Flags, ts *threadState, f FrameID, depth int, wall, cpu int64) {
-	p.ev = Event{Kind: k, Flags: fl, Thread: ts.idx, Frame: f, Depth: int32(depth), Wall: wall, CPU: cpu}
+func (p *pass) send(k stream.Kind, fl stream.Flags, ts *threadState, f stream.FrameID, depth int, wall, cpu int64) {
+	p.ev = stream.Event{Kind: k, Flags: fl, Thread: ts.idx, Frame: f, Depth: int32(depth), Wall: wall, CPU: cpu}
 	for _, e := range p.exps {
 		if err := e.Event(&p.ev); err != nil && p.err == nil {
 			p.err = err

@@ -1,21 +1,13 @@
 package convert
 
 import (
+	"github.com/atrace2/atrace2/convert/stream"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/atrace2/atrace2/parser"
 )
-
-// Exporter consumes the balanced event stream. Begin gets the complete
-// tables before the first event; Event gets a pointer to a reused value that
-// must not be kept; Finish flushes or builds the output.
-type Exporter interface {
-	Begin(t *Trace) error
-	Event(ev *Event) error
-	Finish() error
-}
 
 // Options change how the stream is made.
 type Options struct {
@@ -28,7 +20,7 @@ var ErrStrict = errors.New("strict mode")
 
 // Analyze runs the first pass only: the tables, clocks, per-thread counts
 // and repair counts of the trace, without events.
-func Analyze(f *parser.File, opt Options) (*Trace, error) {
+func Analyze(f *parser.File, opt Options) (*stream.Trace, error) {
 	p, err := firstPass(f, opt)
 	if err != nil {
 		return nil, err
@@ -51,7 +43,7 @@ func firstPass(f *parser.File, opt Options) (*pass, error) {
 
 // Run reads the trace twice: a first pass finds orphan exits, the tables and
 // the trace end; the second drives every exporter with the balanced stream.
-func Run(f *parser.File, opt Options, exps ...Exporter) (*Trace, error) {
+func Run(f *parser.File, opt Options, exps ...stream.Exporter) (*stream.Trace, error) {
 	p, err := firstPass(f, opt)
 	if err != nil {
 		return nil, err
@@ -74,7 +66,7 @@ func Run(f *parser.File, opt Options, exps ...Exporter) (*Trace, error) {
 	return t, nil
 }
 
-func strictCheck(t *Trace) error {
+func strictCheck(t *stream.Trace) error {
 	if s := t.Stats.Summary(); s != "" {
 		return fmt.Errorf("%w: the trace needed repairs: %s", ErrStrict, s)
 	}
@@ -88,16 +80,16 @@ func strictCheck(t *Trace) error {
 // Trace and counts; the second (emit true) sends events, reusing the thread
 // states, frames and orphan lists of the first.
 type pass struct {
-	t       *Trace
+	t       *stream.Trace
 	emit    bool
-	exps    []Exporter
-	stats   *Stats
-	scratch Stats // the second pass counts here: the first pass's counts stand
+	exps    []stream.Exporter
+	stats   *stream.Stats
+	scratch stream.Stats // the second pass counts here: the first pass's counts stand
 	threads map[parser.ThreadID]*threadState
 	order   []*threadState // by ThreadIndex
-	frames  map[parser.MethodID]FrameID
+	frames  map[parser.MethodID]stream.FrameID
 	unit    int64 // ns per tick of the record times
-	ev      Event
+	ev      stream.Event
 	err     error
 	samp    samplingProbe
 }
@@ -106,16 +98,16 @@ func newPass(f *parser.File) *pass {
 	h := f.Header
 	p := &pass{
 		threads: make(map[parser.ThreadID]*threadState),
-		frames:  make(map[parser.MethodID]FrameID),
+		frames:  make(map[parser.MethodID]stream.FrameID),
 		unit:    1000, // legacy records count µs
 	}
-	p.t = &Trace{Name: f.Name, Header: h, HasWall: h.Clock.HasWall(), HasCPU: h.Clock.HasCPU()}
+	p.t = &stream.Trace{Name: f.Name, Header: h, HasWall: h.Clock.HasWall(), HasCPU: h.Clock.HasCPU()}
 	p.stats = &p.t.Stats
 	return p
 }
 
 // startSecond rewinds the thread states for the emitting pass.
-func (p *pass) startSecond(exps []Exporter) {
+func (p *pass) startSecond(exps []stream.Exporter) {
 	p.emit, p.exps, p.stats = true, exps, &p.scratch
 	for _, ts := range p.order {
 		ts.stack, ts.floor, ts.started = ts.stack[:0], 0, false
@@ -182,7 +174,7 @@ func (p *pass) thread(rid parser.ThreadID) *threadState {
 		return ts
 	}
 	t := p.t
-	th := Thread{Index: ThreadIndex(len(t.Threads)), ID: rid}
+	th := stream.Thread{Index: stream.ThreadIndex(len(t.Threads)), ID: rid}
 	if lt, ok := t.Header.Thread(rid); ok {
 		th.ID, th.Name, th.Known = lt.ID, lt.Name, true
 	} else {
@@ -197,12 +189,12 @@ func (p *pass) thread(rid parser.ThreadID) *threadState {
 }
 
 // frame finds the frame of a method id, creating it on first sight.
-func (p *pass) frame(mid parser.MethodID) FrameID {
+func (p *pass) frame(mid parser.MethodID) stream.FrameID {
 	if id, ok := p.frames[mid]; ok {
 		return id
 	}
-	id := FrameID(len(p.t.Frames))
-	fr := newFrame(id, mid, p.t.Header)
+	id := stream.FrameID(len(p.t.Frames))
+	fr := stream.NewFrame(id, mid, p.t.Header)
 	if !fr.Known {
 		p.stats.UnknownMethods++
 	}

@@ -1,13 +1,17 @@
 package convert
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/atrace2/atrace2/convert/stream"
+)
 
 // samplingProbe implements the Firefox Profiler's heuristic (FORMATS §14.3):
 // sampling mode synthesizes enters and exits by diffing stack samples, so
 // most events share a timestamp and the distinct ones step by about the
 // sampling interval. It looks at the first events of each thread.
 type samplingProbe struct {
-	perThread map[ThreadIndex]*probeThread
+	perThread map[stream.ThreadIndex]*probeThread
 	deltas    []int64 // ns: nonzero steps between successive events of one thread
 	same      int     // events at the same time as their thread's previous one
 	total     int
@@ -20,9 +24,9 @@ type probeThread struct {
 
 const probeEvents = 500 // per thread, as the Firefox Profiler does
 
-func (s *samplingProbe) add(t ThreadIndex, wall, cpu int64) {
+func (s *samplingProbe) add(t stream.ThreadIndex, wall, cpu int64) {
 	if s.perThread == nil {
-		s.perThread = make(map[ThreadIndex]*probeThread)
+		s.perThread = make(map[stream.ThreadIndex]*probeThread)
 	}
 	pt := s.perThread[t]
 	if pt == nil {
@@ -50,9 +54,9 @@ func (s *samplingProbe) add(t ThreadIndex, wall, cpu int64) {
 
 // result: the mean of the lowest 20 % of nonzero steps; at 100 µs or more
 // the trace is taken as sampled, with the median step as its interval.
-func (s *samplingProbe) result() Sampling {
+func (s *samplingProbe) result() stream.Sampling {
 	if len(s.deltas) < 10 {
-		return Sampling{}
+		return stream.Sampling{}
 	}
 	slices.Sort(s.deltas)
 	low := s.deltas[:max(1, len(s.deltas)/5)]
@@ -61,7 +65,7 @@ func (s *samplingProbe) result() Sampling {
 		sum += d
 	}
 	if sum/int64(len(low)) < 100_000 {
-		return Sampling{}
+		return stream.Sampling{}
 	}
-	return Sampling{Likely: true, Interval: s.deltas[len(s.deltas)/2]}
+	return stream.Sampling{Likely: true, Interval: s.deltas[len(s.deltas)/2]}
 }

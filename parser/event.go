@@ -56,10 +56,11 @@ func (c Clock) HasWall() bool { return c == ClockWall || c == ClockDual }
 func (c Clock) HasCPU() bool { return c == ClockThreadCPU || c == ClockDual }
 
 // ParseClock reads a clock name as used by the key text and the --clock flag.
-// "global" is the earliest Dalvik's name for a wall clock.
+// "global" is the earliest Dalvik's name for a wall clock; "cpu" is short
+// for thread-cpu.
 func ParseClock(s string) (Clock, bool) {
 	switch s {
-	case "thread-cpu":
+	case "thread-cpu", "cpu":
 		return ClockThreadCPU, true
 	case "wall", "global":
 		return ClockWall, true

@@ -91,7 +91,7 @@ func (f *File) parseSLOW(s *source, h *Header, opt Options) error {
 	default:
 		// Android 6-7 wrote the summary to NAME.sec; a killed app leaves
 		// none. The record size frames the records; 14 bytes hold two clocks.
-		h.Clock, h.ClockFrom = ClockWall, "record size (no summary)"
+		h.Clock, h.ClockFrom = ClockWall, inferredClock
 		if h.RecordSize >= minRecordSize[3] {
 			h.Clock = ClockDual
 		}
@@ -140,10 +140,30 @@ func (h *Header) mergeKeyFile(name string) error {
 	return nil
 }
 
+// inferredClock is ClockFrom for a clock guessed from the record size.
+const inferredClock = "record size (no summary)"
+
+// subClock reports whether clock a reads a subset of the times b records.
+func subClock(a, b Clock) bool {
+	return a == b || b == ClockDual && (a == ClockWall || a == ClockThreadCPU)
+}
+
+// ClockError says that --clock asked for a clock the trace does not record.
+type ClockError struct{ Have, Want Clock }
+
+func (e *ClockError) Error() string {
+	return "the trace records the " + e.Have.String() + " clock; it has no " + e.Want.String() + " times to read"
+}
+
 // settleClock applies --clock and checks the clock against the record
 // layout: a single-time record cannot carry two clocks.
 func (h *Header) settleClock(opt Options) error {
 	if opt.Clock != ClockUnknown {
+		// A clock the file states can only be narrowed (read one of two
+		// times); a guessed one (no summary) can be replaced outright.
+		if h.ClockFrom != inferredClock && !subClock(opt.Clock, h.Clock) {
+			return &ClockError{Have: h.Clock, Want: opt.Clock}
+		}
 		h.Clock, h.ClockFrom = opt.Clock, "--clock"
 	}
 	if h.Version < 3 && h.Clock == ClockDual {

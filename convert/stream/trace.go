@@ -1,4 +1,9 @@
-package convert
+// Package stream defines the balanced, thread-aware event stream that
+// package convert produces and every exporter consumes: the events, the
+// thread and frame tables, the repair counts, and the Exporter interface.
+// It holds types only, so that exporters depend on it and not on convert,
+// and convert can drive (and list) the exporters.
+package stream
 
 import (
 	"fmt"
@@ -102,9 +107,18 @@ type Sampling struct {
 	Interval int64 // ns: typical step between distinct timestamps
 }
 
-// newFrame names a method; an id missing from the table gets a name that
+// Exporter consumes the balanced event stream. Begin gets the complete
+// tables before the first event; Event gets a pointer to a reused value that
+// must not be kept; Finish flushes or builds the output.
+type Exporter interface {
+	Begin(t *Trace) error
+	Event(ev *Event) error
+	Finish() error
+}
+
+// NewFrame names a method; an id missing from the table gets a name that
 // still tells methods apart.
-func newFrame(id FrameID, mid parser.MethodID, h *parser.Header) Frame {
+func NewFrame(id FrameID, mid parser.MethodID, h *parser.Header) Frame {
 	m, ok := h.Method(mid)
 	if !ok {
 		name := fmt.Sprintf("<unknown method %#x>", uint64(mid))

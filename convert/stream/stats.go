@@ -1,4 +1,4 @@
-package convert
+package stream
 
 import (
 	"fmt"

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/parser"
+)
+
+// env is the process's standard streams, bound so tests can run commands
+// in-process.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// Globals are the flags every command takes.
+type Globals struct {
+	Quiet  bool   `short:"q" help:"Print nothing on stderr but errors: no repair summary and no warnings."`
+	Strict bool   `help:"Fail (exit 1) when the trace needed any repair (orphan exits, open frames, unknown ids, lost bytes …) or the reader had to work around anything."`
+	Clock  string `default:"auto" enum:"auto,wall,cpu,thread-cpu,dual" help:"Clock to read: wall, cpu (thread CPU time) or dual; auto reads every clock the trace has. It can narrow a dual-clock trace to one clock, and it sets the clock of a streaming trace whose summary is missing (there it is otherwise guessed from the record size). One of: ${enum}."`
+
+	env *env
+}
+
+// input is one trace argument, with the .sec key file that may follow it.
+type input struct {
+	path string
+	sec  string
+}
+
+// name is how messages refer to an input.
+func (in input) name() string {
+	if in.path == "-" {
+		return "<stdin>"
+	}
+	return in.path
+}
+
+// pairInputs reads trace arguments: a NAME.sec argument is the key file of
+// the trace before it (Android 6-7 wrote streaming summaries there).
+func pairInputs(args []string) ([]input, error) {
+	var ins []input
+	for _, a := range args {
+		if strings.HasSuffix(a, ".sec") {
+			if len(ins) == 0 || ins[len(ins)-1].sec != "" {
+				return nil, usagef("%s: a .sec key file must follow the streaming trace it belongs to", a)
+			}
+			ins[len(ins)-1].sec = a
+			continue
+		}
+		ins = append(ins, input{path: a})
+	}
+	if len(ins) == 0 {
+		return nil, usagef("no trace given")
+	}
+	return ins, nil
+}
+
+// open opens one input with the global options.
+func (g *Globals) open(in input) (*parser.File, error) {
+	opt := parser.Options{KeyFile: in.sec, Stdin: g.env.stdin}
+	if g.Clock != "auto" && g.Clock != "" {
+		opt.Clock, _ = parser.ParseClock(g.Clock)
+	}
+	f, err := parser.Open(in.path, opt)
+	if err != nil {
+		var ce *parser.ClockError
+		if errors.As(err, &ce) {
+			return nil, usagef("%s: --clock %s: %v", in.name(), g.Clock, err)
+		}
+		return nil, fmt.Errorf("%s: %w", in.name(), err)
+	}
+	return f, nil
+}
+
+// convert runs the two passes over one input into the exporters and
+// prints the repair summary. With no exporters only the first pass runs.
+func (g *Globals) convert(in input, exps ...stream.Exporter) (*stream.Trace, error) {
+	f, err := g.open(in)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	opt := convert.Options{Strict: g.Strict}
+	var t *stream.Trace
+	if len(exps) == 0 {
+		t, err = convert.Analyze(f, opt)
+	} else {
+		t, err = convert.Run(f, opt, exps...)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", in.name(), err)
+	}
+	g.summarize(in, t)
+	return t, nil
+}
+
+// summarize prints the reader's warnings and the repairs, one line each.
+func (g *Globals) summarize(in input, t *stream.Trace) {
+	if g.Quiet {
+		return
+	}
+	for _, w := range t.Header.Warnings {
+		fmt.Fprintf(g.env.stderr, "atrace2: %s: warning: %s\n", in.name(), w)
+	}
+	if s := t.Stats.Summary(); s != "" {
+		fmt.Fprintf(g.env.stderr, "atrace2: %s: repaired: %s\n", in.name(), s)
+	}
+}

@@ -1,0 +1,104 @@
+// Command atrace2 converts Android method traces (.trace files from
+// Debug.startMethodTracing, Android Studio and `am profile`) into pprof,
+// Perfetto and speedscope, and reads them in a terminal.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/alecthomas/kong"
+)
+
+// Exit codes: 0 success, 1 bad input or a failed write, 80 usage errors
+// (kong's code for a ParseError).
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 80
+)
+
+// cli is the whole command line grammar. Each command lives in its own file.
+type cli struct {
+	Globals
+
+	Info InfoCmd `cmd:"" help:"Describe a trace: variant, clock, threads, methods, durations and every repair."`
+	Dump DumpCmd `cmd:"" help:"Print one line per event, indented by depth (dmtracedump -o)."`
+	// commands: pprof
+	// commands: perfetto
+	// commands: speedscope, folded
+	// commands: top, calls, diff
+
+	Version kong.VersionFlag `help:"Print the version and exit."`
+}
+
+const description = `atrace2 converts Android method traces (the .trace files written by
+Debug.startMethodTracing, Android Studio's Java/Kotlin method recording and
+adb shell am profile) into pprof, Perfetto and speedscope, and reads them in a
+terminal. TRACE may be - for standard input; gzip input is recognised.`
+
+func main() {
+	os.Exit(run(os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}))
+}
+
+// run parses args and runs one command; tests call it in-process.
+func run(args []string, e *env) int {
+	var c cli
+	exited := -1
+	k, err := kong.New(&c,
+		kong.Name("atrace2"),
+		kong.Description(description),
+		kong.UsageOnError(),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Vars{"version": versionString()},
+		kong.Writers(e.stdout, e.stderr),
+		kong.Exit(func(code int) { exited = code; panic(exitPanic{}) }),
+		kong.Bind(e),
+	)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "atrace2: invariant violation:", err)
+		return exitError
+	}
+	code := func() (code int) {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(exitPanic); !ok {
+					panic(r)
+				}
+				code = exited
+			}
+		}()
+		ctx, err := k.Parse(args)
+		if err != nil {
+			k.FatalIfErrorf(err) // prints usage and exits 80
+		}
+		c.Globals.env = e
+		if err := ctx.Run(&c.Globals); err != nil {
+			return report(e.stderr, err)
+		}
+		return exitOK
+	}()
+	return code
+}
+
+// exitPanic unwinds kong's Exit callback back into run.
+type exitPanic struct{}
+
+// report prints an error as one line and chooses the exit code.
+func report(w io.Writer, err error) int {
+	fmt.Fprintln(w, "atrace2:", err)
+	var u *usageError
+	if errors.As(err, &u) {
+		return exitUsage
+	}
+	return exitError
+}
+
+// usageError is a mistake in the command line found after parsing.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }

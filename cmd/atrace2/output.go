@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// output is where a command writes its result: stdout, or a file that is
+// written under a temporary name and renamed only when complete, so a failed
+// conversion never leaves a half-written file behind.
+type output struct {
+	*bufio.Writer
+	tmp   *os.File
+	final string
+	done  bool
+}
+
+// createOutput opens path ("" or "-" for stdout). Binary data is refused on
+// a terminal, where it would only garble the screen.
+func (g *Globals) createOutput(path string, binary bool, what string) (*output, error) {
+	if path == "" || path == "-" {
+		if binary && isTerminal(g.env.stdout) {
+			return nil, usagef("refusing to write binary %s data to a terminal: use -o FILE or redirect stdout", what)
+		}
+		return &output{Writer: bufio.NewWriterSize(g.env.stdout, 256<<10)}, nil
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("creating %s: %w", path, err)
+	}
+	return &output{Writer: bufio.NewWriterSize(tmp, 256<<10), tmp: tmp, final: path}, nil
+}
+
+// Close flushes and, for a file, renames it into place.
+func (o *output) Close() error {
+	if o.done {
+		return nil
+	}
+	o.done = true
+	err := o.Flush()
+	if o.tmp == nil {
+		return err
+	}
+	if cerr := o.tmp.Chmod(0o644); err == nil {
+		err = cerr // CreateTemp makes 0600 files; outputs are ordinary files
+	}
+	if cerr := o.tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(o.tmp.Name(), o.final)
+	}
+	if err != nil {
+		os.Remove(o.tmp.Name())
+		return fmt.Errorf("writing %s: %w", o.final, err)
+	}
+	return nil
+}
+
+// Abort discards a file that was not closed; it is safe after Close.
+func (o *output) Abort() {
+	if o.done || o.tmp == nil {
+		return
+	}
+	o.done = true
+	o.tmp.Close()
+	os.Remove(o.tmp.Name())
+}
+
+var _ io.Writer = (*output)(nil)

@@ -1,0 +1,68 @@
+// Package units formats times and counts for people: "12.3 ms", "1,234".
+package units
+
+import (
+	"strconv"
+)
+
+// Duration formats nanoseconds with a unit that keeps 3-4 significant
+// digits: "0", "850 ns", "12.5 µs", "3.21 ms", "4.987 s".
+func Duration(ns int64) string {
+	neg := ""
+	if ns < 0 {
+		neg, ns = "-", -ns
+	}
+	switch {
+	case ns == 0:
+		return "0"
+	case ns < 1_000:
+		return neg + strconv.FormatInt(ns, 10) + " ns"
+	case ns < 1_000_000:
+		return neg + scaled(ns, 1_000) + " µs"
+	case ns < 1_000_000_000:
+		return neg + scaled(ns, 1_000_000) + " ms"
+	}
+	return neg + scaled(ns, 1_000_000_000) + " s"
+}
+
+// scaled divides and keeps up to three decimals, trimming zeros.
+func scaled(v, unit int64) string {
+	digits := 3
+	switch q := v / unit; {
+	case q >= 100:
+		digits = 1
+	case q >= 10:
+		digits = 2
+	}
+	s := strconv.FormatFloat(float64(v)/float64(unit), 'f', digits, 64)
+	for s[len(s)-1] == '0' {
+		s = s[:len(s)-1]
+	}
+	if s[len(s)-1] == '.' {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// Micros formats nanoseconds as microseconds for columns that must line up
+// and stay exact: "1234" or "1234.567".
+func Micros(ns int64) string {
+	if ns%1000 == 0 {
+		return strconv.FormatInt(ns/1000, 10)
+	}
+	s := strconv.FormatFloat(float64(ns)/1000, 'f', 3, 64)
+	return s
+}
+
+// Count formats an integer with thousands separators: "1,234,567".
+func Count(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := ""
+	if n < 0 {
+		neg, s = "-", s[1:]
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return neg + s
+}
