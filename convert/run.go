@@ -1,9 +1,9 @@
 package convert
 
 import (
-	"github.com/atrace2/atrace2/convert/stream"
 	"errors"
 	"fmt"
+	"github.com/atrace2/atrace2/convert/stream"
 	"io"
 
 	"github.com/atrace2/atrace2/parser"
