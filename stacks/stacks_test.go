@@ -1,0 +1,103 @@
+package stacks
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/atrace2/atrace2/convert/stream"
+)
+
+// feed runs events through an aggregator over a trace with the given frames
+// and one thread per name.
+func feed(t *testing.T, frames []string, threads int, evs []stream.Event) *Aggregator {
+	t.Helper()
+	tr := &stream.Trace{HasWall: true, HasCPU: true}
+	for i, f := range frames {
+		tr.Frames = append(tr.Frames, stream.Frame{ID: stream.FrameID(i), Name: f})
+	}
+	for i := 0; i < threads; i++ {
+		tr.Threads = append(tr.Threads, stream.Thread{Index: stream.ThreadIndex(i)})
+	}
+	a := New()
+	if err := a.Begin(tr); err != nil {
+		t.Fatal(err)
+	}
+	for i := range evs {
+		if err := a.Event(&evs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return a
+}
+
+// dump renders every non-root node as "thread:A;B calls wall cpu [flags]".
+func dump(a *Aggregator) string {
+	var b strings.Builder
+	for i, n := range a.Nodes() {
+		if n.IsRoot() {
+			continue
+		}
+		var names []string
+		for _, f := range a.Stack(NodeID(i), nil) {
+			names = append(names, a.Trace().Frames[f].Name)
+		}
+		fmt.Fprintf(&b, "%d:%s %d %d %d", n.Thread, strings.Join(names, ";"), n.Calls, n.Wall, n.CPU)
+		if n.Orphan {
+			b.WriteString(" orphan")
+		}
+		if n.Open {
+			b.WriteString(" open")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func ev(k stream.Kind, th, f int, wall, cpu int64, fl stream.Flags) stream.Event {
+	return stream.Event{Kind: k, Thread: stream.ThreadIndex(th), Frame: stream.FrameID(f), Wall: wall, CPU: cpu, Flags: fl}
+}
+
+func TestExclusiveTimes(t *testing.T) {
+	const A, B = 0, 1
+	b, e := stream.Begin, stream.End
+	a := feed(t, []string{"A", "B"}, 2, []stream.Event{
+		ev(b, 0, A, 0, 0, stream.Synthetic), // orphan A, running before tracing
+		ev(e, 0, A, 5, 2, 0),
+		ev(b, 0, A, 10, 3, 0), // A again, now an ordinary call
+		ev(b, 1, B, 12, 0, 0), // another thread interleaves
+		ev(b, 0, B, 20, 6, 0),
+		ev(b, 0, A, 25, 8, 0), // recursion: A;B;A
+		ev(e, 0, A, 27, 9, stream.Unwound),
+		ev(e, 0, B, 30, 10, 0),
+		ev(b, 0, B, 40, 12, 0),
+		ev(e, 0, B, 45, 13, 0),
+		ev(e, 1, B, 50, 30, stream.Synthetic), // still open at the end
+		ev(e, 0, A, 100, 20, 0),
+	})
+	// Thread 0: orphan A 0..5; A 10..20, 30..40, 45..100 = 75 wall; B 20..25
+	// and 27..30 and 40..45 = 13 wall over 2 calls; A;B;A 25..27.
+	// CPU: A 3..6, 10..12, 13..20 = 12; B 6..8, 9..10, 12..13 = 4.
+	want := `0:A 1 5 2 orphan
+0:A 1 75 12
+1:B 1 38 30 open
+0:A;B 2 13 4
+0:A;B;A 1 2 1
+`
+	if got := dump(a); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestStackBufferReuse(t *testing.T) {
+	b, e := stream.Begin, stream.End
+	a := feed(t, []string{"A", "B", "C"}, 1, []stream.Event{
+		ev(b, 0, 0, 0, 0, 0), ev(b, 0, 1, 1, 1, 0), ev(b, 0, 2, 2, 2, 0),
+		ev(e, 0, 2, 3, 3, 0), ev(e, 0, 1, 4, 4, 0), ev(e, 0, 0, 5, 5, 0),
+	})
+	buf := []stream.FrameID{9}
+	got := a.Stack(3, buf)
+	if fmt.Sprint(got) != "[9 0 1 2]" {
+		t.Errorf("Stack appended %v, want [9 0 1 2]", got)
+	}
+}
