@@ -1,0 +1,149 @@
+package convert_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/internal/tracegen"
+	"github.com/atrace2/atrace2/parser"
+)
+
+// recorder renders the stream one line per event, for comparison with
+// hand-written expectations: "<thread> <indent><kind><marks> <name> wall= cpu=".
+// Marks: * synthetic, ~ implicit, ! unwound.
+type recorder struct {
+	t     *stream.Trace
+	lines []string
+	depth map[stream.ThreadIndex]int
+}
+
+func (r *recorder) Begin(t *stream.Trace) error {
+	r.t, r.depth = t, map[stream.ThreadIndex]int{}
+	return nil
+}
+
+func (r *recorder) Event(ev *stream.Event) error {
+	d := r.depth[ev.Thread]
+	if ev.Kind == stream.End {
+		d--
+	}
+	if int(ev.Depth) != d {
+		return fmt.Errorf("event depth %d, stack depth %d", ev.Depth, d)
+	}
+	marks := ""
+	if ev.Flags&stream.Synthetic != 0 {
+		marks += "*"
+	}
+	if ev.Flags&stream.Implicit != 0 {
+		marks += "~"
+	}
+	if ev.Flags&stream.Unwound != 0 {
+		marks += "!"
+	}
+	wall, cpu := "-", "-"
+	if r.t.HasWall {
+		wall = fmt.Sprint(ev.Wall / 1000)
+	}
+	if r.t.HasCPU {
+		cpu = fmt.Sprint(ev.CPU / 1000)
+	}
+	r.lines = append(r.lines, fmt.Sprintf("%s %s%s%s %s wall=%s cpu=%s", r.t.Threads[ev.Thread].Name,
+		strings.Repeat(". ", int(ev.Depth)), ev.Kind, marks, r.t.Frames[ev.Frame].Name, wall, cpu))
+	if ev.Kind == stream.Begin {
+		d++
+	}
+	r.depth[ev.Thread] = d
+	return nil
+}
+
+func (r *recorder) Finish() error {
+	for th, d := range r.depth {
+		if d != 0 {
+			return fmt.Errorf("thread %d ends at depth %d", th, d)
+		}
+	}
+	return nil
+}
+
+// convertBytes writes data to a file and runs the converter over it.
+func convertBytes(t *testing.T, data []byte, opt convert.Options) (*recorder, *stream.Trace, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "case.trace")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := parser.Open(path, parser.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	rec := &recorder{}
+	tr, err := convert.Run(f, opt, rec)
+	return rec, tr, err
+}
+
+// TestPolicyCases runs every testdata/convert/*.txtar case: its trace, written
+// as a regular file and (for v2/v3) as a streaming file, must give exactly
+// the hand-computed events and repair counts.
+func TestPolicyCases(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/convert/*.txtar")
+	if len(files) == 0 {
+		t.Fatal("no cases in testdata/convert")
+	}
+	for _, file := range files {
+		ar, err := txtar.ParseFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts := map[string]string{}
+		for _, f := range ar.Files {
+			parts[f.Name] = string(f.Data)
+		}
+		tr, err := tracegen.ParseText(parts["trace"])
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		variants := map[string][]byte{"regular": tr.Regular()}
+		if tr.Version >= 2 {
+			variants["streaming"] = tr.Streaming(tracegen.StreamOptions{SummaryThreads: true})
+		}
+		for name, data := range variants {
+			t.Run(filepath.Base(file)+"/"+name, func(t *testing.T) {
+				rec, st, err := convertBytes(t, data, convert.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := strings.Join(rec.lines, "\n") + "\n"
+				if want := parts["events"]; got != want {
+					t.Errorf("events:\n%s\nwant:\n%s", got, want)
+				}
+				if got, want := st.Stats.Summary(), strings.TrimSpace(parts["stats"]); got != want {
+					t.Errorf("stats: %q, want %q", got, want)
+				}
+			})
+		}
+	}
+}
+
+func TestStrict(t *testing.T) {
+	tr, err := tracegen.ParseText("version 3\nclock dual\nthread 1 main\nmethod 0x4 a.A run ()V A.java\n1 exit 0x4 1 1\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := convertBytes(t, tr.Regular(), convert.Options{Strict: true}); err == nil ||
+		!strings.Contains(err.Error(), "1 orphan exits") {
+		t.Errorf("strict: err = %v, want the orphan exit named", err)
+	}
+	tr.Records[0].Action = tracegen.Enter
+	tr.Records = append(tr.Records, tracegen.Record{Thread: 1, Method: 4, Action: tracegen.Exit, CPU: 2, Wall: 2})
+	if _, _, err := convertBytes(t, tr.Regular(), convert.Options{Strict: true}); err != nil {
+		t.Errorf("strict on a clean trace: %v", err)
+	}
+}
