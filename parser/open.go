@@ -68,6 +68,22 @@ func Open(name string, opt Options) (*File, error) {
 	return f, nil
 }
 
+// NewFile reads a trace held by ra (size bytes), for example a
+// bytes.Reader; name is used in messages. gzip data is decompressed to a
+// temporary file that Close removes.
+func NewFile(name string, ra io.ReaderAt, size int64, opt Options) (*File, error) {
+	f := &File{Name: name, ra: ra, size: size}
+	if err := f.maybeGunzip(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.parse(opt); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
 func (f *File) openInput(opt Options) error {
 	if f.Name == "-" {
 		in := opt.Stdin

@@ -1,0 +1,302 @@
+package parser_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/atrace2/atrace2/internal/tracegen"
+	"github.com/atrace2/atrace2/parser"
+)
+
+// readAll opens data as a trace and returns its header and records.
+func readAll(t *testing.T, data []byte, opt parser.Options) (*parser.Header, []parser.Event, error) {
+	t.Helper()
+	f, err := parser.NewFile("test.trace", bytes.NewReader(data), int64(len(data)), opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	return drain(f)
+}
+
+func drain(f *parser.File) (*parser.Header, []parser.Event, error) {
+	var evs []parser.Event
+	r := f.NewReader()
+	for {
+		ev, err := r.ReadEvent()
+		if err == io.EOF {
+			return f.Header, evs, nil
+		}
+		if err != nil {
+			return f.Header, evs, err
+		}
+		ev.Offset = 0 // offsets differ between variants
+		evs = append(evs, ev)
+	}
+}
+
+// expected is what the reader must return for tr's records: the times of
+// clocks the trace lacks read as zero.
+func expected(tr *tracegen.Trace, clock parser.Clock) []parser.Event {
+	var evs []parser.Event
+	for _, r := range tr.Records {
+		ev := parser.Event{Thread: parser.ThreadID(r.Thread), Method: parser.MethodID(r.Method), Action: parser.Action(r.Action)}
+		if clock.HasCPU() {
+			ev.CPU = r.CPU
+		}
+		if clock.HasWall() {
+			ev.Wall = r.Wall
+		}
+		if tr.Version == 1 {
+			ev.Thread &= 0xFF
+		} else {
+			ev.Thread &= 0xFFFF
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// randomTrace makes a trace with random threads, methods and records
+// (balanced or not: the reader does not care).
+func randomTrace(rng *rand.Rand, version int, clock string) *tracegen.Trace {
+	tr := &tracegen.Trace{Version: version, Clock: clock, VM: "art", Start: rng.Uint64N(1 << 40)}
+	nThreads, nMethods := 1+rng.IntN(5), 1+rng.IntN(20)
+	for i := range nThreads {
+		tr.Threads = append(tr.Threads, tracegen.Thread{ID: uint32(1 + i*7), Name: fmt.Sprintf("thread-%d", i)})
+	}
+	for i := range nMethods {
+		tr.Methods = append(tr.Methods, tracegen.Method{ID: uint32(i << 2), Class: "com.example.C" + fmt.Sprint(i), Name: "m", Signature: "()V", Source: "C.java"})
+	}
+	for range rng.IntN(200) {
+		tr.Records = append(tr.Records, tracegen.Record{
+			Thread: tr.Threads[rng.IntN(nThreads)].ID,
+			Method: uint32(rng.IntN(nMethods+2) << 2), // some ids unknown
+			Action: tracegen.Action(rng.IntN(3)),
+			CPU:    rng.Uint32(), Wall: rng.Uint32(),
+		})
+	}
+	return tr
+}
+
+// variant is one way of writing a trace to bytes, and the clock and
+// container the reader must then report.
+type variant struct {
+	name    string
+	version int
+	clock   string
+	write   func(tr *tracegen.Trace) []byte
+	want    parser.Variant
+}
+
+func variants() []variant {
+	regular := func(tr *tracegen.Trace) []byte { return tr.Regular() }
+	streaming := func(tr *tracegen.Trace) []byte { return tr.Streaming(tracegen.StreamOptions{SummaryThreads: true}) }
+	gz := func(tr *tracegen.Trace) []byte { return tracegen.Gzip(tr.Regular()) }
+	gzStreaming := func(tr *tracegen.Trace) []byte { return tracegen.Gzip(streaming(tr)) }
+	return []variant{
+		{"v1-thread-cpu", 1, "thread-cpu", regular, parser.Regular},
+		{"v1-no-clock-line", 1, "", regular, parser.Regular},
+		{"v2-wall", 2, "wall", regular, parser.Regular},
+		{"v2-thread-cpu", 2, "thread-cpu", regular, parser.Regular},
+		{"v3-dual", 3, "dual", regular, parser.Regular},
+		{"v3-gzip", 3, "dual", gz, parser.Regular},
+		{"v3-padded", 3, "dual", func(tr *tracegen.Trace) []byte {
+			c := *tr
+			c.RecordSize, c.DataOffset = 20, 48 // extra bytes per record and after the header are skipped
+			return c.Regular()
+		}, parser.Regular},
+		{"streaming-v2-wall", 2, "wall", streaming, parser.Streaming},
+		{"streaming-v3-dual", 3, "dual", streaming, parser.Streaming},
+		{"streaming-v3-gzip", 3, "dual", gzStreaming, parser.Streaming},
+	}
+}
+
+// TestVariantsProperty writes random traces in every variant; each must
+// decode to exactly the records written.
+func TestVariantsProperty(t *testing.T) {
+	for _, v := range variants() {
+		t.Run(v.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, uint64(v.version)))
+			for i := range 40 {
+				tr := randomTrace(rng, v.version, v.clock)
+				h, got, err := readAll(t, v.write(tr), parser.Options{})
+				if err != nil {
+					t.Fatalf("trace %d: %v", i, err)
+				}
+				wantClock, _ := parser.ParseClock(v.clock)
+				if v.clock == "" {
+					wantClock = parser.ClockThreadCPU
+				}
+				if h.Clock != wantClock || h.Variant != v.want || h.Version != v.version || h.StartTime != tr.Start {
+					t.Fatalf("header: clock %v variant %v version %d start %d", h.Clock, h.Variant, h.Version, h.StartTime)
+				}
+				if h.Records != int64(len(tr.Records)) || h.LostBytes != 0 {
+					t.Fatalf("header: %d records, %d lost; want %d, 0", h.Records, h.LostBytes, len(tr.Records))
+				}
+				if want := expected(tr, wantClock); !equalEvents(got, want) {
+					t.Fatalf("trace %d: records differ\n got %v\nwant %v", i, got, want)
+				}
+			}
+		})
+	}
+}
+
+func equalEvents(a, b []parser.Event) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// sampleTrace is a small fixed trace with two threads, a tid above 65535
+// and methods of both eras.
+func sampleTrace(version int, clock, vm string) *tracegen.Trace {
+	return &tracegen.Trace{
+		Version: version, Clock: clock, VM: vm, Start: 1_370_000_000_000_000,
+		Options: []tracegen.Option{{Key: "pid", Value: "4242"}},
+		Threads: []tracegen.Thread{{ID: 1, Name: "main"}, {ID: 70000, Name: "Binder:4242_2"}},
+		Methods: []tracegen.Method{
+			{ID: 0, Class: "android.os.Looper", Name: "loop", Signature: "()V", Source: "Looper.java", Line: 120},
+			{ID: 4, Class: "com.example.ˊ", Name: "ˎ", Signature: "(I)V", Source: ""},
+		},
+		Records: []tracegen.Record{
+			{Thread: 1, Method: 0, Action: tracegen.Enter, CPU: 1, Wall: 10},
+			{Thread: 70000, Method: 4, Action: tracegen.Enter, CPU: 0, Wall: 12},
+			{Thread: 70000, Method: 4, Action: tracegen.Unwind, CPU: 3, Wall: 15},
+			{Thread: 1, Method: 0, Action: tracegen.Exit, CPU: 9, Wall: 20},
+		},
+	}
+}
+
+func TestTables(t *testing.T) {
+	for _, vm := range []string{"dalvik", "art"} {
+		tr := sampleTrace(3, "dual", vm)
+		for name, data := range map[string][]byte{"regular": tr.Regular(), "streaming": tr.Streaming(tracegen.StreamOptions{})} {
+			h, _, err := readAll(t, data, parser.Options{})
+			if err != nil {
+				t.Fatalf("%s %s: %v", vm, name, err)
+			}
+			loop, ok := h.Method(0)
+			if !ok || loop.Class != "android.os.Looper" || loop.Name != "loop" || loop.Source != "Looper.java" || loop.HasLine != (vm == "dalvik") {
+				t.Errorf("%s %s: method 0 = %+v", vm, name, loop)
+			}
+			if m, ok := h.Method(4); !ok || m.Class != "com.example.ˊ" || m.Name != "ˎ" {
+				t.Errorf("%s %s: method 4 = %+v", vm, name, m)
+			}
+			// The record id of tid 70000 is its low 16 bits (4464).
+			if th, ok := h.Thread(70000 & 0xFFFF); !ok || th.Name != "Binder:4242_2" {
+				t.Errorf("%s %s: thread 4464 = %+v, %v", vm, name, th, ok)
+			}
+			if h.PID() != 4242 || h.EpochStart() != (vm == "dalvik") {
+				t.Errorf("%s %s: pid %d epoch %v", vm, name, h.PID(), h.EpochStart())
+			}
+		}
+	}
+}
+
+// TestStreamingWithoutSummary covers Android 6-7 files (the key went to a
+// .sec file) and killed apps: the clock is guessed from the record size, or
+// read from the .sec file, or set with Options.Clock.
+func TestStreamingWithoutSummary(t *testing.T) {
+	tr := sampleTrace(3, "dual", "art")
+	data := tr.Streaming(tracegen.StreamOptions{NoSummary: true})
+	h, got, err := readAll(t, data, parser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Clock != parser.ClockDual || h.HasSummary || len(h.Warnings) != 1 || !equalEvents(got, expected(tr, parser.ClockDual)) {
+		t.Errorf("inferred: clock %v summary %v warnings %q", h.Clock, h.HasSummary, h.Warnings)
+	}
+	h, got, err = readAll(t, data, parser.Options{Clock: parser.ClockWall})
+	if err != nil || h.Clock != parser.ClockWall || len(h.Warnings) != 0 || !equalEvents(got, expected(tr, parser.ClockWall)) {
+		t.Errorf("--clock wall: clock %v warnings %q err %v", h.Clock, h.Warnings, err)
+	}
+
+	tr1 := sampleTrace(2, "thread-cpu", "art")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "app.trace")
+	write(t, path, tr1.Streaming(tracegen.StreamOptions{NoSummary: true}))
+	write(t, path+".sec", tr1.Key())
+	for _, opt := range []parser.Options{{}, {KeyFile: path + ".sec"}} {
+		f, err := parser.Open(path, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, got, err := drain(f)
+		f.Close()
+		if err != nil || h.Clock != parser.ClockThreadCPU || !equalEvents(got, expected(tr1, parser.ClockThreadCPU)) {
+			t.Errorf("with .sec %+v: clock %v (%s), err %v", opt, h.Clock, h.ClockFrom, err)
+		}
+	}
+}
+
+func TestClockOverride(t *testing.T) {
+	tr := sampleTrace(3, "dual", "art")
+	h, got, err := readAll(t, tr.Regular(), parser.Options{Clock: parser.ClockThreadCPU})
+	if err != nil || h.Clock != parser.ClockThreadCPU || !equalEvents(got, expected(tr, parser.ClockThreadCPU)) {
+		t.Errorf("narrowing dual to thread-cpu: clock %v err %v", h.Clock, err)
+	}
+	tr = sampleTrace(2, "wall", "art")
+	var ce *parser.ClockError
+	if _, _, err := readAll(t, tr.Regular(), parser.Options{Clock: parser.ClockDual}); !errors.As(err, &ce) {
+		t.Errorf("widening wall to dual: err %v, want a ClockError", err)
+	}
+}
+
+func TestSplitPair(t *testing.T) {
+	tr := sampleTrace(1, "thread-cpu", "dalvik")
+	key, data := tr.Split()
+	dir := t.TempDir()
+	base := filepath.Join(dir, "dmtrace")
+	write(t, base+".key", key)
+	write(t, base+".data", data)
+	for _, name := range []string{base, base + ".key", base + ".data"} {
+		f, err := parser.Open(name, parser.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		h, got, err := drain(f)
+		f.Close()
+		if err != nil || h.Variant != parser.SplitPair || !equalEvents(got, expected(tr, parser.ClockThreadCPU)) {
+			t.Errorf("%s: variant %v err %v events %v", name, h.Variant, err, got)
+		}
+	}
+	// The .data half alone says what is missing.
+	if _, _, err := readAll(t, data, parser.Options{}); err == nil || !bytes.Contains([]byte(err.Error()), []byte("NAME.key")) {
+		t.Errorf(".data alone: %v", err)
+	}
+}
+
+func TestStdin(t *testing.T) {
+	tr := sampleTrace(3, "dual", "art")
+	for name, data := range map[string][]byte{"plain": tr.Regular(), "gzip": tracegen.Gzip(tr.Regular())} {
+		f, err := parser.Open("-", parser.Options{Stdin: io.MultiReader(bytes.NewReader(data))})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		_, got, err := drain(f)
+		f.Close()
+		if err != nil || !equalEvents(got, expected(tr, parser.ClockDual)) {
+			t.Errorf("%s: err %v events %v", name, err, got)
+		}
+	}
+}
+
+func write(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
