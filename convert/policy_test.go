@@ -138,7 +138,7 @@ func TestStrict(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, _, err := convertBytes(t, tr.Regular(), convert.Options{Strict: true}); err == nil ||
-		!strings.Contains(err.Error(), "1 orphan exits") {
+		!strings.Contains(err.Error(), "1 orphan exit") {
 		t.Errorf("strict: err = %v, want the orphan exit named", err)
 	}
 	tr.Records[0].Action = tracegen.Enter
