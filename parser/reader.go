@@ -32,19 +32,30 @@ func (f *File) NewReader() *Reader {
 
 // ReadEvent returns the next record, or io.EOF after the last whole one.
 func (r *Reader) ReadEvent() (Event, error) {
-	var ev Event
+	// Fast path: a whole record in the buffer, not a streaming special item.
+	s := r.s
+	if off := s.pos(); off < r.end && s.w-s.r >= r.recSize && !(r.streaming && s.buf[s.r]|s.buf[s.r+1] == 0) {
+		ev := r.decode(s.buf[s.r:s.r+r.recSize], off)
+		s.r += r.recSize
+		return ev, nil
+	}
+	return r.readSlow()
+}
+
+// readSlow refills the buffer and skips streaming special items.
+func (r *Reader) readSlow() (Event, error) {
 	for {
 		off := r.s.pos()
 		if off >= r.end {
-			return ev, io.EOF
+			return Event{}, io.EOF
 		}
 		if r.streaming && isSpecial(r.s.peek(2)) {
 			_, n, err := specialItem(r.s)
 			if err != nil {
-				return ev, err
+				return Event{}, err
 			}
 			if n == 0 {
-				return ev, io.ErrUnexpectedEOF
+				return Event{}, io.ErrUnexpectedEOF
 			}
 			r.s.skip(n)
 			continue
@@ -52,21 +63,28 @@ func (r *Reader) ReadEvent() (Event, error) {
 		b := r.s.peek(r.recSize)
 		if len(b) < r.recSize {
 			if r.s.err != nil {
-				return ev, r.s.err
+				return Event{}, r.s.err
 			}
-			return ev, io.ErrUnexpectedEOF // the input shrank under us
+			return Event{}, io.ErrUnexpectedEOF // the input shrank under us
 		}
-		decodeRecord(b, r.version, r.clock, &ev)
-		if !r.clock.HasCPU() {
-			ev.CPU = 0
-		}
-		if !r.clock.HasWall() {
-			ev.Wall = 0
-		}
-		ev.Offset = off
+		ev := r.decode(b, off)
 		r.s.skip(int64(r.recSize))
 		return ev, nil
 	}
+}
+
+// decode reads one record and keeps only the clocks the trace has.
+func (r *Reader) decode(b []byte, off int64) Event {
+	var ev Event
+	decodeRecord(b, r.version, r.clock, &ev)
+	if !r.clock.HasCPU() {
+		ev.CPU = 0
+	}
+	if !r.clock.HasWall() {
+		ev.Wall = 0
+	}
+	ev.Offset = off
+	return ev
 }
 
 // isSpecial reports whether a streaming item starts with thread id 0.

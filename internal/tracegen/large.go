@@ -1,0 +1,78 @@
+package tracegen
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// LargeOptions shape a big synthetic trace for benchmarks.
+type LargeOptions struct {
+	Bytes    int    // approximate size of the regular v3 file
+	Threads  int    // threads with records; 0 means 40
+	Methods  int    // distinct methods; 0 means 3000
+	MaxDepth int    // deepest stack; 0 means 60
+	Seed     uint64 // the same seed gives the same trace
+}
+
+// Large returns a realistic dual-clock v3 trace of about o.Bytes bytes:
+// threads take turns in chunks of records, as ART's per-thread buffers
+// produce them, each walking a random call tree with a bounded set of
+// distinct stacks. Every record is balanced, so the converter repairs
+// nothing but the frames left open at the end.
+func Large(o LargeOptions) *Trace {
+	o.Threads = cmp0(o.Threads, 40)
+	o.Methods = cmp0(o.Methods, 3000)
+	o.MaxDepth = cmp0(o.MaxDepth, 60)
+	rng := rand.New(rand.NewPCG(o.Seed, 0x5EED))
+	t := &Trace{Version: 3, Clock: "dual", VM: "art", Start: 81_734_201_455,
+		Options: []Option{{Key: "pid", Value: "4821"}}}
+	for i := range o.Methods {
+		t.Methods = append(t.Methods, Method{ID: uint32(i) << 2, Class: fmt.Sprintf("com.example.pkg%d.Class%d", i%37, i),
+			Name: fmt.Sprintf("method%d", i%101), Signature: "(ILjava/lang/String;)V", Source: fmt.Sprintf("Class%d.java", i)})
+	}
+	type walker struct {
+		stack     []uint32
+		cpu, wall uint32
+	}
+	ws := make([]walker, o.Threads)
+	for i := range ws {
+		t.Threads = append(t.Threads, Thread{ID: uint32(1000 + i), Name: fmt.Sprintf("worker-%d", i)})
+	}
+	n := o.Bytes / dualRecordSize
+	t.Records = make([]Record, 0, n)
+	var now uint32
+	for len(t.Records) < n {
+		ti := rng.IntN(o.Threads)
+		w := &ws[ti]
+		w.wall = max(w.wall, now)
+		for range 64 + rng.IntN(192) { // a chunk of one thread's records
+			w.cpu += uint32(rng.IntN(4))
+			w.wall += uint32(1 + rng.IntN(6))
+			r := Record{Thread: t.Threads[ti].ID, CPU: w.cpu, Wall: w.wall}
+			// Callees are drawn from a small set per caller, so the number of
+			// distinct stacks stays realistic instead of growing with n.
+			if d := len(w.stack); d == 0 || d < o.MaxDepth && rng.IntN(100) < 52 {
+				var parent uint32
+				if d > 0 {
+					parent = w.stack[d-1]
+				}
+				m := (parent*31 + uint32(d)*7 + uint32(rng.IntN(4))) % uint32(o.Methods)
+				w.stack = append(w.stack, m)
+				r.Method, r.Action = m<<2, Enter
+			} else {
+				r.Method, r.Action = w.stack[d-1]<<2, Exit
+				w.stack = w.stack[:d-1]
+			}
+			t.Records = append(t.Records, r)
+		}
+		now = w.wall
+	}
+	return t
+}
+
+func cmp0(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,54 @@
+package parser_test
+
+import (
+	"bytes"
+	"io"
+	"sync"
+	"testing"
+
+	"github.com/atrace2/atrace2/internal/tracegen"
+	"github.com/atrace2/atrace2/parser"
+)
+
+var (
+	largeOnce sync.Once
+	largeData []byte
+)
+
+// large is a generated 100 MB v3 trace, made once per test binary.
+func large() []byte {
+	largeOnce.Do(func() {
+		largeData = tracegen.Large(tracegen.LargeOptions{Bytes: 100 << 20, Seed: 1}).Regular()
+	})
+	return largeData
+}
+
+// BenchmarkReadEvent decodes every record of a 100 MB trace; the per-record
+// loop must not allocate.
+func BenchmarkReadEvent(b *testing.B) {
+	data := large()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := parser.NewFile("large", bytes.NewReader(data), int64(len(data)), parser.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := f.NewReader()
+		n := 0
+		for {
+			_, err := r.ReadEvent()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if int64(n) != f.Header.Records {
+			b.Fatalf("read %d of %d records", n, f.Header.Records)
+		}
+		f.Close()
+	}
+}

@@ -1,0 +1,87 @@
+package parser_test
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/internal/tracegen"
+	"github.com/atrace2/atrace2/parser"
+)
+
+// balanceChecker fails on any event that breaks the stream's guarantees.
+type balanceChecker struct {
+	t     *stream.Trace
+	depth []int32
+	wall  []int64
+	cpu   []int64
+	err   error
+}
+
+func (c *balanceChecker) Begin(t *stream.Trace) error {
+	c.t = t
+	c.depth = make([]int32, len(t.Threads))
+	c.wall = make([]int64, len(t.Threads))
+	c.cpu = make([]int64, len(t.Threads))
+	return nil
+}
+
+func (c *balanceChecker) Event(ev *stream.Event) error {
+	th := ev.Thread
+	if ev.Kind == stream.End {
+		c.depth[th]--
+	}
+	if ev.Depth != c.depth[th] || ev.Wall < c.wall[th] || ev.CPU < c.cpu[th] || ev.Wall > c.t.WallEnd {
+		panic("invariant violation: unbalanced or backwards event stream")
+	}
+	if ev.Kind == stream.Begin {
+		c.depth[th]++
+	}
+	c.wall[th], c.cpu[th] = ev.Wall, ev.CPU
+	return nil
+}
+
+func (c *balanceChecker) Finish() error {
+	for _, d := range c.depth {
+		if d != 0 {
+			panic("invariant violation: frames left open")
+		}
+	}
+	return nil
+}
+
+// FuzzReader reads any input as a trace and runs the converter over it: no
+// input may panic, and whatever converts must be a balanced stream.
+func FuzzReader(f *testing.F) {
+	seeds, _ := filepath.Glob("../testdata/*.trace")
+	for _, s := range seeds {
+		if b, err := os.ReadFile(s); err == nil {
+			f.Add(b)
+		}
+	}
+	for _, v := range variants() {
+		f.Add(v.write(sampleTrace(v.version, v.clock, "art")))
+	}
+	f.Add(sampleTrace(3, "dual", "dalvik").Streaming(tracegen.StreamOptions{NoSummary: true}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		pf, err := parser.NewFile("fuzz", bytes.NewReader(data), int64(len(data)), parser.Options{})
+		if err != nil {
+			return
+		}
+		defer pf.Close()
+		r := pf.NewReader()
+		for {
+			if _, err := r.ReadEvent(); err != nil {
+				if err != io.EOF {
+					t.Fatalf("ReadEvent after a good header: %v", err)
+				}
+				break
+			}
+		}
+		convert.Run(pf, convert.Options{}, &balanceChecker{})
+	})
+}
