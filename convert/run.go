@@ -101,7 +101,7 @@ func newPass(f *parser.File) *pass {
 		frames:  make(map[parser.MethodID]stream.FrameID),
 		unit:    1000, // legacy records count µs
 	}
-	p.t = &stream.Trace{Name: f.Name, Header: h, HasWall: h.Clock.HasWall(), HasCPU: h.Clock.HasCPU()}
+	p.t = &stream.Trace{Name: f.Name, Size: f.Size(), Header: h, HasWall: h.Clock.HasWall(), HasCPU: h.Clock.HasCPU()}
 	p.stats = &p.t.Stats
 	return p
 }

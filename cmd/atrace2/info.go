@@ -67,17 +67,11 @@ func (c *InfoCmd) Run(g *Globals) error {
 	}
 	var reports []infoReport
 	for _, in := range ins {
-		f, err := g.open(in)
-		if err != nil {
-			return err
-		}
-		size := f.Size()
-		f.Close()
 		t, err := g.convert(in)
 		if err != nil {
 			return err
 		}
-		reports = append(reports, newInfoReport(in, t, size))
+		reports = append(reports, newInfoReport(in, t))
 	}
 	if c.Format == "json" {
 		enc := json.NewEncoder(g.env.stdout)
@@ -96,14 +90,14 @@ func (c *InfoCmd) Run(g *Globals) error {
 	return nil
 }
 
-func newInfoReport(in input, t *stream.Trace, size int64) infoReport {
+func newInfoReport(in input, t *stream.Trace) infoReport {
 	h := t.Header
 	r := infoReport{
 		File: in.name(), Variant: h.Variant.String(), Version: h.Version,
 		DataVersion: fmt.Sprintf("%#02x", h.DataVersion), Compressed: h.Compressed,
 		Clock: h.Clock.String(), ClockFrom: h.ClockFrom, VM: h.VM(), PID: h.PID(),
 		StartTimeMicros: h.StartTime, StartIsEpoch: h.EpochStart(),
-		WallNanos: t.WallEnd, Bytes: size, Records: h.Records, RecordSize: h.RecordSize,
+		WallNanos: t.WallEnd, Bytes: t.Size, Records: h.Records, RecordSize: h.RecordSize,
 		ThreadsListed: len(h.Threads), MethodsListed: len(h.Methods), MethodsUsed: len(t.Frames),
 		DataFileOverflow: h.DataFileOverflow(), Sampling: t.Sampling.Likely, IntervalNanos: t.Sampling.Interval,
 		Repairs: t.Stats, Warnings: append([]string{}, h.Warnings...),

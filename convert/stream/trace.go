@@ -90,6 +90,7 @@ type Frame struct {
 // and the repair counts, all complete because a first pass has run.
 type Trace struct {
 	Name     string // the input's name, as given
+	Size     int64  // bytes of input (after decompression)
 	Header   *parser.Header
 	Threads  []Thread
 	Frames   []Frame
