@@ -89,9 +89,13 @@ type pass struct {
 	order   []*threadState // by ThreadIndex
 	frames  map[parser.MethodID]stream.FrameID
 	unit    int64 // ns per tick of the record times
-	ev      stream.Event
-	err     error
-	samp    samplingProbe
+
+	lastRID    parser.ThreadID // the thread of the previous record
+	lastTS     *threadState
+	frameCache [frameCacheSize]frameSlot
+	ev         stream.Event
+	err        error
+	samp       samplingProbe
 }
 
 func newPass(f *parser.File) *pass {
@@ -104,6 +108,14 @@ func newPass(f *parser.File) *pass {
 	p.t = &stream.Trace{Name: f.Name, Size: f.Size(), Header: h, HasWall: h.Clock.HasWall(), HasCPU: h.Clock.HasCPU()}
 	p.stats = &p.t.Stats
 	return p
+}
+
+const frameCacheSize = 4096
+
+// frameSlot caches one method id's frame; frame is FrameID+1, 0 when empty.
+type frameSlot struct {
+	id    parser.MethodID
+	frame stream.FrameID
 }
 
 // startSecond rewinds the thread states for the emitting pass.
@@ -170,7 +182,12 @@ func (p *pass) record(rec *parser.Event) {
 // thread finds a thread's state by its record id, creating it on first sight
 // (only the first pass can meet a new thread).
 func (p *pass) thread(rid parser.ThreadID) *threadState {
+	// Records come in per-thread chunks, so the last thread is usually it.
+	if p.lastTS != nil && p.lastRID == rid {
+		return p.lastTS
+	}
 	if ts, ok := p.threads[rid]; ok {
+		p.lastRID, p.lastTS = rid, ts
 		return ts
 	}
 	t := p.t
@@ -190,7 +207,14 @@ func (p *pass) thread(rid parser.ThreadID) *threadState {
 
 // frame finds the frame of a method id, creating it on first sight.
 func (p *pass) frame(mid parser.MethodID) stream.FrameID {
+	// A direct-mapped cache in front of the map: method ids are index<<2 or
+	// aligned pointers, so the bits above the action bits spread well.
+	slot := &p.frameCache[(mid>>2)%frameCacheSize]
+	if slot.id == mid && slot.frame != 0 {
+		return slot.frame - 1
+	}
 	if id, ok := p.frames[mid]; ok {
+		*slot = frameSlot{mid, id + 1}
 		return id
 	}
 	id := stream.FrameID(len(p.t.Frames))

@@ -11,9 +11,9 @@ import (
 // most events share a timestamp and the distinct ones step by about the
 // sampling interval. It looks at the first events of each thread.
 type samplingProbe struct {
-	perThread map[stream.ThreadIndex]*probeThread
-	deltas    []int64 // ns: nonzero steps between successive events of one thread
-	same      int     // events at the same time as their thread's previous one
+	perThread []probeThread // by ThreadIndex
+	deltas    []int64       // ns: nonzero steps between successive events of one thread
+	same      int           // events at the same time as their thread's previous one
 	total     int
 }
 
@@ -25,14 +25,10 @@ type probeThread struct {
 const probeEvents = 500 // per thread, as the Firefox Profiler does
 
 func (s *samplingProbe) add(t stream.ThreadIndex, wall, cpu int64) {
-	if s.perThread == nil {
-		s.perThread = make(map[stream.ThreadIndex]*probeThread)
+	for int(t) >= len(s.perThread) {
+		s.perThread = append(s.perThread, probeThread{})
 	}
-	pt := s.perThread[t]
-	if pt == nil {
-		pt = &probeThread{}
-		s.perThread[t] = pt
-	}
+	pt := &s.perThread[t]
 	if pt.n >= probeEvents {
 		return
 	}

@@ -3,24 +3,15 @@ package parser_test
 import (
 	"bytes"
 	"io"
-	"sync"
 	"testing"
 
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/parser"
 )
 
-var (
-	largeOnce sync.Once
-	largeData []byte
-)
-
 // large is a generated 100 MB v3 trace, made once per test binary.
 func large() []byte {
-	largeOnce.Do(func() {
-		largeData = tracegen.Large(tracegen.LargeOptions{Bytes: 100 << 20, Seed: 1}).Regular()
-	})
-	return largeData
+	return tracegen.LargeRegular(tracegen.LargeOptions{Bytes: 100 << 20, Seed: 1})
 }
 
 // BenchmarkReadEvent decodes every record of a 100 MB trace; the per-record

@@ -3,6 +3,7 @@ package tracegen
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync"
 )
 
 // LargeOptions shape a big synthetic trace for benchmarks.
@@ -75,4 +76,22 @@ func cmp0(v, def int) int {
 		return def
 	}
 	return v
+}
+
+var (
+	largeMu    sync.Mutex
+	largeCache = map[LargeOptions][]byte{}
+)
+
+// LargeRegular returns Large(o) written as a regular file, made once per
+// process for the same options (benchmarks in one binary share it).
+func LargeRegular(o LargeOptions) []byte {
+	largeMu.Lock()
+	defer largeMu.Unlock()
+	b, ok := largeCache[o]
+	if !ok {
+		b = Large(o).Regular()
+		largeCache[o] = b
+	}
+	return b
 }

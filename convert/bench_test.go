@@ -1,0 +1,53 @@
+package convert_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/internal/tracegen"
+	"github.com/atrace2/atrace2/parser"
+)
+
+type discard struct{ n int64 }
+
+func (d *discard) Begin(*stream.Trace) error    { return nil }
+func (d *discard) Event(ev *stream.Event) error { d.n++; return nil }
+func (d *discard) Finish() error                { return nil }
+
+// BenchmarkConvert measures both passes of the stack policy over a 100 MB
+// v3 trace, with an exporter that only counts events.
+func BenchmarkConvert(b *testing.B) {
+	data := tracegen.LargeRegular(tracegen.LargeOptions{Bytes: 100 << 20, Seed: 1})
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := parser.NewFile("large", bytes.NewReader(data), int64(len(data)), parser.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		d := &discard{}
+		if _, err := convert.Run(f, convert.Options{}, d); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+}
+
+// BenchmarkAnalyze measures the first pass alone (what info runs).
+func BenchmarkAnalyze(b *testing.B) {
+	data := tracegen.LargeRegular(tracegen.LargeOptions{Bytes: 100 << 20, Seed: 1})
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := parser.NewFile("large", bytes.NewReader(data), int64(len(data)), parser.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := convert.Analyze(f, convert.Options{}); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+}
