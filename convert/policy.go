@@ -21,17 +21,21 @@ type frameRef struct {
 	frame stream.FrameID
 }
 
-// unwrapper turns one thread's raw 32-bit µs counter into a monotonic 64-bit
-// one: a jump back of more than 2^31 is a wrap, a smaller one is clamped.
+// unwrapper turns one thread's raw time counter into a monotonic one. With
+// 32-bit counters (legacy files), a jump back of more than 2^31 is a wrap;
+// any other step back is clamped.
 type unwrapper struct {
 	last  uint64
 	epoch uint64
 }
 
-func (u *unwrapper) next(raw uint32, st *stream.Stats) uint64 {
-	v := u.epoch | uint64(raw)
+func (u *unwrapper) next(raw uint64, wrap32 bool, st *stream.Stats) uint64 {
+	v := raw
+	if wrap32 {
+		v = u.epoch | raw&0xFFFF_FFFF
+	}
 	if v < u.last {
-		if u.last-v > 1<<31 {
+		if wrap32 && u.last-v > 1<<31 {
 			u.epoch += 1 << 32
 			v += 1 << 32
 			st.Wraps++

@@ -89,6 +89,7 @@ type pass struct {
 	order   []*threadState // by ThreadIndex
 	frames  map[parser.MethodID]stream.FrameID
 	unit    int64 // ns per tick of the record times
+	wrap32  bool  // the record times are 32-bit counters that wrap
 
 	lastRID    parser.ThreadID // the thread of the previous record
 	lastTS     *threadState
@@ -103,7 +104,8 @@ func newPass(f *parser.File) *pass {
 	p := &pass{
 		threads: make(map[parser.ThreadID]*threadState),
 		frames:  make(map[parser.MethodID]stream.FrameID),
-		unit:    1000, // legacy records count µs
+		unit:    int64(h.TimeUnit),
+		wrap32:  h.TimeBits == 32,
 	}
 	p.t = &stream.Trace{Name: f.Name, Size: f.Size(), Header: h, HasWall: h.Clock.HasWall(), HasCPU: h.Clock.HasCPU()}
 	p.stats = &p.t.Stats
@@ -161,8 +163,8 @@ func (p *pass) record(rec *parser.Event) {
 	}
 	ts := p.thread(rec.Thread)
 	f := p.frame(rec.Method)
-	wall := int64(ts.wall.next(rec.Wall, p.stats)) * p.unit
-	cpu := int64(ts.cpu.next(rec.CPU, p.stats)) * p.unit
+	wall := int64(ts.wall.next(rec.Wall, p.wrap32, p.stats)) * p.unit
+	cpu := int64(ts.cpu.next(rec.CPU, p.wrap32, p.stats)) * p.unit
 	if !ts.started {
 		p.start(ts)
 	}

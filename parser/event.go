@@ -71,15 +71,16 @@ func ParseClock(s string) (Clock, bool) {
 }
 
 // Event is one method record, as written: a small value with no pointers.
-// Times are the raw 32-bit microsecond counters of the file; they may wrap
-// or go backwards, which package convert repairs.
+// Times are raw counters in units of Header.TimeUnit. In legacy files they
+// are 32-bit and may wrap (Header.TimeBits == 32); they may go backwards.
+// Package convert repairs both.
 type Event struct {
 	Offset int64    // byte offset of the record in the decompressed input
 	Thread ThreadID // record thread id
 	Method MethodID // method id, action bits cleared
 	Action Action
-	CPU    uint32 // thread CPU µs since the thread's first event (if the clock has it)
-	Wall   uint32 // wall µs since the trace start (if the clock has it)
+	CPU    uint64 // thread CPU time since the thread's first event (if the clock has it)
+	Wall   uint64 // wall time since the trace start (if the clock has it)
 }
 
 func (e Event) String() string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Variant names the container a trace came in.
@@ -27,21 +28,23 @@ func (v Variant) String() string {
 // Header is everything a trace says outside its records.
 type Header struct {
 	Variant     Variant
-	Compressed  bool     // the input was gzip-compressed
-	KeyVersion  int      // the version in the key text (*version), 0 if none
-	DataVersion int      // the u2 at offset 4 of the SLOW header, streaming bit included
-	Version     int      // the record layout: 1, 2 or 3
-	Clock       Clock    // which times the records carry
-	ClockFrom   string   // where the clock came from: "key", "summary", "sec file", "record size", "--clock"
-	Options     []Option // every key=value line, in order (unknown keys kept)
-	StartTime   uint64   // header start time in µs (epoch for Dalvik, monotonic for ART)
-	RecordSize  int      // bytes per record
-	DataOffset  int64    // offset of the first record (or streaming item)
-	DataEnd     int64    // offset after the last whole record or item
-	Records     int64    // number of method records
-	LostBytes   int64    // bytes of a record cut off at the end of the file
-	HasSummary  bool     // streaming: the op-3 summary was found
-	Warnings    []string // things the reader worked around (missing summary, cut gzip stream)
+	Compressed  bool          // the input was gzip-compressed
+	KeyVersion  int           // the version in the key text (*version), 0 if none
+	DataVersion int           // the u2 at offset 4 of the SLOW header, streaming bit included
+	Version     int           // the record layout: 1, 2 or 3
+	Clock       Clock         // which times the records carry
+	ClockFrom   string        // where the clock came from: "key", "summary", "sec file", "record size", "--clock"
+	Options     []Option      // every key=value line, in order (unknown keys kept)
+	StartTime   uint64        // header start time in µs (epoch for Dalvik, monotonic for ART)
+	TimeUnit    time.Duration // what one tick of a record time is: µs in legacy files
+	TimeBits    int           // width of the record time counters: 32 in legacy files, which wrap
+	RecordSize  int           // bytes per record
+	DataOffset  int64         // offset of the first record (or streaming item)
+	DataEnd     int64         // offset after the last whole record or item
+	Records     int64         // number of method records
+	LostBytes   int64         // bytes of a record cut off at the end of the file
+	HasSummary  bool          // streaming: the op-3 summary was found
+	Warnings    []string      // things the reader worked around (missing summary, cut gzip stream)
 	Threads     []Thread
 	Methods     []Method
 

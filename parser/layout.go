@@ -3,6 +3,7 @@ package parser
 import (
 	"fmt"
 	"os"
+	"time"
 )
 
 // parseRegular reads a file that starts with key text: a regular trace, or a
@@ -108,6 +109,7 @@ func (h *Header) setLayout(dh dataHeader) {
 	h.RecordSize = dh.recordSize
 	h.StartTime = dh.start
 	h.DataOffset = dh.dataOffset
+	h.TimeUnit, h.TimeBits = time.Microsecond, 32
 }
 
 func (h *Header) warn(format string, args ...any) {

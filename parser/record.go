@@ -91,17 +91,17 @@ func decodeRecord(b []byte, version int, clock Clock, ev *Event) {
 	default:
 		ev.Thread = ThreadID(binary.LittleEndian.Uint16(b))
 		word = binary.LittleEndian.Uint32(b[2:])
-		ev.CPU = binary.LittleEndian.Uint32(b[6:])
-		ev.Wall = binary.LittleEndian.Uint32(b[10:])
+		ev.CPU = uint64(binary.LittleEndian.Uint32(b[6:]))
+		ev.Wall = uint64(binary.LittleEndian.Uint32(b[10:]))
 	}
 	ev.Method = MethodID(word &^ 3)
 	ev.Action = Action(word & 3)
 }
 
 // oneClock puts a single-clock time where the clock says it belongs.
-func oneClock(c Clock, t uint32) (cpu, wall uint32) {
+func oneClock(c Clock, t uint32) (cpu, wall uint64) {
 	if c == ClockWall {
-		return 0, t
+		return 0, uint64(t)
 	}
-	return t, 0
+	return uint64(t), 0
 }

@@ -48,10 +48,10 @@ func expected(tr *tracegen.Trace, clock parser.Clock) []parser.Event {
 	for _, r := range tr.Records {
 		ev := parser.Event{Thread: parser.ThreadID(r.Thread), Method: parser.MethodID(r.Method), Action: parser.Action(r.Action)}
 		if clock.HasCPU() {
-			ev.CPU = r.CPU
+			ev.CPU = uint64(r.CPU)
 		}
 		if clock.HasWall() {
-			ev.Wall = r.Wall
+			ev.Wall = uint64(r.Wall)
 		}
 		if tr.Version == 1 {
 			ev.Thread &= 0xFF
