@@ -13,6 +13,9 @@ import (
 type Options struct {
 	// Strict turns every repair and reader warning into an error.
 	Strict bool
+	// Progress, when set, is called now and then with the bytes read so far
+	// and the bytes the whole run will read (each pass reads the input once).
+	Progress func(done, total int64)
 }
 
 // ErrStrict is wrapped by the error Strict produces.
@@ -21,15 +24,16 @@ var ErrStrict = errors.New("strict mode")
 // Analyze runs the first pass only: the tables, clocks, per-thread counts
 // and repair counts of the trace, without events.
 func Analyze(f *parser.File, opt Options) (*stream.Trace, error) {
-	p, err := firstPass(f, opt)
+	p, err := firstPass(f, opt, 1)
 	if err != nil {
 		return nil, err
 	}
 	return p.t, nil
 }
 
-func firstPass(f *parser.File, opt Options) (*pass, error) {
+func firstPass(f *parser.File, opt Options, passes int64) (*pass, error) {
 	p := newPass(f)
+	p.progress, p.total = opt.Progress, passes*f.Size()
 	if err := p.run(f); err != nil {
 		return nil, err
 	}
@@ -44,7 +48,7 @@ func firstPass(f *parser.File, opt Options) (*pass, error) {
 // Run reads the trace twice: a first pass finds orphan exits, the tables and
 // the trace end; the second drives every exporter with the balanced stream.
 func Run(f *parser.File, opt Options, exps ...stream.Exporter) (*stream.Trace, error) {
-	p, err := firstPass(f, opt)
+	p, err := firstPass(f, opt, 2)
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +101,9 @@ type pass struct {
 	ev         stream.Event
 	err        error
 	samp       samplingProbe
+
+	progress    func(done, total int64)
+	done, total int64 // bytes read by earlier passes; bytes all passes read
 }
 
 func newPass(f *parser.File) *pass {
@@ -123,6 +130,7 @@ type frameSlot struct {
 // startSecond rewinds the thread states for the emitting pass.
 func (p *pass) startSecond(exps []stream.Exporter) {
 	p.emit, p.exps, p.stats = true, exps, &p.scratch
+	p.done += p.t.Size
 	for _, ts := range p.order {
 		ts.stack, ts.floor, ts.started = ts.stack[:0], 0, false
 		ts.cpu, ts.wall = unwrapper{}, unwrapper{}
@@ -131,7 +139,10 @@ func (p *pass) startSecond(exps []stream.Exporter) {
 
 func (p *pass) run(f *parser.File) error {
 	r := f.NewReader()
-	for {
+	for n := 0; ; n++ {
+		if p.progress != nil && n%(1<<16) == 0 {
+			p.progress(p.done+r.Offset(), p.total)
+		}
 		rec, err := r.ReadEvent()
 		if err == io.EOF {
 			break

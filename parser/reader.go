@@ -30,6 +30,9 @@ func (f *File) NewReader() *Reader {
 	}
 }
 
+// Offset returns the offset of the next byte the reader will decode.
+func (r *Reader) Offset() int64 { return r.s.pos() }
+
 // ReadEvent returns the next record, or io.EOF after the last whole one.
 func (r *Reader) ReadEvent() (Event, error) {
 	// Fast path: a whole record in the buffer, not a streaming special item.

@@ -96,12 +96,17 @@ func (g *Globals) convert(in input, exps ...stream.Exporter) (*stream.Trace, err
 	}
 	defer f.Close()
 	opt := convert.Options{Strict: g.Strict}
+	bar := g.progress(in.name())
+	if bar != nil {
+		opt.Progress = bar.update
+	}
 	var t *stream.Trace
 	if len(exps) == 0 {
 		t, err = convert.Analyze(f, opt)
 	} else {
 		t, err = convert.Run(f, opt, exps...)
 	}
+	bar.clear()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.name(), err)
 	}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// progressBar draws one line on a terminal's stderr for conversions that
+// last more than a second: bytes read, rate and time left. It is never
+// shown when stderr is not a terminal, or with -q.
+type progressBar struct {
+	w     io.Writer
+	name  string
+	start time.Time
+	last  time.Time
+	shown bool
+	now   func() time.Time
+}
+
+// progress returns a bar for one input, or nil when none is to be shown.
+func (g *Globals) progress(name string) *progressBar {
+	if g.Quiet || !isTerminal(g.env.stderr) {
+		return nil
+	}
+	return &progressBar{w: g.env.stderr, name: name, start: time.Now(), now: time.Now}
+}
+
+// update redraws at most ten times a second, and only after the first
+// second, so quick conversions print nothing.
+func (p *progressBar) update(done, total int64) {
+	now := p.now()
+	elapsed := now.Sub(p.start)
+	if elapsed < time.Second || now.Sub(p.last) < 100*time.Millisecond || total <= 0 {
+		return
+	}
+	p.last, p.shown = now, true
+	rate := float64(done) / elapsed.Seconds()
+	left := "?"
+	if rate > 0 {
+		left = (time.Duration(float64(total-done)/rate) * time.Second).Round(time.Second).String()
+	}
+	const width = 30
+	fill := int(width * done / total)
+	fmt.Fprintf(p.w, "\r%s [%s%s] %3d%%  %.1f MB/s  %s left\x1b[K", p.name,
+		strings.Repeat("#", fill), strings.Repeat(" ", width-fill), 100*done/total, rate/1e6, left)
+}
+
+// clear removes the line once the work is done.
+func (p *progressBar) clear() {
+	if p != nil && p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}

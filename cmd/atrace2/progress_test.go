@@ -1,0 +1,35 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestProgressBar(t *testing.T) {
+	var out bytes.Buffer
+	now := time.Unix(0, 0)
+	p := &progressBar{w: &out, name: "app.trace", start: now, now: func() time.Time { return now }}
+	p.update(10, 100) // within the first second: nothing
+	if out.Len() != 0 {
+		t.Fatalf("drew %q before a second passed", out.String())
+	}
+	now = now.Add(2 * time.Second)
+	p.update(50_000_000, 100_000_000)
+	want := "\rapp.trace [###############               ]  50%  25.0 MB/s  2s left\x1b[K"
+	if out.String() != want {
+		t.Errorf("drew %q, want %q", out.String(), want)
+	}
+	out.Reset()
+	p.update(60_000_000, 100_000_000) // less than 100 ms later: no redraw
+	p.clear()
+	if out.String() != "\r\x1b[K" {
+		t.Errorf("clear wrote %q", out.String())
+	}
+	var g Globals
+	g.env = &env{stderr: &out}
+	if g.progress("x") != nil || strings.Contains(out.String(), "#") {
+		t.Error("a bar on a stderr that is not a terminal")
+	}
+}
