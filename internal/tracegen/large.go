@@ -1,7 +1,9 @@
 package tracegen
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"sync"
 )
@@ -18,35 +20,67 @@ type LargeOptions struct {
 // Large returns a realistic dual-clock v3 trace of about o.Bytes bytes:
 // threads take turns in chunks of records, as ART's per-thread buffers
 // produce them, each walking a random call tree with a bounded set of
-// distinct stacks. Every record is balanced, so the converter repairs
+// distinct stacks. Every exit matches its enter, so the converter repairs
 // nothing but the frames left open at the end.
 func Large(o LargeOptions) *Trace {
+	t := largeTables(&o)
+	t.Records = make([]Record, 0, o.Bytes/dualRecordSize)
+	largeRecords(t, o, func(r Record) error { t.Records = append(t.Records, r); return nil })
+	return t
+}
+
+// WriteLarge writes the regular file of Large(o) to w without holding its
+// records, for traces larger than memory should hold (1 GB and up).
+func WriteLarge(w io.Writer, o LargeOptions) error {
+	t := largeTables(&o)
+	t.BareKey = true // num-method-calls and elapsed-time-usec are not known up front
+	bw := bufio.NewWriterSize(w, 1<<20)
+	bw.Write(t.Key())
+	bw.Write(t.header(3, dualRecordSize))
+	rec := make([]byte, dualRecordSize)
+	err := largeRecords(t, o, func(r Record) error {
+		t.encodeRecord(rec, r, 3)
+		_, err := bw.Write(rec)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// largeTables fills in the defaults and makes the thread and method tables.
+func largeTables(o *LargeOptions) *Trace {
 	o.Threads = cmp0(o.Threads, 40)
 	o.Methods = cmp0(o.Methods, 3000)
 	o.MaxDepth = cmp0(o.MaxDepth, 60)
-	rng := rand.New(rand.NewPCG(o.Seed, 0x5EED))
 	t := &Trace{Version: 3, Clock: "dual", VM: "art", Start: 81_734_201_455,
 		Options: []Option{{Key: "pid", Value: "4821"}}}
 	for i := range o.Methods {
 		t.Methods = append(t.Methods, Method{ID: uint32(i) << 2, Class: fmt.Sprintf("com.example.pkg%d.Class%d", i%37, i),
 			Name: fmt.Sprintf("method%d", i%101), Signature: "(ILjava/lang/String;)V", Source: fmt.Sprintf("Class%d.java", i)})
 	}
+	for i := range o.Threads {
+		t.Threads = append(t.Threads, Thread{ID: uint32(1000 + i), Name: fmt.Sprintf("worker-%d", i)})
+	}
+	return t
+}
+
+// largeRecords generates the records of a large trace, in file order.
+func largeRecords(t *Trace, o LargeOptions, emit func(Record) error) error {
+	rng := rand.New(rand.NewPCG(o.Seed, 0x5EED))
 	type walker struct {
 		stack     []uint32
 		cpu, wall uint32
 	}
 	ws := make([]walker, o.Threads)
-	for i := range ws {
-		t.Threads = append(t.Threads, Thread{ID: uint32(1000 + i), Name: fmt.Sprintf("worker-%d", i)})
-	}
-	n := o.Bytes / dualRecordSize
-	t.Records = make([]Record, 0, n)
 	var now uint32
-	for len(t.Records) < n {
+	for n := o.Bytes / dualRecordSize; n > 0; {
 		ti := rng.IntN(o.Threads)
 		w := &ws[ti]
 		w.wall = max(w.wall, now)
-		for range 64 + rng.IntN(192) { // a chunk of one thread's records
+		for range min(n, 64+rng.IntN(192)) { // a chunk of one thread's records
+			n--
 			w.cpu += uint32(rng.IntN(4))
 			w.wall += uint32(1 + rng.IntN(6))
 			r := Record{Thread: t.Threads[ti].ID, CPU: w.cpu, Wall: w.wall}
@@ -64,11 +98,13 @@ func Large(o LargeOptions) *Trace {
 				r.Method, r.Action = w.stack[d-1]<<2, Exit
 				w.stack = w.stack[:d-1]
 			}
-			t.Records = append(t.Records, r)
+			if err := emit(r); err != nil {
+				return err
+			}
 		}
 		now = w.wall
 	}
-	return t
+	return nil
 }
 
 func cmp0(v, def int) int {

@@ -1,0 +1,224 @@
+// Command atrace2-bench measures every atrace2 command on generated traces
+// of realistic shape (40 threads, 3000 methods, depths up to 60): wall time,
+// input MB/s, peak RSS and output size, printed as a Markdown table.
+//
+//	go run ./cmd/atrace2-bench -dir /tmp/atrace2-bench -sizes 100,1000
+//
+// The traces are written to -dir (outside the repository) once and reused.
+package main
+
+import (
+	"compress/gzip"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/atrace2/atrace2/internal/tracegen"
+)
+
+// commands are run as "atrace2 <args> -q <input>"; "-o OUT" is added for
+// commands that write a file, stdout goes to a file for the others.
+var commands = []struct {
+	name  string
+	args  []string
+	toOut bool // takes -o
+}{
+	{"info", []string{"info"}, false},
+	{"pprof", []string{"pprof"}, true},
+	{"perfetto", []string{"perfetto"}, true},
+	{"speedscope", []string{"speedscope"}, true},
+	{"folded", []string{"folded"}, false},
+	{"top", []string{"top"}, false},
+}
+
+func main() {
+	dir := flag.String("dir", filepath.Join(os.TempDir(), "atrace2-bench"), "folder for the generated traces and outputs (outside the repository)")
+	sizes := flag.String("sizes", "100", "trace sizes in MB, comma separated (e.g. 100,1000)")
+	only := flag.String("commands", "", "comma-separated subset of commands to run (default: all)")
+	bin := flag.String("bin", "", "atrace2 binary to measure (default: built from this checkout into -dir)")
+	flag.Parse()
+	if err := run(*dir, *sizes, *only, *bin); err != nil {
+		fmt.Fprintln(os.Stderr, "atrace2-bench:", err)
+		os.Exit(1)
+	}
+}
+
+// gnuTime reports a child's peak RSS (Debian package "time").
+const gnuTime = "/usr/bin/time"
+
+func run(dir, sizes, only, bin string) error {
+	if _, err := os.Stat(gnuTime); err != nil {
+		return fmt.Errorf("%s is needed to measure peak RSS (apt-get install time)", gnuTime)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if bin == "" {
+		bin = filepath.Join(dir, "atrace2")
+		build := exec.Command("go", "build", "-o", bin, "./cmd/atrace2")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("building atrace2: %w", err)
+		}
+	}
+	inputs, err := makeInputs(dir, sizes)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("machine: %s/%s, %d cores, %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel())
+	fmt.Println("| input | command | wall | MB/s | peak RSS | output |")
+	fmt.Println("|---|---|---:|---:|---:|---:|")
+	for _, in := range inputs {
+		for _, c := range commands {
+			if only != "" && !strings.Contains(","+only+",", ","+c.name+",") {
+				continue
+			}
+			r, err := measure(bin, dir, in, c.args, c.toOut)
+			if err != nil {
+				fmt.Printf("| %s | %s | failed: %v | | | |\n", filepath.Base(in.path), c.name, err)
+				continue
+			}
+			fmt.Printf("| %s | %s | %.2f s | %.0f | %.0f MB | %.1f MB |\n", filepath.Base(in.path), c.name,
+				r.wall.Seconds(), float64(in.bytes)/1e6/r.wall.Seconds(), float64(r.rssKB)/1024, float64(r.out)/1e6)
+		}
+	}
+	return nil
+}
+
+type input struct {
+	path  string
+	bytes int64 // decompressed size, for MB/s
+}
+
+// makeInputs writes, per size, a regular v3 trace and its gzip copy, and a
+// streaming trace for sizes that fit in memory comfortably.
+func makeInputs(dir, sizes string) ([]input, error) {
+	var ins []input
+	for _, s := range strings.Split(sizes, ",") {
+		mb, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || mb <= 0 {
+			return nil, fmt.Errorf("-sizes: %q is not a size in MB", s)
+		}
+		o := tracegen.LargeOptions{Bytes: mb << 20, Seed: 1}
+		regular := filepath.Join(dir, fmt.Sprintf("v3-%dMB.trace", mb))
+		if err := ensure(regular, func(w io.Writer) error { return tracegen.WriteLarge(w, o) }); err != nil {
+			return nil, err
+		}
+		st, _ := os.Stat(regular)
+		ins = append(ins, input{regular, st.Size()})
+		gz := regular + ".gz"
+		if err := ensure(gz, func(w io.Writer) error { return gzipFile(w, regular) }); err != nil {
+			return nil, err
+		}
+		ins = append(ins, input{gz, st.Size()})
+		if mb <= 200 {
+			streaming := filepath.Join(dir, fmt.Sprintf("streaming-%dMB.trace", mb))
+			err := ensure(streaming, func(w io.Writer) error {
+				_, err := w.Write(tracegen.Large(o).Streaming(tracegen.StreamOptions{}))
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+			st, _ := os.Stat(streaming)
+			ins = append(ins, input{streaming, st.Size()})
+		}
+	}
+	return ins, nil
+}
+
+// ensure writes path with write unless it exists already.
+func ensure(path string, write func(io.Writer) error) error {
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	fmt.Fprintf(os.Stderr, "writing %s\n", path)
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if err := errors.Join(write(f), f.Close()); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func gzipFile(w io.Writer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
+	if _, err := io.Copy(zw, f); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+type result struct {
+	wall  time.Duration
+	rssKB int64
+	out   int64
+}
+
+// measure runs one command under GNU time for its peak RSS. (The kernel's
+// rusage of a child can include pages of this process from before the
+// exec, and this process holds generated traces.)
+func measure(bin, dir string, in input, args []string, toOut bool) (result, error) {
+	out := filepath.Join(dir, "out.bin")
+	os.Remove(out)
+	args = append(append([]string{}, args...), "-q")
+	cmd := exec.Command(bin)
+	if toOut {
+		args = append(args, "-o", out)
+	} else {
+		f, err := os.Create(out)
+		if err != nil {
+			return result{}, err
+		}
+		defer f.Close()
+		cmd.Stdout = f
+	}
+	rss := filepath.Join(dir, "rss.txt")
+	cmd.Path = gnuTime
+	cmd.Args = append([]string{gnuTime, "-f", "%M", "-o", rss, bin}, append(args, in.path)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return result{}, fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	r := result{wall: time.Since(start)}
+	if b, err := os.ReadFile(rss); err == nil {
+		r.rssKB, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	}
+	if st, err := os.Stat(out); err == nil {
+		r.out = st.Size()
+	}
+	return r, nil
+}
+
+// cpuModel names the processor, for the table's caption.
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
+}
