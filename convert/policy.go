@@ -152,6 +152,12 @@ func (p *pass) finish(ts *threadState) {
 
 func (p *pass) send(k stream.Kind, fl stream.Flags, ts *threadState, f stream.FrameID, depth int, wall, cpu int64) {
 	p.ev = stream.Event{Kind: k, Flags: fl, Thread: ts.idx, Frame: f, Depth: int32(depth), Wall: wall, CPU: cpu}
+	if p.pipe != nil {
+		if !p.pipe.add(&p.ev) && p.err == nil {
+			p.err = errExporter // the real error comes from pipe.close
+		}
+		return
+	}
 	for _, e := range p.exps {
 		if err := e.Event(&p.ev); err != nil && p.err == nil {
 			p.err = err

@@ -116,7 +116,7 @@ func TestPolicyCases(t *testing.T) {
 		}
 		for name, data := range variants {
 			t.Run(filepath.Base(file)+"/"+name, func(t *testing.T) {
-				rec, st, err := convertBytes(t, data, convert.Options{})
+				rec, st, err := convertBytes(t, data, convert.Options{Parallel: name == "streaming"})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -145,5 +145,34 @@ func TestStrict(t *testing.T) {
 	tr.Records = append(tr.Records, tracegen.Record{Thread: 1, Method: 4, Action: tracegen.Exit, CPU: 2, Wall: 2})
 	if _, _, err := convertBytes(t, tr.Regular(), convert.Options{Strict: true}); err != nil {
 		t.Errorf("strict on a clean trace: %v", err)
+	}
+}
+
+// failing is an exporter that fails at its n-th event.
+type failing struct{ n int }
+
+func (f *failing) Begin(*stream.Trace) error { return nil }
+func (f *failing) Finish() error             { return nil }
+func (f *failing) Event(*stream.Event) error {
+	if f.n--; f.n == 0 {
+		return fmt.Errorf("disk full")
+	}
+	return nil
+}
+
+func TestExporterErrorStops(t *testing.T) {
+	data := tracegen.Large(tracegen.LargeOptions{Bytes: 2 << 20, Threads: 3, Methods: 40, Seed: 3}).Regular()
+	for _, parallel := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "big.trace")
+		os.WriteFile(path, data, 0o644)
+		f, err := parser.Open(path, parser.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = convert.Run(f, convert.Options{Parallel: parallel}, &failing{n: 10_000})
+		f.Close()
+		if err == nil || err.Error() != "disk full" {
+			t.Errorf("parallel=%v: err %v, want the exporter's error", parallel, err)
+		}
 	}
 }

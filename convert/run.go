@@ -13,10 +13,16 @@ import (
 type Options struct {
 	// Strict turns every repair and reader warning into an error.
 	Strict bool
+	// Parallel runs the exporters on a second goroutine, fed in batches,
+	// while the records are decoded and balanced on the first.
+	Parallel bool
 	// Progress, when set, is called now and then with the bytes read so far
 	// and the bytes the whole run will read (each pass reads the input once).
 	Progress func(done, total int64)
 }
+
+// errExporter stands in for an exporter's error until the pipeline returns it.
+var errExporter = errors.New("an exporter failed")
 
 // ErrStrict is wrapped by the error Strict produces.
 var ErrStrict = errors.New("strict mode")
@@ -59,7 +65,16 @@ func Run(f *parser.File, opt Options, exps ...stream.Exporter) (*stream.Trace, e
 		}
 	}
 	p.startSecond(exps)
-	if err := p.run(f); err != nil {
+	if opt.Parallel {
+		p.pipe = newPipeline(exps)
+	}
+	err = p.run(f)
+	if p.pipe != nil {
+		if perr := p.pipe.close(); perr != nil {
+			err = perr
+		}
+	}
+	if err != nil {
 		return t, err
 	}
 	for _, e := range exps {
@@ -102,6 +117,7 @@ type pass struct {
 	err        error
 	samp       samplingProbe
 
+	pipe        *pipeline // second pass with Options.Parallel
 	progress    func(done, total int64)
 	done, total int64 // bytes read by earlier passes; bytes all passes read
 }
