@@ -19,7 +19,6 @@ type balanceChecker struct {
 	depth []int32
 	wall  []int64
 	cpu   []int64
-	err   error
 }
 
 func (c *balanceChecker) Begin(t *stream.Trace) error {

@@ -37,9 +37,8 @@ func (c *DumpCmd) Run(g *Globals) error {
 // closes one still open when it stopped, "exit~" is an implied exit of a
 // frame above one that exited.
 type dumper struct {
-	w   *output
-	t   *stream.Trace
-	buf []byte
+	w *output
+	t *stream.Trace
 }
 
 func (d *dumper) Begin(t *stream.Trace) error {
