@@ -29,7 +29,9 @@ type cli struct {
 	// commands: pprof
 	// commands: perfetto
 	// commands: speedscope, folded
-	// commands: top, calls, diff
+	Top   TopCmd   `cmd:"" help:"Print the flat profile: exclusive and inclusive time, calls and recursive calls per method (Traceview's profile table)."`
+	Calls CallsCmd `cmd:"" help:"Print the callers and callees of the methods matching a pattern, with their shares of its inclusive time (Traceview's parents/children)."`
+	Diff  DiffCmd  `cmd:"" help:"Compare two traces method by method: exclusive, inclusive and calls before and after, largest change first (dmtracedump -d)."`
 
 	Version kong.VersionFlag `help:"Print the version and exit."`
 }

@@ -1,0 +1,50 @@
+package main
+
+import (
+	reports "github.com/atrace2/atrace2/report"
+)
+
+// DiffCmd compares the flat profiles of two traces (dmtracedump -d).
+type DiffCmd struct {
+	Sort      string `default:"excl" enum:"excl,incl,calls,name" help:"Order rows by the absolute change of exclusive time, inclusive time or calls (largest first), or by method name. One of: ${enum}."`
+	Limit     int    `name:"limit" short:"n" placeholder:"N" default:"50" help:"Print at most N rows (default 50); 0 prints every method."`
+	Threshold string `default:"0" help:"Hide methods whose exclusive and inclusive times both changed by less than this: a duration (500us, 2ms) or a percentage of the old trace's total time (0.5%)."`
+	reportFlags
+	Traces []string `arg:"" name:"OLD NEW" help:"The old and the new trace (- for standard input for one of them), each optionally followed by its .sec key file."`
+}
+
+// Help is the detailed help.
+func (c *DiffCmd) Help() string {
+	return "Per method (matched by class, name and signature, all threads combined): exclusive time, inclusive time and calls in the old and new trace, the change and the change in percent; methods that ran in only one trace show as new or gone. The text table shows the first clock; csv and json carry every clock both traces have. The exit status is 0 whether or not the traces differ: use --format json or csv and --threshold to gate CI on regressions.\n\n" + reports.Definitions
+}
+
+// Run prints the reports.
+func (c *DiffCmd) Run(g *Globals) error {
+	th, err := reports.ParseThreshold(c.Threshold)
+	if err != nil {
+		return usagef("--threshold: %v", err)
+	}
+	ins, err := pairInputs(c.Traces)
+	if err != nil {
+		return err
+	}
+	if len(ins) != 2 {
+		return usagef("diff compares two traces, got %d", len(ins))
+	}
+	if ins[0].path == "-" && ins[1].path == "-" {
+		return usagef("only one of OLD and NEW can be standard input")
+	}
+	old, err := g.loadProfile(ins[0])
+	if err != nil {
+		return err
+	}
+	cur, err := g.loadProfile(ins[1])
+	if err != nil {
+		return err
+	}
+	r, err := reports.Diff(old, cur, reports.DiffOptions{Sort: c.Sort, Limit: c.Limit, Threshold: th})
+	if err != nil {
+		return err
+	}
+	return c.write(g, r)
+}

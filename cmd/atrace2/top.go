@@ -1,0 +1,121 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"golang.org/x/term"
+
+	reports "github.com/atrace2/atrace2/report"
+	"github.com/atrace2/atrace2/stacks"
+)
+
+// TopCmd prints the flat profile: Traceview's profile table, dmtracedump's
+// exclusive and inclusive profiles.
+type TopCmd struct {
+	Sort      string `default:"excl" enum:"excl,incl,calls,name" help:"Order rows by exclusive time, inclusive time, calls (largest first) or method name. One of: ${enum}."`
+	Limit     int    `name:"limit" short:"n" placeholder:"N" default:"50" help:"Print at most N rows per table (default 50); 0 prints every method."`
+	PerThread bool   `help:"Print one table per thread, busiest first, instead of one table for all threads combined."`
+	reportFlags
+	Trace []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file."`
+}
+
+// Help is the detailed help: what the columns mean.
+func (c *TopCmd) Help() string {
+	return "One row per method: exclusive and inclusive time on each clock with their percentages of the total, calls, recursive calls and the mean exclusive time per call (text shows it on the first clock; csv and json on every clock).\n\n" + reports.Definitions
+}
+
+// Run prints the reports.
+func (c *TopCmd) Run(g *Globals) error {
+	p, err := g.profile("top", c.Trace)
+	if err != nil {
+		return err
+	}
+	r, err := p.Top(reports.TopOptions{Sort: c.Sort, Limit: c.Limit, PerThread: c.PerThread})
+	if err != nil {
+		return usagef("%v", err)
+	}
+	return c.write(g, r)
+}
+
+// reportFlags are the output flags of top, calls and diff.
+type reportFlags struct {
+	Format string `default:"text" enum:"text,csv,json" help:"Output format: aligned text for a terminal, or csv or json (every clock, times in ns) for scripts. One of: ${enum}."`
+	Wide   bool   `help:"Print method names whole; by default long names are shortened from the left (…ui.FeedAdapter.bind) to fit the terminal, or 160 columns when the output is not a terminal."`
+}
+
+// writer is what every report can do.
+type writer interface {
+	WriteText(io.Writer, reports.TextOptions) error
+	WriteCSV(io.Writer) error
+	WriteJSON(io.Writer) error
+}
+
+// write prints r on stdout in the chosen format.
+func (f *reportFlags) write(g *Globals, r writer) error {
+	out, err := g.createOutput("-", false, "")
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	switch f.Format {
+	case "csv":
+		err = r.WriteCSV(out)
+	case "json":
+		err = r.WriteJSON(out)
+	default:
+		err = r.WriteText(out, reports.TextOptions{Width: f.width(g)})
+	}
+	if err != nil {
+		return err
+	}
+	return out.Close()
+}
+
+// defaultWidth is the line width of text written to a file or pipe.
+const defaultWidth = 160
+
+// width is the line width text reports fit: 0 (no limit) with --wide, the
+// terminal's width, $COLUMNS, or defaultWidth.
+func (f *reportFlags) width(g *Globals) int {
+	if f.Wide {
+		return 0
+	}
+	if fd, ok := g.env.stdout.(*os.File); ok && term.IsTerminal(int(fd.Fd())) {
+		if w, _, err := term.GetSize(int(fd.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	if w, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && w > 0 {
+		return w
+	}
+	return defaultWidth
+}
+
+// profile reads one trace into a per-method profile.
+func (g *Globals) profile(cmd string, args []string) (*reports.Profile, error) {
+	ins, err := pairInputs(args)
+	if err != nil {
+		return nil, err
+	}
+	if len(ins) != 1 {
+		return nil, usagef("%s reads one trace, got %d", cmd, len(ins))
+	}
+	return g.loadProfile(ins[0])
+}
+
+// loadProfile aggregates one input.
+func (g *Globals) loadProfile(in input) (*reports.Profile, error) {
+	a := stacks.New()
+	if _, err := g.convert(in, a); err != nil {
+		return nil, err
+	}
+	p, err := reports.NewProfile(a)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", in.name(), err)
+	}
+	p.Name = in.name() // "<stdin>" rather than "-"
+	return p, nil
+}

@@ -1,0 +1,132 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// CSV columns are named <metric>_<clock>_<unit>, one set per clock the
+// report has, so a script can pick columns by name whatever the trace's
+// clocks. Times are integer ns; percentages have four decimals.
+
+// WriteJSON writes the top report as indented JSON.
+func (r *TopReport) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
+
+// WriteJSON writes the calls report as indented JSON.
+func (r *CallsReport) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
+
+// WriteJSON writes the diff report as indented JSON.
+func (r *DiffReport) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	return nil
+}
+
+// WriteCSV writes one line per method and table: tid and thread are empty
+// and "all" for the table of all threads.
+func (r *TopReport) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	head := []string{"tid", "thread", "method", "signature", "calls", "recursive_calls"}
+	for _, c := range r.Clocks {
+		head = append(head, "excl_"+c+"_ns", "excl_"+c+"_pct", "incl_"+c+"_ns", "incl_"+c+"_pct", "mean_excl_"+c+"_ns")
+	}
+	cw.Write(head)
+	for _, t := range r.Tables {
+		tid, thread := "", "all"
+		if t.Thread != nil {
+			tid, thread = strconv.FormatUint(uint64(t.Thread.TID), 10), t.Thread.Name
+		}
+		for _, row := range t.Rows {
+			rec := []string{tid, thread, row.Method, row.Signature, itoa(row.Calls), itoa(row.Recursive)}
+			for i := range r.Clocks {
+				rec = append(rec, itoa(row.Excl[i]), ftoa(row.ExclPct[i]), itoa(row.Incl[i]), ftoa(row.InclPct[i]),
+					itoa(row.MeanExcl[i]))
+			}
+			cw.Write(rec)
+		}
+	}
+	return flushCSV(cw)
+}
+
+// WriteCSV writes, for each method, a "method" line (inclusive time, pct of
+// the total), then its "parent", "self" and "child" lines (pct of the
+// method's inclusive time).
+func (r *CallsReport) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	head := []string{"method", "signature", "relation", "relative", "relative_signature", "calls"}
+	for _, c := range r.Clocks {
+		head = append(head, c+"_ns", c+"_pct")
+	}
+	cw.Write(head)
+	for _, m := range r.Methods {
+		line := func(rel, name, sig string, calls string, ns []int64, pcts []float64) {
+			rec := []string{m.Method, m.Signature, rel, name, sig, calls}
+			for i := range r.Clocks {
+				rec = append(rec, itoa(ns[i]), ftoa(pcts[i]))
+			}
+			cw.Write(rec)
+		}
+		line("method", m.Method, m.Signature, itoa(m.Calls), m.Incl, m.InclPct)
+		for _, p := range m.Parents {
+			line("parent", p.Method, p.Signature, itoa(p.Calls), p.Time, p.Pct)
+		}
+		line("self", m.Method, m.Signature, "", m.Self, m.SelfPct)
+		for _, c := range m.Children {
+			line("child", c.Method, c.Signature, itoa(c.Calls), c.Time, c.Pct)
+		}
+	}
+	return flushCSV(cw)
+}
+
+// WriteCSV writes one line per method with the old and new value, the
+// change and the change in percent (empty when the old value is zero) of
+// each metric on each clock.
+func (r *DiffReport) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	head := []string{"method", "signature", "status"}
+	for _, metric := range []string{"excl", "incl"} {
+		for _, c := range r.Clocks {
+			p := metric + "_" + c
+			head = append(head, p+"_old_ns", p+"_new_ns", p+"_delta_ns", p+"_delta_pct")
+		}
+	}
+	head = append(head, "calls_old", "calls_new", "calls_delta", "calls_delta_pct")
+	cw.Write(head)
+	for _, row := range r.Rows {
+		rec := []string{row.Method, row.Signature, row.Status}
+		for _, chs := range [][]Change{row.Excl, row.Incl} {
+			for _, ch := range chs {
+				rec = appendChange(rec, ch)
+			}
+		}
+		cw.Write(appendChange(rec, row.Calls))
+	}
+	return flushCSV(cw)
+}
+
+func appendChange(rec []string, ch Change) []string {
+	p := ""
+	if ch.Pct != nil {
+		p = ftoa(*ch.Pct)
+	}
+	return append(rec, itoa(ch.Old), itoa(ch.New), itoa(ch.Delta), p)
+}
+
+func flushCSV(cw *csv.Writer) error {
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	return nil
+}
+
+func itoa(v int64) string   { return strconv.FormatInt(v, 10) }
+func ftoa(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }

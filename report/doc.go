@@ -1,0 +1,42 @@
+// Package report computes and prints the terminal reports that Traceview's
+// profile panel and dmtracedump used to give: a flat per-method profile
+// (top), each method's callers and callees (calls), and the difference
+// between two traces (diff). It reads the call tree of package stacks and
+// writes aligned text, CSV or JSON.
+//
+// # Definitions
+//
+// [Definitions] states what every column means, in the words the commands'
+// --help prints: how inclusive time avoids double-counting recursion, and
+// how parents and children split a method's inclusive time so that the rows
+// add up to it exactly. In short, for a method M and the time of each
+// stack (thread, call stack) of the tree:
+//
+//   - exclusive: stacks ending in M; inclusive: stacks containing M, each
+//     counted once however often M recurses in it;
+//   - parent P: stacks whose outermost M is called by P ("(top level)" when
+//     that M is the thread's outermost frame);
+//   - child C: stacks whose innermost M calls C; self: stacks ending in M.
+//
+// So the parents sum to M's inclusive time, and so do self and the
+// children; a direct recursive edge M → M carries calls but no time.
+//
+// # Computation
+//
+// [NewProfile] annotates the tree in linear time. Subtree times come from
+// one backward pass over the nodes (children follow their parents). A
+// depth-first walk keeps, per method, the depth of its innermost
+// occurrence on the current path: a node whose method is already on the
+// path is a recursive call (it adds nothing to inclusive time or to the
+// parent rows), and its subtree time is taken off the child share of the
+// node just above that earlier occurrence, because for those stacks the
+// innermost M is deeper. Per-method rows and caller → callee edges are then
+// sums over nodes.
+//
+// # Clocks
+//
+// Reports show every clock the trace has (wall, thread CPU) after the
+// --clock narrowing. Sorting, thresholds and diff's text table use the
+// first clock: wall when the trace has it, else thread CPU. CSV and JSON
+// always carry every clock.
+package report

@@ -1,0 +1,310 @@
+package report
+
+import (
+	"errors"
+
+	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/stacks"
+)
+
+// Clock is one of the trace's time bases.
+type Clock uint8
+
+const (
+	Wall Clock = iota // wall-clock time
+	CPU               // thread CPU time
+)
+
+// String returns the name used in CSV headers and JSON: wall or cpu.
+func (c Clock) String() string {
+	if c == Wall {
+		return "wall"
+	}
+	return "cpu"
+}
+
+// title is the clock's name in text headers.
+func (c Clock) title() string {
+	if c == Wall {
+		return "WALL"
+	}
+	return "CPU"
+}
+
+// times holds one value per clock, indexed by Clock.
+type times [2]int64
+
+func (t *times) add(u times) { t[0] += u[0]; t[1] += u[1] }
+func (t *times) sub(u times) { t[0] -= u[0]; t[1] -= u[1] }
+
+// Method is a distinct method of a trace.
+type Method struct {
+	Name       string // <class>.<method>
+	Signature  string // JVM descriptor, may be empty
+	Overloaded bool   // another method of the trace has the same Name
+}
+
+type methodKey struct{ name, sig string }
+
+// Profile is the per-method view of one aggregated trace: the tree's nodes
+// annotated with what the reports need, computed in a few linear passes.
+type Profile struct {
+	Name    string          // the trace's name in report headers; callers may change it
+	Clocks  []Clock         // the clocks the trace has, wall first
+	Methods []Method        // every method that has a frame in the trace
+	Threads []stream.Thread // the trace's threads, indexed by stream.ThreadIndex
+
+	nodes  []stacks.Node
+	method []int32 // per node: index into Methods, -1 for thread roots
+	first  []bool  // per node: its method is not also lower in its stack
+	self   []times // per node: exclusive time (zero for thread roots)
+	sub    []times // per node: time of its subtree, the node included
+	share  []times // per node: its parent's method's child share, see doc.go
+}
+
+// ErrNoClock is returned for a trace that carries no times at all.
+var ErrNoClock = errors.New("the trace has neither a wall nor a thread-CPU clock")
+
+// NewProfile annotates the tree of an aggregator that has seen the whole
+// trace.
+func NewProfile(a *stacks.Aggregator) (*Profile, error) {
+	t := a.Trace()
+	if t == nil {
+		return nil, errors.New("report: the aggregator has not seen a trace")
+	}
+	p := &Profile{Name: t.Name, Threads: t.Threads, nodes: a.Nodes()}
+	if t.HasWall {
+		p.Clocks = append(p.Clocks, Wall)
+	}
+	if t.HasCPU {
+		p.Clocks = append(p.Clocks, CPU)
+	}
+	if len(p.Clocks) == 0 {
+		return nil, ErrNoClock
+	}
+	frameMethod := p.indexMethods(t.Frames)
+	p.annotate(frameMethod)
+	return p, nil
+}
+
+// indexMethods merges frames into methods and returns each frame's method.
+func (p *Profile) indexMethods(frames []stream.Frame) []int32 {
+	idx := make(map[methodKey]int32, len(frames))
+	names := make(map[string]int, len(frames))
+	out := make([]int32, len(frames))
+	for i, f := range frames {
+		k := methodKey{f.Name, f.Signature}
+		m, ok := idx[k]
+		if !ok {
+			m = int32(len(p.Methods))
+			idx[k] = m
+			p.Methods = append(p.Methods, Method{Name: f.Name, Signature: f.Signature})
+			names[f.Name]++
+		}
+		out[i] = m
+	}
+	for i := range p.Methods {
+		p.Methods[i].Overloaded = names[p.Methods[i].Name] > 1
+	}
+	return out
+}
+
+// annotate fills the per-node arrays. Subtree times come from one backward
+// pass (children have larger ids than their parents); the recursion flags
+// and child shares need the current path, so they come from a depth-first
+// walk.
+func (p *Profile) annotate(frameMethod []int32) {
+	n := len(p.nodes)
+	p.method = make([]int32, n)
+	p.self = make([]times, n)
+	p.sub = make([]times, n)
+	for i := range p.nodes {
+		nd := &p.nodes[i]
+		p.method[i] = -1
+		if !nd.IsRoot() {
+			p.method[i] = frameMethod[nd.Frame]
+			p.self[i] = times{nd.Wall, nd.CPU}
+		}
+	}
+	copy(p.sub, p.self)
+	for i := n - 1; i >= 0; i-- {
+		if par := p.nodes[i].Parent; par != stacks.NoNode {
+			p.sub[par].add(p.sub[i])
+		}
+	}
+	p.share = make([]times, n)
+	copy(p.share, p.sub)
+	p.first = make([]bool, n)
+	p.walk()
+}
+
+// walk visits every thread's tree depth first, keeping for each method the
+// depth of its innermost occurrence on the current path. A node whose
+// method already occurs on the path is a recursive call; its subtree's time
+// is taken from the child share of the node just above that previous
+// occurrence, since for those stacks the innermost occurrence is deeper.
+func (p *Profile) walk() {
+	kidStart, kids := p.children()
+	innermost := make([]int32, len(p.Methods))
+	for i := range innermost {
+		innermost[i] = -1
+	}
+	saved := make([]int32, len(p.nodes))
+	var path []stacks.NodeID
+	type visit struct {
+		node stacks.NodeID
+		next int32
+	}
+	var todo []visit
+	for r := range p.nodes {
+		if !p.nodes[r].IsRoot() {
+			continue
+		}
+		path = append(path[:0], stacks.NodeID(r))
+		todo = append(todo[:0], visit{stacks.NodeID(r), kidStart[r]})
+		for len(todo) > 0 {
+			top := &todo[len(todo)-1]
+			if top.next == kidStart[top.node+1] {
+				if m := p.method[top.node]; m >= 0 {
+					innermost[m] = saved[top.node]
+				}
+				path = path[:len(path)-1]
+				todo = todo[:len(todo)-1]
+				continue
+			}
+			c := kids[top.next]
+			top.next++
+			m := p.method[c]
+			prev := innermost[m]
+			saved[c] = prev
+			innermost[m] = int32(len(path))
+			path = append(path, c)
+			if prev < 0 {
+				p.first[c] = true
+			} else {
+				p.share[path[prev+1]].sub(p.sub[c]) // c itself when its caller is m
+			}
+			todo = append(todo, visit{c, kidStart[c]})
+		}
+	}
+}
+
+// children returns the tree's child lists in compressed form: the children
+// of node i are kids[start[i]:start[i+1]].
+func (p *Profile) children() (start []int32, kids []stacks.NodeID) {
+	start = make([]int32, len(p.nodes)+1)
+	for i := range p.nodes {
+		if par := p.nodes[i].Parent; par != stacks.NoNode {
+			start[par+1]++
+		}
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	kids = make([]stacks.NodeID, start[len(p.nodes)])
+	fill := make([]int32, len(p.nodes))
+	copy(fill, start)
+	for i := range p.nodes {
+		if par := p.nodes[i].Parent; par != stacks.NoNode {
+			kids[fill[par]] = stacks.NodeID(i)
+			fill[par]++
+		}
+	}
+	return start, kids
+}
+
+// stat is one method's numbers over a set of threads.
+type stat struct {
+	excl, incl    times
+	calls, recurs int64
+}
+
+// stats sums the per-method numbers over the nodes of one thread, or of
+// every thread when thread is negative, and returns the total time too.
+func (p *Profile) stats(thread int) (st []stat, total times) {
+	st = make([]stat, len(p.Methods))
+	for i := range p.nodes {
+		m := p.method[i]
+		if m < 0 || (thread >= 0 && int(p.nodes[i].Thread) != thread) {
+			continue
+		}
+		s := &st[m]
+		s.excl.add(p.self[i])
+		total.add(p.self[i])
+		s.calls += p.nodes[i].Calls
+		if p.first[i] {
+			s.incl.add(p.sub[i])
+		} else {
+			s.recurs += p.nodes[i].Calls
+		}
+	}
+	return st, total
+}
+
+// topLevel stands for "no caller" in edge keys.
+const topLevel = -1
+
+// edge is the link between a caller method and a callee method, summed over
+// every thread.
+type edge struct {
+	calls    int64 // calls of the callee made from the caller
+	asParent times // the caller's share of the callee's inclusive time
+	asChild  times // the callee's share of the caller's inclusive time
+}
+
+type edgeKey struct{ caller, callee int32 }
+
+// edges sums every caller → callee link of the trace (see doc.go).
+func (p *Profile) edges() map[edgeKey]*edge {
+	es := make(map[edgeKey]*edge)
+	for i := range p.nodes {
+		m := p.method[i]
+		if m < 0 {
+			continue
+		}
+		caller := p.method[p.nodes[i].Parent] // -1 (topLevel) for a root
+		k := edgeKey{caller, m}
+		e := es[k]
+		if e == nil {
+			e = &edge{}
+			es[k] = e
+		}
+		e.calls += p.nodes[i].Calls
+		if p.first[i] {
+			e.asParent.add(p.sub[i])
+		}
+		if caller != topLevel {
+			e.asChild.add(p.share[i])
+		}
+	}
+	return es
+}
+
+// pick returns the values of t on the given clocks, in order.
+func pick(t times, clocks []Clock) []int64 {
+	out := make([]int64, len(clocks))
+	for i, c := range clocks {
+		out[i] = t[c]
+	}
+	return out
+}
+
+// pct returns 100*part/whole per clock; 0 where whole is 0.
+func pct(part, whole times, clocks []Clock) []float64 {
+	out := make([]float64, len(clocks))
+	for i, c := range clocks {
+		if whole[c] != 0 {
+			out[i] = 100 * float64(part[c]) / float64(whole[c])
+		}
+	}
+	return out
+}
+
+// clockNames returns the names of clocks for reports.
+func clockNames(clocks []Clock) []string {
+	out := make([]string, len(clocks))
+	for i, c := range clocks {
+		out[i] = c.String()
+	}
+	return out
+}

@@ -1,0 +1,185 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteText prints the flat profile as aligned tables, one per thread or
+// one for all threads.
+func (r *TopReport) WriteText(w io.Writer, opt TextOptions) error {
+	bw := newWriter(w)
+	for i := range r.Tables {
+		if i > 0 {
+			bw.WriteByte('\n')
+		}
+		r.writeTable(bw, &r.Tables[i], opt)
+	}
+	return flush(bw)
+}
+
+func (r *TopReport) writeTable(w *bufio.Writer, t *TopTable, opt TextOptions) {
+	who := fmt.Sprintf("all %d threads", t.Threads)
+	if t.Threads == 1 && t.Thread == nil {
+		who = "1 thread"
+	}
+	if t.Thread != nil {
+		who = fmt.Sprintf("thread %d %q", t.Thread.TID, t.Thread.Name)
+	}
+	shown := plural(int64(t.Methods), "method")
+	if len(t.Rows) < t.Methods {
+		shown = fmt.Sprintf("top %s of %s", count(int64(len(t.Rows))), plural(int64(t.Methods), "method"))
+	}
+	fmt.Fprintf(w, "%s: %s; total %s; %s by %s\n\n", r.Trace, who, totals(r.Clocks, t.Total),
+		shown, sortWords(r.Sort, r.Clocks[0]))
+	tb := &table{}
+	for _, c := range r.Clocks {
+		c = strings.ToUpper(c)
+		tb.header = append(tb.header, "EXCL "+c, "%", "INCL "+c, "%")
+	}
+	tb.header = append(tb.header, "CALLS", "RECURSIVE", "EXCL "+strings.ToUpper(r.Clocks[0])+"/CALL", "METHOD")
+	for _, row := range t.Rows {
+		var cells []string
+		for i := range r.Clocks {
+			cells = append(cells, dur(row.Excl[i]), percent(row.ExclPct[i]), dur(row.Incl[i]), percent(row.InclPct[i]))
+		}
+		cells = append(cells, count(row.Calls), count(row.Recursive), dur(row.MeanExcl[0]),
+			label(row.Method, row.Signature, row.Overloaded))
+		tb.add(cells...)
+	}
+	tb.write(w, opt.Width)
+}
+
+// WriteText prints one block per matching method: its callers, itself,
+// its exclusive time and its callees, each with its share of the method's
+// inclusive time.
+func (r *CallsReport) WriteText(w io.Writer, opt TextOptions) error {
+	bw := newWriter(w)
+	shown := plural(int64(r.Matched), "method") + " match /" + r.Pattern + "/"
+	switch {
+	case r.Matched == 1:
+		shown = "1 method matches /" + r.Pattern + "/"
+	case len(r.Methods) < r.Matched:
+		shown += fmt.Sprintf(", the top %d by inclusive %s time shown", len(r.Methods), r.Clocks[0])
+	}
+	fmt.Fprintf(bw, "%s: %s; all threads; total %s\n", r.Trace, shown, totals(r.Clocks, r.Total))
+	fmt.Fprintln(bw, "parent and child shares are of the method's inclusive time; see --help for the definitions")
+	for i := range r.Methods {
+		bw.WriteByte('\n')
+		r.writeMethod(bw, &r.Methods[i], opt)
+	}
+	return flush(bw)
+}
+
+func (r *CallsReport) writeMethod(w *bufio.Writer, m *CallsMethod, opt TextOptions) {
+	name := label(m.Method, m.Signature, m.Overloaded)
+	fmt.Fprintf(w, "%s: %s (%s recursive); inclusive %s\n", name, plural(m.Calls, "call"), count(m.Recursive),
+		r.ofTotal(m.Incl, m.InclPct))
+	tb := &table{left: []bool{true}}
+	tb.header = []string{""}
+	for _, c := range r.Clocks {
+		tb.header = append(tb.header, strings.ToUpper(c), "%")
+	}
+	tb.header = append(tb.header, "CALLS", "METHOD")
+	rel := func(role string, x *Relative) {
+		cells := []string{role}
+		for i := range r.Clocks {
+			cells = append(cells, dur(x.Time[i]), percent(x.Pct[i]))
+		}
+		tb.add(append(cells, count(x.Calls), label(x.Method, x.Signature, x.Overloaded))...)
+	}
+	for i := range m.Parents {
+		rel("parent", &m.Parents[i])
+	}
+	full := make([]float64, len(r.Clocks))
+	for i := range full {
+		full[i] = 100
+	}
+	rel("method", &Relative{Method: m.Method, Signature: m.Signature, Overloaded: m.Overloaded,
+		Calls: m.Calls, Time: m.Incl, Pct: full})
+	self := []string{"self"}
+	for i := range r.Clocks {
+		self = append(self, dur(m.Self[i]), percent(m.SelfPct[i]))
+	}
+	tb.add(append(self, "", "(exclusive time)")...)
+	for i := range m.Children {
+		rel("child", &m.Children[i])
+	}
+	tb.write(w, opt.Width)
+}
+
+// ofTotal describes times with their share of the total: "wall 12 ms
+// (45.0% of the total), cpu 8 ms (40.0%)".
+func (r *CallsReport) ofTotal(ns []int64, pcts []float64) string {
+	parts := make([]string, len(r.Clocks))
+	for i, c := range r.Clocks {
+		of := ""
+		if i == 0 {
+			of = " of the total"
+		}
+		parts[i] = fmt.Sprintf("%s %s (%s%s)", c, dur(ns[i]), percent(pcts[i]), of)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// WriteText prints the diff table on the first clock; CSV and JSON carry
+// every clock.
+func (r *DiffReport) WriteText(w io.Writer, opt TextOptions) error {
+	bw := newWriter(w)
+	c := r.Clocks[0]
+	t := r.Total[0]
+	fmt.Fprintf(bw, "%s → %s: total %s %s → %s (%s, %s)\n", r.Old, r.New, c, dur(t.Old), dur(t.New),
+		signedDur(t.Delta), signedPercent(t.Pct))
+	fmt.Fprintf(bw, "%s, %s only in the old trace, %s only in the new; sorted by the change in %s",
+		plural(int64(r.Methods), "method"), count(int64(r.OldOnly)), count(int64(r.NewOnly)), sortWords(r.Sort, c))
+	if r.Sort == SortName {
+		fmt.Fprintf(bw, "; times on the %s clock", c)
+	}
+	if len(r.Clocks) > 1 {
+		fmt.Fprintf(bw, "; %s in --format csv and json", strings.Join(r.Clocks[1:], ", "))
+	}
+	if r.Hidden > 0 {
+		fmt.Fprintf(bw, "; %s under the threshold hidden", count(int64(r.Hidden)))
+	}
+	if shown := len(r.Rows) + r.Hidden; shown < r.Methods {
+		fmt.Fprintf(bw, "; top %d shown", len(r.Rows))
+	}
+	bw.WriteString("\n\n")
+	tb := &table{header: []string{"OLD EXCL", "NEW EXCL", "Δ EXCL", "Δ%", "OLD INCL", "NEW INCL", "Δ INCL", "Δ%",
+		"OLD CALLS", "NEW CALLS", "Δ CALLS", "METHOD"}}
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		var cells []string
+		for _, ch := range []Change{row.Excl[0], row.Incl[0]} {
+			cells = append(cells, side(row, true, dur(ch.Old)), side(row, false, dur(ch.New)),
+				signedDur(ch.Delta), diffPercent(row, ch))
+		}
+		cells = append(cells, side(row, true, count(row.Calls.Old)), side(row, false, count(row.Calls.New)),
+			signedCount(row.Calls.Delta), label(row.Method, row.Signature, row.Overloaded))
+		tb.add(cells...)
+	}
+	tb.write(bw, opt.Width)
+	return flush(bw)
+}
+
+// side returns s, or "-" when the row's method is absent from that trace.
+func side(row *DiffRow, old bool, s string) string {
+	if (old && row.Status == StatusNewOnly) || (!old && row.Status == StatusOldOnly) {
+		return "-"
+	}
+	return s
+}
+
+// diffPercent writes the change in percent, "new" and "gone" for methods
+// present in one trace only.
+func diffPercent(row *DiffRow, ch Change) string {
+	switch row.Status {
+	case StatusNewOnly:
+		return "new"
+	case StatusOldOnly:
+		return "gone"
+	}
+	return signedPercent(ch.Pct)
+}

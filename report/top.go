@@ -1,0 +1,149 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// Sort orders of the top and diff tables.
+const (
+	SortExcl  = "excl"  // exclusive time (diff: its absolute change), largest first
+	SortIncl  = "incl"  // inclusive time (diff: its absolute change), largest first
+	SortCalls = "calls" // calls (diff: their absolute change), most first
+	SortName  = "name"  // method name, then signature, A to Z
+)
+
+// TopOptions select the rows of a top report.
+type TopOptions struct {
+	Sort      string // SortExcl (default), SortIncl, SortCalls or SortName
+	Limit     int    // rows per table; 0 for every method
+	PerThread bool   // one table per thread instead of all threads combined
+}
+
+// TopReport is the flat profile: one table for all threads, or one per
+// thread. Every slice of times has one value per clock, in Clocks order.
+type TopReport struct {
+	Trace  string     `json:"trace"`
+	Clocks []string   `json:"clocks"`
+	Sort   string     `json:"sort"`
+	Tables []TopTable `json:"tables"`
+}
+
+// TopTable is the profile of one thread, or of all threads when Thread is
+// nil.
+type TopTable struct {
+	Thread  *ThreadInfo `json:"thread,omitempty"`
+	Threads int         `json:"threads"` // threads summed in the table
+	Total   []int64     `json:"total_ns"`
+	Methods int         `json:"methods"` // methods with time or calls, before the limit
+	Rows    []TopRow    `json:"rows"`
+}
+
+// ThreadInfo names a thread.
+type ThreadInfo struct {
+	TID  uint32 `json:"tid"`
+	Name string `json:"name"`
+}
+
+// TopRow is one method's line.
+type TopRow struct {
+	Method     string    `json:"method"`
+	Signature  string    `json:"signature"`
+	Overloaded bool      `json:"overloaded,omitempty"`
+	Calls      int64     `json:"calls"`
+	Recursive  int64     `json:"recursive_calls"`
+	Excl       []int64   `json:"excl_ns"`
+	ExclPct    []float64 `json:"excl_pct"` // of the table's total
+	Incl       []int64   `json:"incl_ns"`
+	InclPct    []float64 `json:"incl_pct"` // of the table's total
+	MeanExcl   []int64   `json:"mean_excl_ns"`
+}
+
+// CheckSort returns an error for an unknown sort order.
+func CheckSort(s string) error {
+	switch s {
+	case "", SortExcl, SortIncl, SortCalls, SortName:
+		return nil
+	}
+	return fmt.Errorf("unknown sort order %q (want excl, incl, calls or name)", s)
+}
+
+// Top builds the flat profile.
+func (p *Profile) Top(opt TopOptions) (*TopReport, error) {
+	if err := CheckSort(opt.Sort); err != nil {
+		return nil, err
+	}
+	if opt.Sort == "" {
+		opt.Sort = SortExcl
+	}
+	r := &TopReport{Trace: p.Name, Clocks: clockNames(p.Clocks), Sort: opt.Sort}
+	if !opt.PerThread {
+		r.Tables = []TopTable{p.topTable(-1, opt)}
+		r.Tables[0].Threads = len(p.Threads)
+		return r, nil
+	}
+	for i, th := range p.Threads {
+		t := p.topTable(i, opt)
+		t.Thread = &ThreadInfo{TID: uint32(th.ID), Name: th.Name}
+		t.Threads = 1
+		r.Tables = append(r.Tables, t)
+	}
+	// The busiest thread first: that is where a reader starts.
+	slices.SortStableFunc(r.Tables, func(a, b TopTable) int {
+		return cmp.Compare(b.Total[0], a.Total[0])
+	})
+	return r, nil
+}
+
+// topTable builds the table of one thread, or of all when thread < 0.
+func (p *Profile) topTable(thread int, opt TopOptions) TopTable {
+	st, total := p.stats(thread)
+	t := TopTable{Total: pick(total, p.Clocks), Rows: []TopRow{}}
+	for m := range st {
+		s := &st[m]
+		if s.calls == 0 {
+			continue // not run on this thread
+		}
+		t.Rows = append(t.Rows, p.topRow(m, s, total))
+	}
+	t.Methods = len(t.Rows)
+	sortTop(t.Rows, opt.Sort)
+	if opt.Limit > 0 && len(t.Rows) > opt.Limit {
+		t.Rows = t.Rows[:opt.Limit]
+	}
+	return t
+}
+
+func (p *Profile) topRow(m int, s *stat, total times) TopRow {
+	md := p.Methods[m]
+	var mean times
+	for c := range mean {
+		mean[c] = s.excl[c] / s.calls
+	}
+	return TopRow{
+		Method: md.Name, Signature: md.Signature, Overloaded: md.Overloaded,
+		Calls: s.calls, Recursive: s.recurs,
+		Excl: pick(s.excl, p.Clocks), ExclPct: pct(s.excl, total, p.Clocks),
+		Incl: pick(s.incl, p.Clocks), InclPct: pct(s.incl, total, p.Clocks),
+		MeanExcl: pick(mean, p.Clocks),
+	}
+}
+
+// sortTop orders rows by the sort key on the first clock, largest first,
+// then by name so that the order is total.
+func sortTop(rows []TopRow, by string) {
+	slices.SortFunc(rows, func(a, b TopRow) int {
+		var c int
+		switch by {
+		case SortIncl:
+			c = cmp.Or(cmp.Compare(b.Incl[0], a.Incl[0]), cmp.Compare(b.Excl[0], a.Excl[0]))
+		case SortCalls:
+			c = cmp.Or(cmp.Compare(b.Calls, a.Calls), cmp.Compare(b.Excl[0], a.Excl[0]))
+		case SortName:
+		default:
+			c = cmp.Or(cmp.Compare(b.Excl[0], a.Excl[0]), cmp.Compare(b.Incl[0], a.Incl[0]))
+		}
+		return cmp.Or(c, cmp.Compare(a.Method, b.Method), cmp.Compare(a.Signature, b.Signature))
+	})
+}
