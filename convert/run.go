@@ -155,11 +155,12 @@ func (p *pass) startSecond(exps []stream.Exporter) {
 
 func (p *pass) run(f *parser.File) error {
 	r := f.NewReader()
+	var rec parser.Event
 	for n := 0; ; n++ {
 		if p.progress != nil && n%(1<<16) == 0 {
 			p.progress(p.done+r.Offset(), p.total)
 		}
-		rec, err := r.ReadEvent()
+		err := r.ReadEvent(&rec)
 		if err == io.EOF {
 			break
 		}

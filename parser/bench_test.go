@@ -26,9 +26,10 @@ func BenchmarkReadEvent(b *testing.B) {
 			b.Fatal(err)
 		}
 		r := f.NewReader()
+		var ev parser.Event
 		n := 0
 		for {
-			_, err := r.ReadEvent()
+			err := r.ReadEvent(&ev)
 			if err == io.EOF {
 				break
 			}

@@ -29,7 +29,8 @@ method 0x4 com.example.App onCreate (Landroid/os/Bundle;)V App.java
 	fmt.Println(f.Header.Variant, f.Header.Version, f.Header.Clock)
 	r := f.NewReader()
 	for {
-		ev, err := r.ReadEvent()
+		var ev parser.Event
+		err := r.ReadEvent(&ev)
 		if err == io.EOF {
 			break
 		}

@@ -73,8 +73,9 @@ func FuzzReader(f *testing.F) {
 		}
 		defer pf.Close()
 		r := pf.NewReader()
+		var ev parser.Event
 		for {
-			if _, err := r.ReadEvent(); err != nil {
+			if err := r.ReadEvent(&ev); err != nil {
 				if err != io.EOF {
 					t.Fatalf("ReadEvent after a good header: %v", err)
 				}

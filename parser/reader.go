@@ -33,32 +33,34 @@ func (f *File) NewReader() *Reader {
 // Offset returns the offset of the next byte the reader will decode.
 func (r *Reader) Offset() int64 { return r.s.pos() }
 
-// ReadEvent returns the next record, or io.EOF after the last whole one.
-func (r *Reader) ReadEvent() (Event, error) {
+// ReadEvent reads the next record into ev, or returns io.EOF after the last
+// whole one. Filling the caller's Event, rather than returning one, keeps
+// the per-record cost to the decoding itself.
+func (r *Reader) ReadEvent(ev *Event) error {
 	// Fast path: a whole record in the buffer, not a streaming special item.
 	s := r.s
 	if off := s.pos(); off < r.end && s.w-s.r >= r.recSize && !(r.streaming && s.buf[s.r]|s.buf[s.r+1] == 0) {
-		ev := r.decode(s.buf[s.r:s.r+r.recSize], off)
+		r.decode(s.buf[s.r:s.r+r.recSize], off, ev)
 		s.r += r.recSize
-		return ev, nil
+		return nil
 	}
-	return r.readSlow()
+	return r.readSlow(ev)
 }
 
 // readSlow refills the buffer and skips streaming special items.
-func (r *Reader) readSlow() (Event, error) {
+func (r *Reader) readSlow(ev *Event) error {
 	for {
 		off := r.s.pos()
 		if off >= r.end {
-			return Event{}, io.EOF
+			return io.EOF
 		}
 		if r.streaming && isSpecial(r.s.peek(2)) {
 			_, n, err := specialItem(r.s)
 			if err != nil {
-				return Event{}, err
+				return err
 			}
 			if n == 0 {
-				return Event{}, io.ErrUnexpectedEOF
+				return io.ErrUnexpectedEOF
 			}
 			r.s.skip(n)
 			continue
@@ -66,20 +68,19 @@ func (r *Reader) readSlow() (Event, error) {
 		b := r.s.peek(r.recSize)
 		if len(b) < r.recSize {
 			if r.s.err != nil {
-				return Event{}, r.s.err
+				return r.s.err
 			}
-			return Event{}, io.ErrUnexpectedEOF // the input shrank under us
+			return io.ErrUnexpectedEOF // the input shrank under us
 		}
-		ev := r.decode(b, off)
+		r.decode(b, off, ev)
 		r.s.skip(int64(r.recSize))
-		return ev, nil
+		return nil
 	}
 }
 
 // decode reads one record and keeps only the clocks the trace has.
-func (r *Reader) decode(b []byte, off int64) Event {
-	var ev Event
-	decodeRecord(b, r.version, r.clock, &ev)
+func (r *Reader) decode(b []byte, off int64, ev *Event) {
+	decodeRecord(b, r.version, r.clock, ev)
 	if !r.clock.HasCPU() {
 		ev.CPU = 0
 	}
@@ -87,7 +88,6 @@ func (r *Reader) decode(b []byte, off int64) Event {
 		ev.Wall = 0
 	}
 	ev.Offset = off
-	return ev
 }
 
 // isSpecial reports whether a streaming item starts with thread id 0.

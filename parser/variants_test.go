@@ -28,8 +28,9 @@ func readAll(t *testing.T, data []byte, opt parser.Options) (*parser.Header, []p
 func drain(f *parser.File) (*parser.Header, []parser.Event, error) {
 	var evs []parser.Event
 	r := f.NewReader()
+	var ev parser.Event
 	for {
-		ev, err := r.ReadEvent()
+		err := r.ReadEvent(&ev)
 		if err == io.EOF {
 			return f.Header, evs, nil
 		}
