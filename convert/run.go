@@ -113,6 +113,7 @@ type pass struct {
 	lastRID    parser.ThreadID // the thread of the previous record
 	lastTS     *threadState
 	frameCache [frameCacheSize]frameSlot
+	dense      []stream.FrameID // by method id >> 2: FrameID+1, 0 when unseen
 	ev         stream.Event
 	err        error
 	samp       samplingProbe
@@ -135,7 +136,10 @@ func newPass(f *parser.File) *pass {
 	return p
 }
 
-const frameCacheSize = 4096
+const (
+	frameCacheSize = 4096
+	denseLimit     = 1 << 20 // ids below 4Mi (index<<2) use the dense table
+)
 
 // frameSlot caches one method id's frame; frame is FrameID+1, 0 when empty.
 type frameSlot struct {
@@ -155,21 +159,23 @@ func (p *pass) startSecond(exps []stream.Exporter) {
 
 func (p *pass) run(f *parser.File) error {
 	r := f.NewReader()
-	var rec parser.Event
-	for n := 0; ; n++ {
-		if p.progress != nil && n%(1<<16) == 0 {
+	batch := make([]parser.Event, 1024)
+	for {
+		if p.progress != nil {
 			p.progress(p.done+r.Offset(), p.total)
 		}
-		err := r.ReadEvent(&rec)
+		n, err := r.ReadEvents(batch)
+		for i := range batch[:n] {
+			p.record(&batch[i])
+		}
+		if p.err != nil {
+			return p.err
+		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return err
-		}
-		p.record(&rec)
-		if p.err != nil {
-			return p.err
 		}
 	}
 	for _, ts := range p.order {
@@ -237,22 +243,40 @@ func (p *pass) thread(rid parser.ThreadID) *threadState {
 
 // frame finds the frame of a method id, creating it on first sight.
 func (p *pass) frame(mid parser.MethodID) stream.FrameID {
-	// A direct-mapped cache in front of the map: method ids are index<<2 or
-	// aligned pointers, so the bits above the action bits spread well.
+	// ART's ids are index<<2: a dense table, small enough for the L1 cache.
+	if i := mid >> 2; i < denseLimit {
+		if i < parser.MethodID(len(p.dense)) && p.dense[i] != 0 {
+			return p.dense[i] - 1
+		}
+		id := p.newFrame(mid)
+		if i >= parser.MethodID(len(p.dense)) {
+			p.dense = append(p.dense, make([]stream.FrameID, int(i)+1-len(p.dense))...)
+		}
+		p.dense[i] = id + 1
+		return id
+	}
+	// Pointers (Dalvik, early ART): a direct-mapped cache in front of a map.
 	slot := &p.frameCache[(mid>>2)%frameCacheSize]
 	if slot.id == mid && slot.frame != 0 {
 		return slot.frame - 1
 	}
-	if id, ok := p.frames[mid]; ok {
-		*slot = frameSlot{mid, id + 1}
-		return id
+	id, ok := p.frames[mid]
+	if !ok {
+		id = p.newFrame(mid)
+		p.frames[mid] = id
 	}
+	*slot = frameSlot{mid, id + 1}
+	return id
+}
+
+// newFrame adds the frame of a method id seen for the first time (only the
+// first pass can meet one).
+func (p *pass) newFrame(mid parser.MethodID) stream.FrameID {
 	id := stream.FrameID(len(p.t.Frames))
 	fr := stream.NewFrame(id, mid, p.t.Header)
 	if !fr.Known {
 		p.stats.UnknownMethods++
 	}
 	p.t.Frames = append(p.t.Frames, fr)
-	p.frames[mid] = id
 	return id
 }

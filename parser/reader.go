@@ -47,6 +47,35 @@ func (r *Reader) ReadEvent(ev *Event) error {
 	return r.readSlow(ev)
 }
 
+// ReadEvents reads up to len(evs) records into evs and returns how many it
+// read; at the end it returns 0 and io.EOF. Decoding a batch in one call
+// keeps the per-record cost of a large trace to the decoding itself.
+func (r *Reader) ReadEvents(evs []Event) (int, error) {
+	s := r.s
+	n := 0
+	for n < len(evs) {
+		// A tight loop over the whole records in the buffer.
+		off := s.pos()
+		for n < len(evs) && off < r.end && s.w-s.r >= r.recSize && !(r.streaming && s.buf[s.r]|s.buf[s.r+1] == 0) {
+			r.decode(s.buf[s.r:s.r+r.recSize], off, &evs[n])
+			s.r += r.recSize
+			off += int64(r.recSize)
+			n++
+		}
+		if n == len(evs) {
+			break
+		}
+		if err := r.readSlow(&evs[n]); err != nil {
+			if n > 0 && err == io.EOF {
+				return n, nil
+			}
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
 // readSlow refills the buffer and skips streaming special items.
 func (r *Reader) readSlow(ev *Event) error {
 	for {

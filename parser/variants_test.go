@@ -301,3 +301,42 @@ func write(t *testing.T, path string, data []byte) {
 		t.Fatal(err)
 	}
 }
+
+// ReadEvents returns the same records as ReadEvent, in batches of any size.
+func TestReadEventsBatches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, v := range variants() {
+		tr := randomTrace(rng, v.version, v.clock)
+		data := v.write(tr)
+		_, want, err := readAll(t, data, parser.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, size := range []int{1, 3, 64, 1000} {
+			f, err := parser.NewFile("t", bytes.NewReader(data), int64(len(data)), parser.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := f.NewReader()
+			var got []parser.Event
+			buf := make([]parser.Event, size)
+			for {
+				n, err := r.ReadEvents(buf)
+				for _, ev := range buf[:n] {
+					ev.Offset = 0
+					got = append(got, ev)
+				}
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			f.Close()
+			if !equalEvents(got, want) {
+				t.Errorf("%s, batches of %d: %d records, want %d", v.name, size, len(got), len(want))
+			}
+		}
+	}
+}
