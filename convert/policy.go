@@ -11,10 +11,16 @@ type threadState struct {
 	stack   []frameRef
 	floor   int              // second pass: stack[:floor] are orphan frames not yet exited
 	orphans []stream.FrameID // first pass: orphan exits in file order
-	segMax  []int            // first pass: deepest real stack before each orphan exit, and after the last
+	segMax  []int            // first pass: deepest real stack before each orphan exit
 	cpu     unwrapper
 	wall    unwrapper
 	started bool
+
+	// First-pass counts, kept here (not in Trace.Threads) so that the hot
+	// loop touches one thread's state only; finish copies them out.
+	segDepth          int   // deepest real stack since the last orphan exit
+	events            int64 // events the second pass will send
+	lastCPU, lastWall int64
 }
 
 type frameRef struct {
@@ -56,10 +62,8 @@ func (p *pass) enter(ts *threadState, f stream.FrameID, wall, cpu int64) {
 		p.send(stream.Begin, 0, ts, f, depth, wall, cpu)
 		return
 	}
-	p.t.Threads[ts.idx].Events++
-	if real := len(ts.stack) - ts.floor; real > ts.segMax[len(ts.segMax)-1] {
-		ts.segMax[len(ts.segMax)-1] = real
-	}
+	ts.events++
+	ts.segDepth = max(ts.segDepth, len(ts.stack))
 }
 
 // exit applies the policy to an exit or unwind record.
@@ -93,8 +97,9 @@ func (p *pass) orphan(ts *threadState, f stream.FrameID, fl stream.Flags, wall, 
 	if !p.emit {
 		p.stats.OrphanExits++
 		ts.orphans = append(ts.orphans, f)
-		ts.segMax = append(ts.segMax, 0)
-		p.t.Threads[ts.idx].Events += 2
+		ts.segMax = append(ts.segMax, ts.segDepth)
+		ts.segDepth = 0
+		ts.events += 2
 		return
 	}
 	if ts.floor == 0 || ts.stack[ts.floor-1].frame != f {
@@ -112,7 +117,7 @@ func (p *pass) end(ts *threadState, i int, fl stream.Flags, wall, cpu int64) {
 		p.send(stream.End, fl, ts, f, i, wall, cpu)
 		return
 	}
-	p.t.Threads[ts.idx].Events++
+	ts.events++
 }
 
 // start opens the orphan frames of a thread before its first record: the
@@ -120,7 +125,6 @@ func (p *pass) end(ts *threadState, i int, fl stream.Flags, wall, cpu int64) {
 func (p *pass) start(ts *threadState) {
 	ts.started = true
 	if !p.emit {
-		ts.segMax = append(ts.segMax[:0], 0)
 		return
 	}
 	for i := len(ts.orphans) - 1; i >= 0; i-- {
@@ -138,9 +142,13 @@ func (p *pass) finish(ts *threadState) {
 	if !p.emit {
 		p.stats.OpenAtEnd += int64(len(ts.stack))
 		th.Open = len(ts.stack)
-		th.Events += int64(len(ts.stack))
+		th.Events = ts.events + int64(len(ts.stack))
 		th.Orphans = len(ts.orphans)
-		for j, m := range ts.segMax {
+		th.LastCPU, th.LastWall = ts.lastCPU, ts.lastWall
+		// While the j-th orphan's segment runs, the orphans from j on are
+		// still open below the real frames.
+		segs := append(ts.segMax, ts.segDepth)
+		for j, m := range segs {
 			th.MaxDepth = max(th.MaxDepth, m+len(ts.orphans)-j)
 		}
 		return

@@ -203,8 +203,7 @@ func (p *pass) record(rec *parser.Event) {
 		p.start(ts)
 	}
 	if !p.emit {
-		th := &p.t.Threads[ts.idx]
-		th.LastCPU, th.LastWall = cpu, wall
+		ts.lastCPU, ts.lastWall = cpu, wall
 		p.t.WallEnd = max(p.t.WallEnd, wall)
 		p.samp.add(ts.idx, wall, cpu)
 	}
