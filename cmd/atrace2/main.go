@@ -24,9 +24,9 @@ const (
 type cli struct {
 	Globals
 
-	Info InfoCmd `cmd:"" help:"Describe a trace: variant, clock, threads, methods, durations and every repair."`
-	Dump DumpCmd `cmd:"" help:"Print one line per event, indented by depth (dmtracedump -o)."`
-	// commands: pprof
+	Info  InfoCmd  `cmd:"" help:"Describe a trace: variant, clock, threads, methods, durations and every repair."`
+	Dump  DumpCmd  `cmd:"" help:"Print one line per event, indented by depth (dmtracedump -o)."`
+	Pprof PprofCmd `cmd:"" help:"Convert traces into one gzipped pprof profile (exclusive time, thread CPU time and calls per call stack and thread), or serve pprof's web UI for it with --http."`
 	// commands: perfetto
 	// commands: speedscope, folded
 	Top   TopCmd   `cmd:"" help:"Print the flat profile: exclusive and inclusive time, calls and recursive calls per method (Traceview's profile table)."`

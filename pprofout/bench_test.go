@@ -1,0 +1,69 @@
+package pprofout_test
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/parser"
+	"github.com/atrace2/atrace2/pprofout"
+	"github.com/atrace2/atrace2/stacks"
+)
+
+// benchRecords makes a trace of a little over 100 MB (14-byte records).
+const benchRecords = 7_500_000
+
+// BenchmarkPprof converts a generated v3 dual-clock trace of about 105 MB
+// end to end: open, both passes of the converter, the call tree, the
+// profile, and the gzipped write (to io.Discard).
+func BenchmarkPprof(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "big.trace")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := writeBigTrace(f, benchRecords, 1); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	b.ReportAllocs()
+	var samples int
+	for b.Loop() {
+		samples = convertFile(b, path, io.Discard)
+	}
+	b.ReportMetric(float64(samples), "samples")
+}
+
+// convertFile is what `atrace2 pprof -o` does with one trace.
+func convertFile(tb testing.TB, path string, w io.Writer) int {
+	tf, err := parser.Open(path, parser.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer tf.Close()
+	a := stacks.New()
+	if _, err := convert.Run(tf, convert.Options{}, a); err != nil {
+		tb.Fatal(err)
+	}
+	bld := pprofout.New("bench")
+	if err := bld.Add(a); err != nil {
+		tb.Fatal(err)
+	}
+	p, err := bld.Profile()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := pprofout.Write(w, p); err != nil {
+		tb.Fatal(err)
+	}
+	return len(p.Sample)
+}

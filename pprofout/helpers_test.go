@@ -1,0 +1,194 @@
+package pprofout_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/internal/tracegen"
+	"github.com/atrace2/atrace2/parser"
+	"github.com/atrace2/atrace2/pprofout"
+	"github.com/atrace2/atrace2/stacks"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// testVersion is the version the tests write into comments.
+const testVersion = "v0.0.0-test"
+
+// repoRoot is the module root, found from this file's path.
+func repoRoot(t testing.TB) string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("cannot locate the test file")
+	}
+	return filepath.Join(filepath.Dir(file), "..")
+}
+
+// writeTrace writes a trace in tracegen's text form as a regular binary
+// file named name in dir and returns its path.
+func writeTrace(t testing.TB, dir, name, text string) string {
+	t.Helper()
+	tr, err := tracegen.ParseText(text)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return writeGen(t, dir, name, tr)
+}
+
+func writeGen(t testing.TB, dir, name string, tr *tracegen.Trace) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, tr.Regular(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// tree runs the converter over a trace file into a call tree.
+func tree(t testing.TB, path string) *stacks.Aggregator {
+	t.Helper()
+	f, err := parser.Open(path, parser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	a := stacks.New()
+	if _, err := convert.Run(f, convert.Options{}, a); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// build converts trace files into one profile and round-trips it through
+// Write and profile.Parse, which runs CheckValid again on the decoded form.
+func build(t testing.TB, paths ...string) *profile.Profile {
+	t.Helper()
+	b := pprofout.New(testVersion)
+	for _, p := range paths {
+		if err := b.Add(tree(t, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := b.Profile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return roundTrip(t, p)
+}
+
+func roundTrip(t testing.TB, p *profile.Profile) *profile.Profile {
+	t.Helper()
+	var buf strings.Builder
+	if err := pprofout.Write(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	q, err := profile.Parse(strings.NewReader(buf.String()))
+	if err != nil {
+		t.Fatalf("reading the written profile back: %v", err)
+	}
+	checkConventions(t, q)
+	return q
+}
+
+// checkConventions checks what profile.CheckValid does not (OUTPUTS §4.1):
+// units, non-negative values, the default type, the constant period type,
+// and the labels every sample must carry.
+func checkConventions(t testing.TB, p *profile.Profile) {
+	t.Helper()
+	if p.PeriodType == nil || p.PeriodType.Type != "calls" || p.PeriodType.Unit != "count" || p.Period != 1 {
+		t.Errorf("period type %v period %d, want calls/count 1", p.PeriodType, p.Period)
+	}
+	var types []string
+	for _, st := range p.SampleType {
+		types = append(types, st.Type+"/"+st.Unit)
+	}
+	last := p.SampleType[len(p.SampleType)-1].Type
+	if types[0] != "calls/count" || p.DefaultSampleType != last {
+		t.Errorf("sample types %v default %q: want calls/count first and the default last", types, p.DefaultSampleType)
+	}
+	for _, typ := range types[1:] {
+		if typ != "cpu/nanoseconds" && typ != "wall/nanoseconds" {
+			t.Errorf("unexpected sample type %s", typ)
+		}
+	}
+	if len(p.Mapping) != 1 || !p.Mapping[0].HasFunctions || p.Mapping[0].File == "" {
+		t.Errorf("mappings %v: want one naming the trace, with functions", p.Mapping)
+	}
+	for _, s := range p.Sample {
+		for _, v := range s.Value {
+			if v < 0 {
+				t.Errorf("negative value in sample %v", s.Value)
+			}
+		}
+		if len(s.Label["thread"]) != 1 || len(s.NumLabel["tid"]) != 1 {
+			t.Errorf("sample %v: labels %v %v, want one thread and one tid", s.Value, s.Label, s.NumLabel)
+		}
+	}
+}
+
+// dump lists the samples as "thread/tid A;B calls cpu wall [synthetic]",
+// stacks root first, sorted, with 0 for a clock the profile lacks.
+func dump(p *profile.Profile) string {
+	idx := map[string]int{}
+	for i, st := range p.SampleType {
+		idx[st.Type] = i
+	}
+	val := func(s *profile.Sample, typ string) int64 {
+		if i, ok := idx[typ]; ok {
+			return s.Value[i]
+		}
+		return 0
+	}
+	var lines []string
+	for _, s := range p.Sample {
+		line := fmt.Sprintf("%s/%d %s %d %d %d", s.Label["thread"][0], s.NumLabel["tid"][0], stackOf(s),
+			val(s, "calls"), val(s, "cpu"), val(s, "wall"))
+		if syn := s.Label["synthetic"]; len(syn) > 0 {
+			line += " " + strings.Join(syn, ",")
+		}
+		lines = append(lines, line)
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// stackOf is a sample's stack, root first.
+func stackOf(s *profile.Sample) string {
+	var names []string
+	for i := len(s.Location) - 1; i >= 0; i-- {
+		names = append(names, s.Location[i].Line[0].Function.Name)
+	}
+	return strings.Join(names, ";")
+}
+
+// golden compares got with a file under testdata/golden/pprofout, or
+// rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join(repoRoot(t), "testdata", "golden", "pprofout", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it):\ngot:\n%s\nwant:\n%s", name, got, want)
+	}
+}

@@ -1,0 +1,262 @@
+// Package pprofout turns the call trees of package stacks into a pprof
+// profile (github.com/google/pprof/profile), following OUTPUTS §1:
+//
+//   - one sample per distinct (thread, call stack) holding that stack's
+//     exclusive time, so that pprof computes inclusive time itself and never
+//     counts recursion twice (§1.3, the pattern of Go's own trace-to-pprof
+//     code in internal/trace/traceviewer/pprof.go);
+//   - sample types calls/count, cpu/nanoseconds, wall/nanoseconds with the
+//     clocks the traces have, the preferred one last and named by
+//     default_sample_type, and the constant period type calls/count so that
+//     -diff_base and merging work between any two atrace2 profiles (§1.2,
+//     §1.5);
+//   - labels thread (string) and tid (number) on every sample, and synthetic
+//     on samples whose frame the converter began or ended (§1.3 item 7);
+//   - one Mapping naming the trace, Functions named <class>.<method> with
+//     the signature in SystemName (which keeps pprof's C++ demangler away
+//     from Java names) and the source path in Filename.
+//
+// A [Builder] takes the trees of one or more traces: samples are keyed by
+// thread name, tid and stack, so threads of the same name and id in several
+// traces add up exactly, and every report pprof draws groups by thread name.
+package pprofout
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/stacks"
+)
+
+// Sample type names and units, in their order in every profile.
+const (
+	TypeCalls = "calls" // frame instances with exactly the sample's stack
+	TypeCPU   = "cpu"   // exclusive thread-CPU time
+	TypeWall  = "wall"  // exclusive wall time
+)
+
+// Label keys on samples.
+const (
+	LabelThread    = "thread"    // string: the thread's name
+	LabelTID       = "tid"       // number: the thread's id
+	LabelSynthetic = "synthetic" // string: orphan, open or orphan+open
+)
+
+// Values of LabelSynthetic.
+const (
+	SyntheticOrphan = "orphan"      // the frame was running before tracing began
+	SyntheticOpen   = "open"        // the frame was still running when tracing stopped
+	SyntheticBoth   = "orphan+open" // both: begun and ended by the converter
+)
+
+// Builder collects the samples of one or more traces. Its memory grows with
+// the number of distinct stacks, not with the length of the traces.
+type Builder struct {
+	version string
+	mapping *profile.Mapping
+	funcs   map[funcKey]*profile.Function
+	locs    map[*profile.Function]*profile.Location
+	locList []*profile.Location
+	paths   []pathEntry
+	pathIdx map[pathEntry]int32
+	samples []sampleAcc
+	index   map[sampleKey]int32
+	traces  []traceInfo
+}
+
+// funcKey de-duplicates functions across the frame tables of all traces.
+type funcKey struct {
+	name, system, file string
+	line               int64
+}
+
+// pathEntry is an interned stack: a location on top of a parent stack (-1
+// for none). Interning makes equal stacks of different traces one key.
+type pathEntry struct {
+	parent int32
+	loc    int32 // index into Builder.locList
+}
+
+// sampleKey identifies one sample.
+type sampleKey struct {
+	thread string
+	tid    int64
+	path   int32
+	synth  string
+}
+
+// sampleAcc holds one sample's sums.
+type sampleAcc struct {
+	key              sampleKey
+	calls, cpu, wall int64
+}
+
+// traceInfo is what the header and comments need from each trace.
+type traceInfo struct {
+	t          *stream.Trace
+	synthetics int // samples of this trace that carry LabelSynthetic
+}
+
+// New returns an empty builder; version is the atrace2 version written in
+// the profile's comment.
+func New(version string) *Builder {
+	return &Builder{
+		version: version,
+		mapping: &profile.Mapping{ID: 1, HasFunctions: true, HasFilenames: true},
+		funcs:   make(map[funcKey]*profile.Function),
+		locs:    make(map[*profile.Function]*profile.Location),
+		pathIdx: make(map[pathEntry]int32),
+		index:   make(map[sampleKey]int32),
+	}
+}
+
+// Add adds the samples of one trace's tree. a must have run over a whole
+// trace (its Begin set the trace).
+func (b *Builder) Add(a *stacks.Aggregator) error {
+	t := a.Trace()
+	if t == nil {
+		return errors.New("pprof: the call tree has no trace")
+	}
+	info := traceInfo{t: t}
+	locOf := make([]int32, len(t.Frames)) // frame → location index + 1
+	nodes := a.Nodes()
+	nodePath := make([]int32, len(nodes))
+	for i := range nodes {
+		n := &nodes[i]
+		if n.IsRoot() {
+			nodePath[i] = -1 // idle time of the thread is no sample
+			continue
+		}
+		if n.Parent < 0 || int(n.Parent) >= i || int(n.Frame) >= len(t.Frames) || n.Frame < 0 {
+			return fmt.Errorf("pprof: invariant violation: node %d has parent %d and frame %d", i, n.Parent, n.Frame)
+		}
+		if locOf[n.Frame] == 0 {
+			locOf[n.Frame] = b.location(&t.Frames[n.Frame]) + 1
+		}
+		nodePath[i] = b.path(nodePath[n.Parent], locOf[n.Frame]-1)
+		if b.addNode(t, n, nodePath[i]) {
+			info.synthetics++
+		}
+	}
+	b.traces = append(b.traces, info)
+	return nil
+}
+
+// addNode adds one node's values to its sample and reports whether the
+// sample is marked synthetic.
+func (b *Builder) addNode(t *stream.Trace, n *stacks.Node, path int32) bool {
+	th := &t.Threads[n.Thread]
+	k := sampleKey{thread: th.Name, tid: int64(th.ID), path: path, synth: syntheticValue(n)}
+	i, ok := b.index[k]
+	if !ok {
+		i = int32(len(b.samples))
+		b.samples = append(b.samples, sampleAcc{key: k})
+		b.index[k] = i
+	}
+	s := &b.samples[i]
+	s.calls += n.Calls
+	if t.HasCPU {
+		s.cpu += n.CPU
+	}
+	if t.HasWall {
+		s.wall += n.Wall
+	}
+	return k.synth != ""
+}
+
+// syntheticValue is the LabelSynthetic value of a node, "" for none.
+func syntheticValue(n *stacks.Node) string {
+	switch {
+	case n.Orphan && n.Open:
+		return SyntheticBoth
+	case n.Orphan:
+		return SyntheticOrphan
+	case n.Open:
+		return SyntheticOpen
+	}
+	return ""
+}
+
+// path interns the stack loc-on-parent.
+func (b *Builder) path(parent, loc int32) int32 {
+	e := pathEntry{parent, loc}
+	if i, ok := b.pathIdx[e]; ok {
+		return i
+	}
+	i := int32(len(b.paths))
+	b.paths = append(b.paths, e)
+	b.pathIdx[e] = i
+	return i
+}
+
+// location returns the index of the location of a frame, creating its
+// function and location on first sight. A method has one location: the
+// trace records no call-site lines, only (in Dalvik traces) the method's
+// first line.
+func (b *Builder) location(fr *stream.Frame) int32 {
+	k := funcKey{name: fr.Name, file: fr.File}
+	if fr.Signature != "" {
+		// SystemName must differ from Name or pprof's demangler rewrites
+		// Name; left empty, it is never looked at.
+		k.system = fr.Name + " " + fr.Signature
+	}
+	if fr.HasLine && fr.Line > 0 {
+		k.line = int64(fr.Line)
+	}
+	fn, ok := b.funcs[k]
+	if !ok {
+		fn = &profile.Function{ID: uint64(len(b.funcs) + 1), Name: k.name, SystemName: k.system,
+			Filename: k.file, StartLine: k.line}
+		b.funcs[k] = fn
+	}
+	if loc, ok := b.locs[fn]; ok {
+		return int32(loc.ID - 1)
+	}
+	loc := &profile.Location{ID: uint64(len(b.locList) + 1), Mapping: b.mapping,
+		Line: []profile.Line{{Function: fn, Line: k.line}}}
+	b.locs[fn] = loc
+	b.locList = append(b.locList, loc)
+	return int32(loc.ID - 1)
+}
+
+// Write checks p and writes it gzipped, as profile.proto files are stored.
+func Write(w io.Writer, p *profile.Profile) error {
+	if err := p.CheckValid(); err != nil {
+		return fmt.Errorf("pprof: invalid profile: %w", err)
+	}
+	if err := p.Write(w); err != nil {
+		return fmt.Errorf("pprof: writing: %w", err)
+	}
+	return nil
+}
+
+// traceName is how comments and the mapping refer to a trace.
+func traceName(t *stream.Trace) string {
+	switch t.Name {
+	case "", "-":
+		return "<stdin>"
+	}
+	return t.Name
+}
+
+// durationNanos is a trace's wall span; a trace without a wall clock falls
+// back to the elapsed time its key states.
+func durationNanos(t *stream.Trace) int64 {
+	if t.HasWall {
+		return t.WallEnd
+	}
+	if t.Header == nil {
+		return 0
+	}
+	if v, ok := t.Header.Option("elapsed-time-usec"); ok {
+		if us, err := strconv.ParseInt(v, 10, 64); err == nil && us > 0 && us < 1<<53 {
+			return us * 1000
+		}
+	}
+	return 0
+}

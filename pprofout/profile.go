@@ -1,0 +1,194 @@
+package pprofout
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/atrace2/atrace2/internal/units"
+)
+
+// clocks says which time sample types a profile holds.
+type clocks struct{ cpu, wall bool }
+
+// commonClocks is the set of clocks every trace has. Merged traces keep
+// only those, as pprof itself does when it merges profiles
+// (CompatibilizeSampleTypes): a zero CPU time for a wall-only trace would
+// be a lie, not a measurement.
+func (b *Builder) commonClocks() clocks {
+	c := clocks{cpu: true, wall: true}
+	for _, ti := range b.traces {
+		c.cpu = c.cpu && ti.t.HasCPU
+		c.wall = c.wall && ti.t.HasWall
+	}
+	return c
+}
+
+// Profile builds the profile of every trace added so far and checks it.
+// The profile shares its functions, locations and mapping with the builder:
+// call it once, after the last Add.
+func (b *Builder) Profile() (*profile.Profile, error) {
+	if len(b.traces) == 0 {
+		return nil, errors.New("pprof: no trace was added")
+	}
+	c := b.commonClocks()
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: TypeCalls, Unit: "count"}},
+		PeriodType: &profile.ValueType{Type: TypeCalls, Unit: "count"},
+		Period:     1,
+		Mapping:    []*profile.Mapping{b.mapping},
+		Location:   b.locList,
+		Function:   make([]*profile.Function, len(b.funcs)),
+	}
+	p.DefaultSampleType = TypeCalls
+	if c.cpu {
+		p.SampleType = append(p.SampleType, &profile.ValueType{Type: TypeCPU, Unit: "nanoseconds"})
+		p.DefaultSampleType = TypeCPU
+	}
+	if c.wall {
+		p.SampleType = append(p.SampleType, &profile.ValueType{Type: TypeWall, Unit: "nanoseconds"})
+		p.DefaultSampleType = TypeWall
+	}
+	for _, fn := range b.funcs {
+		p.Function[fn.ID-1] = fn
+		if fn.StartLine > 0 {
+			b.mapping.HasLineNumbers = true
+		}
+	}
+	b.mapping.File = b.mappingFile()
+	b.samplesInto(p, c)
+	b.header(p)
+	p.Comments = b.comments(c)
+	if err := p.CheckValid(); err != nil {
+		return nil, fmt.Errorf("pprof: invariant violation: %w", err)
+	}
+	return p, nil
+}
+
+// samplesInto turns the sums into samples, in first-seen order.
+func (b *Builder) samplesInto(p *profile.Profile, c clocks) {
+	p.Sample = make([]*profile.Sample, len(b.samples))
+	values := make([]int64, len(b.samples)*len(p.SampleType))
+	for i := range b.samples {
+		acc := &b.samples[i]
+		v := values[:0:len(p.SampleType)]
+		values = values[len(p.SampleType):]
+		v = append(v, acc.calls)
+		if c.cpu {
+			v = append(v, acc.cpu)
+		}
+		if c.wall {
+			v = append(v, acc.wall)
+		}
+		s := &profile.Sample{
+			Location: b.stack(acc.key.path),
+			Value:    v,
+			Label:    map[string][]string{LabelThread: {acc.key.thread}},
+			NumLabel: map[string][]int64{LabelTID: {acc.key.tid}},
+		}
+		if acc.key.synth != "" {
+			s.Label[LabelSynthetic] = []string{acc.key.synth}
+		}
+		p.Sample[i] = s
+	}
+}
+
+// stack returns the locations of an interned stack, leaf first as pprof
+// wants them.
+func (b *Builder) stack(path int32) []*profile.Location {
+	n := 0
+	for i := path; i >= 0; i = b.paths[i].parent {
+		n++
+	}
+	locs := make([]*profile.Location, 0, n)
+	for i := path; i >= 0; i = b.paths[i].parent {
+		locs = append(locs, b.locList[b.paths[i].loc])
+	}
+	return locs
+}
+
+// header sets the profile's time and duration: the earliest start that is a
+// calendar time (Dalvik wrote epoch µs; ART writes a monotonic clock, which
+// would print as a date in 1970), and the wall spans of all traces summed,
+// as pprof sums durations when it merges.
+func (b *Builder) header(p *profile.Profile) {
+	for _, ti := range b.traces {
+		t := ti.t
+		p.DurationNanos += durationNanos(t)
+		if t.Header == nil || !t.Header.EpochStart() || t.Header.StartTime == 0 || t.Header.StartTime >= 1<<62/1000 {
+			continue
+		}
+		if ns := int64(t.Header.StartTime) * 1000; p.TimeNanos == 0 || ns < p.TimeNanos {
+			p.TimeNanos = ns
+		}
+	}
+}
+
+// mappingFile names the traces in the one mapping; pprof prints it as the
+// profile's "File:".
+func (b *Builder) mappingFile() string {
+	if len(b.traces) > 3 {
+		return fmt.Sprintf("%s and %d more", traceName(b.traces[0].t), len(b.traces)-1)
+	}
+	names := make([]string, len(b.traces))
+	for i, ti := range b.traces {
+		names[i] = traceName(ti.t)
+	}
+	return strings.Join(names, ", ")
+}
+
+// comments says where the profile came from and every repair that shaped
+// it, per trace: pprof prints them in -top, -raw and the web UI.
+func (b *Builder) comments(c clocks) []string {
+	var out []string
+	for _, ti := range b.traces {
+		t, name := ti.t, traceName(ti.t)
+		out = append(out, fmt.Sprintf("converted by atrace2 %s from %s", b.version, name))
+		if t.Header != nil {
+			for _, w := range t.Header.Warnings {
+				out = append(out, fmt.Sprintf("%s: warning: %s", name, w))
+			}
+		}
+		if s := t.Stats.Summary(); s != "" {
+			out = append(out, fmt.Sprintf("%s: repaired: %s", name, s))
+		}
+		if ti.synthetics > 0 {
+			out = append(out, syntheticComment(name, ti))
+		}
+		if t.Sampling.Likely {
+			out = append(out, fmt.Sprintf("%s: looks like a sampling-mode trace (about %s between samples): calls count sampled entries and times are approximate",
+				name, units.Duration(t.Sampling.Interval)))
+		}
+		if !c.cpu && t.HasCPU {
+			out = append(out, fmt.Sprintf("%s: cpu/nanoseconds left out: not every merged trace has a thread-CPU clock", name))
+		}
+		if !c.wall && t.HasWall {
+			out = append(out, fmt.Sprintf("%s: wall/nanoseconds left out: not every merged trace has a wall clock", name))
+		}
+	}
+	return out
+}
+
+// syntheticComment counts the frames the converter began or ended and the
+// samples that carry their label (OUTPUTS §1.3 item 7: never hide them).
+func syntheticComment(name string, ti traceInfo) string {
+	var why []string
+	if n := ti.t.Stats.OrphanExits; n > 0 {
+		why = append(why, plural(n, "orphan frame", "orphan frames")+" (running before tracing began, begun at the trace start)")
+	}
+	if n := ti.t.Stats.OpenAtEnd; n > 0 {
+		why = append(why, plural(n, "frame", "frames")+" open at the end (ended when tracing stopped)")
+	}
+	return fmt.Sprintf("%s: %s the label synthetic: %s", name,
+		plural(int64(ti.synthetics), "sample carries", "samples carry"), strings.Join(why, ", "))
+}
+
+// plural is "1 frame" or "2 frames".
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
