@@ -1,0 +1,48 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/atrace2/atrace2/perfetto"
+)
+
+// PerfettoCmd converts one trace into a binary Perfetto trace.
+type PerfettoCmd struct {
+	Output      string   `short:"o" placeholder:"FILE" help:"Write the Perfetto trace to FILE (- for standard output). By default it goes to standard output, which must not be a terminal; app.perfetto-trace is a good name."`
+	ProcessName string   `placeholder:"NAME" help:"Name of the process track, such as the app's package name. By default it is the trace's file name without its extension."`
+	Trace       []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file."`
+}
+
+// Run converts the trace.
+func (c *PerfettoCmd) Run(g *Globals) error {
+	ins, err := pairInputs(c.Trace)
+	if err != nil {
+		return err
+	}
+	if len(ins) != 1 {
+		return usagef("perfetto converts one trace at a time, got %d", len(ins))
+	}
+	in := ins[0]
+	if (c.Output == "" || c.Output == "-") && isTerminal(g.env.stdout) {
+		return usagef("refusing to write binary Perfetto data to a terminal: use -o %s or redirect stdout",
+			perfetto.DefaultProcessName(in.path)+".perfetto-trace")
+	}
+	out, err := g.createOutput(c.Output, true, "Perfetto")
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	exp := perfetto.New(out, perfetto.Options{ProcessName: c.ProcessName})
+	if _, err := g.convert(in, exp); err != nil {
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	if !g.Quiet {
+		for _, w := range exp.Warnings() {
+			fmt.Fprintf(g.env.stderr, "atrace2: %s: warning: %s\n", in.name(), w)
+		}
+	}
+	return nil
+}

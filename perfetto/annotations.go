@@ -1,0 +1,63 @@
+package perfetto
+
+import (
+	"google.golang.org/protobuf/proto"
+
+	pb "github.com/atrace2/atrace2/proto"
+)
+
+// The debug annotation names, interned with the same iids on every sequence
+// by its first packet. trace_processor shows them as debug.<name>.
+const (
+	annSynthetic = 1 + iota // string: why the converter began or ended the frame
+	annException            // bool: the frame was left by an exception (an unwind record)
+	annFolded               // int: frames nested below this one that were not written
+	annCPU                  // int: thread CPU µs, written only when it is 0 and the slice is not
+)
+
+var annNames = [...]string{
+	annSynthetic: "synthetic",
+	annException: "exception",
+	annFolded:    "folded_frames",
+	annCPU:       "cpu_us",
+}
+
+// Values of debug.synthetic: the converter completed the frame because the
+// trace lacks one of its records.
+const (
+	// SyntheticBegin marks a frame whose enter is missing (an orphan exit).
+	SyntheticBegin = "begin: the method was already running when tracing started; atrace2 began it at the trace start"
+	// SyntheticEnd marks a frame whose exit is missing at the end of the trace.
+	SyntheticEnd = "end: the method was still running when tracing stopped; atrace2 ended it at the trace end"
+	// SyntheticImplied marks a frame whose exit is missing but whose caller exited.
+	SyntheticImplied = "end: the trace has no exit for this method; atrace2 ended it when its caller exited"
+)
+
+// The interned string values (DebugAnnotation.string_value_iid).
+const (
+	valBeganBefore = 1 + iota
+	valRunningAtEnd
+	valImplied
+)
+
+var annValues = [...]string{
+	valBeganBefore:  SyntheticBegin,
+	valRunningAtEnd: SyntheticEnd,
+	valImplied:      SyntheticImplied,
+}
+
+// staticInterned is the interned data every sequence starts with.
+func staticInterned() *pb.InternedData {
+	d := &pb.InternedData{}
+	for iid := 1; iid < len(annNames); iid++ {
+		d.DebugAnnotationNames = append(d.DebugAnnotationNames, &pb.DebugAnnotationName{
+			Iid: proto.Uint64(uint64(iid)), Name: proto.String(annNames[iid]),
+		})
+	}
+	for iid := 1; iid < len(annValues); iid++ {
+		d.DebugAnnotationStringValues = append(d.DebugAnnotationStringValues, &pb.InternedString{
+			Iid: proto.Uint64(uint64(iid)), Str: []byte(annValues[iid]),
+		})
+	}
+	return d
+}

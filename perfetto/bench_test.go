@@ -1,0 +1,124 @@
+package perfetto_test
+
+import (
+	"bytes"
+	"sync"
+	"testing"
+
+	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/internal/tracegen"
+	"github.com/atrace2/atrace2/parser"
+	"github.com/atrace2/atrace2/perfetto"
+)
+
+var (
+	largeOnce sync.Once
+	largeData []byte
+)
+
+// large is a generated dual-clock v3 trace of about 100 MB, made once per
+// test binary.
+func large() []byte {
+	largeOnce.Do(func() {
+		largeData = tracegen.Large(tracegen.LargeOptions{Bytes: 100 << 20, Seed: 1}).Regular()
+	})
+	return largeData
+}
+
+// countWriter discards what it is given and counts it.
+type countWriter struct{ n int64 }
+
+func (w *countWriter) Write(b []byte) (int, error) { w.n += int64(len(b)); return len(b), nil }
+
+// BenchmarkPerfetto converts a generated 100 MB trace end to end (both
+// converter passes and the Perfetto writer, output discarded), with the
+// exporter on the converter's goroutine (serial) or on its own
+// (convert.Options.Parallel). MB/s is of the input; bytes/event is the
+// output size per slice begin or end.
+func BenchmarkPerfetto(b *testing.B) {
+	data := large()
+	for _, parallel := range []bool{false, true} {
+		name := "serial"
+		if parallel {
+			name = "parallel"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			var e *perfetto.Exporter
+			for b.Loop() {
+				e = perfetto.New(&countWriter{}, perfetto.Options{})
+				run(b, data, convert.Options{Parallel: parallel}, e)
+			}
+			b.ReportMetric(float64(e.Written())/float64(e.Events()), "bytes/event")
+			b.ReportMetric(float64(e.Events()), "events")
+		})
+	}
+}
+
+// BenchmarkConvertOnly is BenchmarkPerfetto without an exporter doing any
+// work: the share of the time that is the parser's and the converter's.
+func BenchmarkConvertOnly(b *testing.B) {
+	data := large()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		run(b, data, convert.Options{}, nopExporter{})
+	}
+}
+
+type nopExporter struct{}
+
+func (nopExporter) Begin(*stream.Trace) error { return nil }
+func (nopExporter) Event(*stream.Event) error { return nil }
+func (nopExporter) Finish() error             { return nil }
+
+func run(tb testing.TB, data []byte, opt convert.Options, e stream.Exporter) {
+	f, err := parser.NewFile("large.trace", bytes.NewReader(data), int64(len(data)), parser.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := convert.Run(f, opt, e); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// recording is a stream.Exporter that keeps the whole event stream, for
+// replaying it into an exporter alone.
+type recording struct {
+	t      *stream.Trace
+	events []stream.Event
+}
+
+func (r *recording) Begin(t *stream.Trace) error  { r.t = t; return nil }
+func (r *recording) Event(ev *stream.Event) error { r.events = append(r.events, *ev); return nil }
+func (r *recording) Finish() error                { return nil }
+
+// BenchmarkExporterOnly replays the 100 MB trace's recorded event stream
+// into the Perfetto exporter: the writer's own cost, without the parser
+// and the converter. MB/s is still of the input trace.
+func BenchmarkExporterOnly(b *testing.B) {
+	data := large()
+	rec := &recording{}
+	run(b, data, convert.Options{}, rec)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	var e *perfetto.Exporter
+	for b.Loop() {
+		e = perfetto.New(&countWriter{}, perfetto.Options{})
+		if err := e.Begin(rec.t); err != nil {
+			b.Fatal(err)
+		}
+		for i := range rec.events {
+			if err := e.Event(&rec.events[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := e.Finish(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(rec.events)), "ns/event")
+}

@@ -1,0 +1,225 @@
+package perfetto
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/atrace2/atrace2/convert/stream"
+)
+
+// MaxDepth is trace_processor's nesting limit per track (kMaxDepth in
+// slice_tracker.h): a SLICE_BEGIN at depth MaxDepth or deeper is dropped
+// there. The exporter folds such frames into their ancestor at depth
+// MaxDepth-1 instead of writing them.
+const MaxDepth = 512
+
+// NoPID is the pid written when the trace has no pid= key (Dalvik traces).
+// It is above Linux's largest pid (2^22), so it never names a real process
+// when the file is opened next to a system trace.
+const NoPID = 1 << 22
+
+// flushSize is how much output is buffered before a write.
+const flushSize = 64 << 10
+
+// Options configure an Exporter.
+type Options struct {
+	// ProcessName names the process track. "" uses the trace's file name
+	// without its directory and its .trace / .gz extensions.
+	ProcessName string
+}
+
+// Exporter writes a Perfetto trace. It implements stream.Exporter.
+type Exporter struct {
+	w   io.Writer
+	opt Options
+	t   *stream.Trace
+
+	cpuTimeline bool   // no wall clock: timestamps are thread-CPU times
+	counter     bool   // events carry the thread-time counter
+	pid         int32  // the process's pid
+	uuidBase    uint64 // process track uuid; threads follow it
+	baseNs      int64  // BOOTTIME of the trace start
+
+	threads []thread
+	known   []bool // by FrameID: the method is in the table, so it has a source location
+	out     []byte // output not yet written
+	pkt     []byte // a descriptor packet being marshalled
+	written int64  // bytes written to w
+	events  int64  // events written
+	folded  int64  // frames not written because they were too deep
+	warns   []string
+	err     error
+}
+
+// thread is the state of one thread's packet sequence.
+type thread struct {
+	seq      uint32
+	prefix   []byte   // the fields after every event's timestamp: sequence id and flags
+	ts       int64    // µs: the last timestamp written (clock 64 is incremental)
+	cpu      int64    // µs: the last thread-time counter value written
+	interned []uint64 // bit per FrameID: its name and location are interned
+	open     []openSlice
+	folded   int64 // frames folded under the open slice at depth MaxDepth-1
+}
+
+// openSlice is where a written slice began, for the annotations of its end.
+type openSlice struct{ ts, cpu int64 }
+
+var _ stream.Exporter = (*Exporter)(nil)
+
+// New returns an exporter writing to w. Nothing is written before Begin.
+func New(w io.Writer, opts Options) *Exporter {
+	return &Exporter{w: w, opt: opts}
+}
+
+// Begin writes the process track and, for every thread, the start of its
+// packet sequence and its tracks.
+func (e *Exporter) Begin(t *stream.Trace) error {
+	e.t = t
+	e.cpuTimeline = !t.HasWall && t.HasCPU
+	e.counter = t.HasWall && t.HasCPU
+	e.setStart()
+	e.pid = NoPID
+	if pid := t.Header.PID(); pid > 0 && pid <= 1<<31-1 {
+		e.pid = int32(pid)
+	}
+	e.uuidBase = 0xA7<<56 | uint64(e.pid)<<24
+	// A small array read on every begin, rather than the large Frame.
+	e.known = make([]bool, len(t.Frames))
+	for i := range t.Frames {
+		e.known[i] = t.Frames[i].Known
+	}
+	if err := e.writeProcess(); err != nil {
+		return err
+	}
+	e.threads = make([]thread, len(t.Threads))
+	for i := range t.Threads {
+		if err := e.startThread(i); err != nil {
+			return err
+		}
+	}
+	return e.maybeFlush()
+}
+
+// startThread sets up thread i's state and writes the start of its
+// sequence.
+func (e *Exporter) startThread(i int) error {
+	th := &e.threads[i]
+	th.seq = 2 + uint32(i)
+	th.prefix = appendField(nil, tagSequenceID, uint64(th.seq))
+	th.prefix = append(th.prefix, tagSequenceFlags, seqNeeds)
+	th.interned = make([]uint64, (len(e.t.Frames)+63)/64)
+	return e.writeThreadStart(i)
+}
+
+// setStart chooses the BOOTTIME of the trace start: the header start time,
+// unless it is too large for int64 nanoseconds plus the trace's span.
+func (e *Exporter) setStart() {
+	start := e.t.Header.StartTime
+	if start >= 1<<53 {
+		e.warnf("header start time %d µs is out of range: the timeline starts at 0", start)
+		start = 0
+	}
+	e.baseNs = int64(start) * 1000
+}
+
+// Event writes one slice begin or end.
+func (e *Exporter) Event(ev *stream.Event) error {
+	if e.err != nil {
+		return e.err
+	}
+	th := &e.threads[ev.Thread]
+	if ev.Depth >= MaxDepth {
+		if ev.Kind == stream.Begin {
+			th.folded++
+			e.folded++
+		}
+		return nil
+	}
+	ts, cpu := ev.Wall/1000, ev.CPU/1000
+	if e.cpuTimeline {
+		ts = cpu
+	}
+	if ev.Kind == stream.Begin {
+		e.begin(th, ev, ts, cpu)
+	} else {
+		e.end(th, ev, ts, cpu)
+	}
+	e.events++
+	return e.maybeFlush()
+}
+
+// Finish writes what is buffered and notes the folded frames.
+func (e *Exporter) Finish() error {
+	if e.folded > 0 {
+		deepest := &e.t.Threads[0]
+		for i := range e.t.Threads {
+			if e.t.Threads[i].MaxDepth > deepest.MaxDepth {
+				deepest = &e.t.Threads[i]
+			}
+		}
+		e.warnf("%d frames nested deeper than %d levels were folded into their ancestor at depth %d (see its debug.folded_frames arg), because trace_processor drops deeper slices; the deepest stack has %d frames (thread %q)",
+			e.folded, MaxDepth, MaxDepth-1, deepest.MaxDepth, deepest.Name)
+	}
+	e.flush()
+	return e.err
+}
+
+// Warnings returns what the caller should tell the user: folded frames, an
+// unusable start time. Valid after Finish.
+func (e *Exporter) Warnings() []string { return e.warns }
+
+// Written returns the number of bytes written so far.
+func (e *Exporter) Written() int64 { return e.written }
+
+// Events returns the number of slice begins and ends written.
+func (e *Exporter) Events() int64 { return e.events }
+
+func (e *Exporter) warnf(format string, args ...any) {
+	e.warns = append(e.warns, fmt.Sprintf(format, args...))
+}
+
+// appendPacket adds one packet to the output as field 1 of Trace.
+func (e *Exporter) appendPacket(pkt []byte) {
+	e.out = appendVarint(e.out, tagTracePacket)
+	e.out = appendVarint(e.out, uint64(len(pkt)))
+	e.out = append(e.out, pkt...)
+}
+
+func (e *Exporter) maybeFlush() error {
+	if len(e.out) >= flushSize {
+		e.flush()
+	}
+	return e.err
+}
+
+func (e *Exporter) flush() {
+	if e.err != nil || len(e.out) == 0 {
+		return
+	}
+	n, err := e.w.Write(e.out)
+	e.written += int64(n)
+	if err != nil {
+		e.err = fmt.Errorf("writing perfetto trace: %w", err)
+	}
+	e.out = e.out[:0]
+}
+
+// DefaultProcessName is the process name used when Options.ProcessName is
+// empty: the trace's file name without directory and extensions.
+func DefaultProcessName(traceName string) string {
+	if traceName == "" || traceName == "-" {
+		return "stdin"
+	}
+	name := filepath.Base(traceName)
+	name = strings.TrimSuffix(name, ".gz")
+	for _, ext := range []string{".trace", ".data", ".key"} {
+		name = strings.TrimSuffix(name, ext)
+	}
+	if name == "" {
+		return filepath.Base(traceName)
+	}
+	return name
+}
