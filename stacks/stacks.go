@@ -40,10 +40,16 @@ type Node struct {
 // IsRoot reports whether n is a thread's root.
 func (n *Node) IsRoot() bool { return n.Parent == NoNode }
 
-type edge struct {
-	parent NodeID
-	frame  stream.FrameID
-	orphan bool
+// edge is a child's key: its parent node, its frame and whether it is an
+// orphan frame, packed into one word so the map takes its fast path.
+type edge uint64
+
+func edgeOf(parent NodeID, frame stream.FrameID, orphan bool) edge {
+	e := edge(uint32(parent))<<32 | edge(uint32(frame))<<1
+	if orphan {
+		e |= 1
+	}
+	return e
 }
 
 type threadCursor struct {
@@ -91,12 +97,13 @@ func (a *Aggregator) Event(ev *stream.Event) error {
 		tc.cur = n.Parent
 		return nil
 	}
-	k := edge{tc.cur, ev.Frame, ev.Flags&stream.Synthetic != 0}
+	orphan := ev.Flags&stream.Synthetic != 0
+	k := edgeOf(tc.cur, ev.Frame, orphan)
 	id, ok := a.edges[k]
 	if !ok {
 		id = NodeID(len(a.nodes))
 		a.nodes = append(a.nodes, Node{Parent: tc.cur, Thread: ev.Thread, Frame: ev.Frame,
-			Depth: n.Depth + 1, Orphan: k.orphan})
+			Depth: n.Depth + 1, Orphan: orphan})
 		a.edges[k] = id
 	}
 	a.nodes[id].Calls++

@@ -84,14 +84,22 @@ func largeRecords(t *Trace, o LargeOptions, emit func(Record) error) error {
 			w.cpu += uint32(rng.IntN(4))
 			w.wall += uint32(1 + rng.IntN(6))
 			r := Record{Thread: t.Threads[ti].ID, CPU: w.cpu, Wall: w.wall}
-			// Callees are drawn from a small set per caller, so the number of
-			// distinct stacks stays realistic instead of growing with n.
-			if d := len(w.stack); d == 0 || d < o.MaxDepth && rng.IntN(100) < 52 {
+			// Real call trees are shallow most of the time (here around depth
+			// 8), with rare deep excursions, and a method calls the same few
+			// callees: entering gets less likely with depth, and a callee is
+			// one of three fixed per caller, nearly always the first. The number of
+			// distinct stacks so stays bounded instead of growing with n.
+			d := len(w.stack)
+			if d == 0 || d < o.MaxDepth && (rng.IntN(100) < 70-d*5/2 || rng.IntN(2000) == 0) {
 				var parent uint32
 				if d > 0 {
 					parent = w.stack[d-1]
 				}
-				m := (parent*31 + uint32(d)*7 + uint32(rng.IntN(4))) % uint32(o.Methods)
+				pick := uint32(0)
+				if rng.IntN(16) == 0 {
+					pick = uint32(rng.IntN(3))
+				}
+				m := (parent*31 + uint32(d)*7 + pick*1009) % uint32(o.Methods)
 				w.stack = append(w.stack, m)
 				r.Method, r.Action = m<<2, Enter
 			} else {

@@ -1,0 +1,30 @@
+package stacks_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/internal/tracegen"
+	"github.com/atrace2/atrace2/parser"
+	"github.com/atrace2/atrace2/stacks"
+)
+
+// BenchmarkAggregate converts a 100 MB v3 trace into per-thread call trees.
+func BenchmarkAggregate(b *testing.B) {
+	data := tracegen.LargeRegular(tracegen.LargeOptions{Bytes: 100 << 20, Seed: 1})
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := parser.NewFile("large", bytes.NewReader(data), int64(len(data)), parser.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		a := stacks.New()
+		if _, err := convert.Run(f, convert.Options{}, a); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(len(a.Nodes())), "nodes")
+		f.Close()
+	}
+}
