@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/atrace2/atrace2/convert/stream"
 	"io"
+	"math"
 
 	"github.com/atrace2/atrace2/parser"
 )
@@ -99,16 +100,17 @@ func strictCheck(t *stream.Trace) error {
 // Trace and counts; the second (emit true) sends events, reusing the thread
 // states, frames and orphan lists of the first.
 type pass struct {
-	t       *stream.Trace
-	emit    bool
-	exps    []stream.Exporter
-	stats   *stream.Stats
-	scratch stream.Stats // the second pass counts here: the first pass's counts stand
-	threads map[parser.ThreadID]*threadState
-	order   []*threadState // by ThreadIndex
-	frames  map[parser.MethodID]stream.FrameID
-	unit    int64 // ns per tick of the record times
-	wrap32  bool  // the record times are 32-bit counters that wrap
+	t        *stream.Trace
+	emit     bool
+	exps     []stream.Exporter
+	stats    *stream.Stats
+	scratch  stream.Stats // the second pass counts here: the first pass's counts stand
+	threads  map[parser.ThreadID]*threadState
+	order    []*threadState // by ThreadIndex
+	frames   map[parser.MethodID]stream.FrameID
+	unit     int64  // ns per tick of the record times
+	maxTicks uint64 // the largest time that converts to ns without overflow
+	wrap32   bool   // the record times are 32-bit counters that wrap
 
 	lastRID    parser.ThreadID // the thread of the previous record
 	lastTS     *threadState
@@ -128,9 +130,10 @@ func newPass(f *parser.File) *pass {
 	p := &pass{
 		threads: make(map[parser.ThreadID]*threadState),
 		frames:  make(map[parser.MethodID]stream.FrameID),
-		unit:    int64(h.TimeUnit),
+		unit:    max(int64(h.TimeUnit), 1),
 		wrap32:  h.TimeBits == 32,
 	}
+	p.maxTicks = uint64(math.MaxInt64 / p.unit)
 	p.t = &stream.Trace{Name: f.Name, Size: f.Size(), Header: h, HasWall: h.Clock.HasWall(), HasCPU: h.Clock.HasCPU()}
 	p.stats = &p.t.Stats
 	return p
@@ -197,8 +200,8 @@ func (p *pass) record(rec *parser.Event) {
 	}
 	ts := p.thread(rec.Thread)
 	f := p.frame(rec.Method)
-	wall := int64(ts.wall.next(rec.Wall, p.wrap32, p.stats)) * p.unit
-	cpu := int64(ts.cpu.next(rec.CPU, p.wrap32, p.stats)) * p.unit
+	wall := p.nanos(ts.wall.next(rec.Wall, p.wrap32, p.stats))
+	cpu := p.nanos(ts.cpu.next(rec.CPU, p.wrap32, p.stats))
 	if !ts.started {
 		p.start(ts)
 	}
@@ -212,6 +215,15 @@ func (p *pass) record(rec *parser.Event) {
 	} else {
 		p.exit(ts, f, rec.Action, wall, cpu)
 	}
+}
+
+// nanos converts ticks to ns, saturating: 64-bit V2 times of a corrupt
+// file could otherwise overflow into negative durations.
+func (p *pass) nanos(ticks uint64) int64 {
+	if ticks > p.maxTicks {
+		return int64(p.maxTicks) * p.unit
+	}
+	return int64(ticks) * p.unit
 }
 
 // thread finds a thread's state by its record id, creating it on first sight

@@ -11,12 +11,15 @@ import (
 type Variant uint8
 
 const (
-	Regular   Variant = iota + 1 // key text, then SLOW header and records
-	Streaming                    // SLOW 0xF2/0xF3 with interleaved definitions
-	SplitPair                    // NAME.key + NAME.data (pre-1.0 SDK)
+	Regular     Variant = iota + 1 // key text, then SLOW header and records
+	Streaming                      // SLOW 0xF2/0xF3 with interleaved definitions
+	SplitPair                      // NAME.key + NAME.data (pre-1.0 SDK)
+	V2Regular                      // ART V2, SLOW 4/5: packets, blocks written when tracing stops, summary
+	V2Streaming                    // ART V2, SLOW 0xF4/0xF5: blocks written as buffers fill, summary
+	V2Hybrid                       // ART V2 of android-15.0.0_r1: method packets, key text, then SLOW 4/5 and blocks
 )
 
-var variantNames = [...]string{"", "regular", "streaming", "split key/data"}
+var variantNames = [...]string{"", "regular", "streaming", "split key/data", "ART V2", "ART V2 streaming", "ART V2 after key text"}
 
 func (v Variant) String() string {
 	if int(v) < len(variantNames) && v != 0 {
@@ -31,25 +34,27 @@ type Header struct {
 	Compressed  bool          // the input was gzip-compressed
 	KeyVersion  int           // the version in the key text (*version), 0 if none
 	DataVersion int           // the u2 at offset 4 of the SLOW header, streaming bit included
-	Version     int           // the record layout: 1, 2 or 3
+	Version     int           // the record layout: 1, 2 or 3; ART V2: 4 (one clock) or 5 (two)
 	Clock       Clock         // which times the records carry
 	ClockFrom   string        // where the clock came from: "key", "summary", "sec file", "record size", "--clock"
 	Options     []Option      // every key=value line, in order (unknown keys kept)
-	StartTime   uint64        // header start time in µs (epoch for Dalvik, monotonic for ART)
-	TimeUnit    time.Duration // what one tick of a record time is: µs in legacy files
-	TimeBits    int           // width of the record time counters: 32 in legacy files, which wrap
-	RecordSize  int           // bytes per record
+	StartTime   uint64        // header start time in µs (epoch for Dalvik, monotonic for ART; V2d's ns / 1000)
+	TimeUnit    time.Duration // what one tick of a record time is: µs in legacy files, µs or ns in V2
+	TimeBits    int           // width of the record time counters: 32 in legacy files, which wrap; 64 in V2
+	RecordSize  int           // bytes per record; 0 in V2, whose LEB128 records vary
 	DataOffset  int64         // offset of the first record (or streaming item)
 	DataEnd     int64         // offset after the last whole record or item
 	Records     int64         // number of method records
 	LostBytes   int64         // bytes of a record cut off at the end of the file
-	HasSummary  bool          // streaming: the op-3 summary was found
+	HasSummary  bool          // streaming: the op-3 summary was found; V2: the type-3 summary
+	Layout      V2Layout      // ART V2: the event-block layout; 0 for legacy files
 	Warnings    []string      // things the reader worked around (missing summary, cut gzip stream)
 	Threads     []Thread
 	Methods     []Method
 
 	methodIndex map[MethodID]int32
-	threadIndex map[ThreadID]int32 // record id (low 16 bits of the tid) → Threads index
+	threadIndex map[ThreadID]int32 // record id (low 16 bits of the tid; V2: the tid) → Threads index
+	v2          *v2Meta            // ART V2: what the reader needs to frame the blocks
 }
 
 // Option is one key=value line of the key text.
@@ -112,9 +117,10 @@ func (h *Header) Method(id MethodID) (*Method, bool) {
 
 // Thread returns the table entry for a record thread id. Record ids are
 // matched against the listed ids modulo 65536, because ART writes the OS tid
-// truncated to 16 bits while *threads prints it whole (FORMATS §7).
+// truncated to 16 bits while *threads prints it whole (FORMATS §7). ART V2
+// records carry the whole tid, which must match exactly.
 func (h *Header) Thread(id ThreadID) (*Thread, bool) {
-	i, ok := h.threadIndex[id&0xFFFF]
+	i, ok := h.threadIndex[h.threadKey(id)]
 	if !ok {
 		return nil, false
 	}
@@ -127,11 +133,11 @@ func (h *Header) addThread(t Thread) {
 	if h.threadIndex == nil {
 		h.threadIndex = make(map[ThreadID]int32)
 	}
-	if i, ok := h.threadIndex[t.ID&0xFFFF]; ok {
+	if i, ok := h.threadIndex[h.threadKey(t.ID)]; ok {
 		h.Threads[i] = t
 		return
 	}
-	h.threadIndex[t.ID&0xFFFF] = int32(len(h.Threads))
+	h.threadIndex[h.threadKey(t.ID)] = int32(len(h.Threads))
 	h.Threads = append(h.Threads, t)
 }
 

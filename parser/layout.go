@@ -36,6 +36,9 @@ func (f *File) parseRegular(s *source, h *Header, opt Options) error {
 	if dh.version&streamingBit == streamingBit {
 		return formatErr(s.pos()+4, "streaming data version %#x after key text: expected 1, 2 or 3", dh.version)
 	}
+	if dh.v2 {
+		return f.parseV2(s, h, opt, dh, V2Hybrid)
+	}
 	h.Variant = Regular
 	if f.pair {
 		h.Variant = SplitPair
@@ -63,6 +66,9 @@ func (f *File) parseSLOW(s *source, h *Header, opt Options) error {
 	dh, err := parseDataHeader(s, 0)
 	if err != nil {
 		return err
+	}
+	if dh.v2 {
+		return f.parseV2(s, h, opt, dh, V2Regular)
 	}
 	if dh.version&streamingBit == 0 {
 		return formatErr(0, "SLOW data version %d without key text: this is the .data half of a NAME.key/NAME.data pair (put NAME.key beside it) or a trace stripped of its key", dh.version)
@@ -163,7 +169,7 @@ func (h *Header) settleClock(opt Options) error {
 	if opt.Clock != ClockUnknown {
 		// A clock the file states can only be narrowed (read one of two
 		// times); a guessed one (no summary) can be replaced outright.
-		if h.ClockFrom != inferredClock && !subClock(opt.Clock, h.Clock) {
+		if h.ClockFrom != inferredClock && h.ClockFrom != inferredClockV2 && !subClock(opt.Clock, h.Clock) {
 			return &ClockError{Have: h.Clock, Want: opt.Clock}
 		}
 		h.Clock, h.ClockFrom = opt.Clock, "--clock"

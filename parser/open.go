@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"time"
 )
 
 // Options adjust how a trace is read.
@@ -17,6 +18,12 @@ type Options struct {
 	// a streaming file without its summary, where the clock is only guessed
 	// from the record size.
 	Clock Clock
+	// TimeUnit overrides the unit of an ART V2 trace's times
+	// (time.Microsecond or time.Nanosecond). By default it is read from the
+	// summary (elapsed-time-usec or elapsed-time-nsec) and, when the summary
+	// is missing, guessed from the size of the time deltas. Legacy traces
+	// always count µs and ignore it.
+	TimeUnit time.Duration
 	// KeyFile names a file holding the key text: the .sec file Android 6-7
 	// wrote beside a streaming trace. By default NAME.sec is used when the
 	// summary is missing and that file exists.
@@ -253,6 +260,8 @@ func (f *File) parse(opt Options) error {
 		return f.parseRegular(s, h, opt)
 	case bytes.HasPrefix(head, []byte("SLOW")):
 		return f.parseSLOW(s, h, opt)
+	case isV2MethodPacket(s):
+		return f.parseV2Hybrid(s, h, opt)
 	}
 	return identify(head)
 }

@@ -14,13 +14,14 @@ type Reader struct {
 	streaming bool
 	recSize   int
 	clock     Clock
+	v2        *v2Reader // ART V2: LEB128 records in event blocks
 }
 
 // NewReader returns a reader positioned at the first record. A File may
 // have several readers, one after the other or at once.
 func (f *File) NewReader() *Reader {
 	h := f.Header
-	return &Reader{
+	r := &Reader{
 		s:         newSource(f.ra, f.size, h.DataOffset),
 		end:       h.DataEnd,
 		version:   h.Version,
@@ -28,6 +29,10 @@ func (f *File) NewReader() *Reader {
 		recSize:   h.RecordSize,
 		clock:     h.Clock,
 	}
+	if h.v2 != nil {
+		r.v2 = newV2Reader(h)
+	}
+	return r
 }
 
 // Offset returns the offset of the next byte the reader will decode.
@@ -37,6 +42,9 @@ func (r *Reader) Offset() int64 { return r.s.pos() }
 // whole one. Filling the caller's Event, rather than returning one, keeps
 // the per-record cost to the decoding itself.
 func (r *Reader) ReadEvent(ev *Event) error {
+	if r.v2 != nil {
+		return r.v2.next(r.s, ev)
+	}
 	// Fast path: a whole record in the buffer, not a streaming special item.
 	s := r.s
 	if off := s.pos(); off < r.end && s.w-s.r >= r.recSize && !(r.streaming && s.buf[s.r]|s.buf[s.r+1] == 0) {
@@ -51,6 +59,9 @@ func (r *Reader) ReadEvent(ev *Event) error {
 // read; at the end it returns 0 and io.EOF. Decoding a batch in one call
 // keeps the per-record cost of a large trace to the decoding itself.
 func (r *Reader) ReadEvents(evs []Event) (int, error) {
+	if r.v2 != nil {
+		return r.v2.batch(r.s, evs)
+	}
 	s := r.s
 	n := 0
 	for n < len(evs) {

@@ -21,6 +21,7 @@ type dataHeader struct {
 	dataOffset int64
 	start      uint64
 	recordSize int
+	v2         bool // ART's V2 format: no data offset or record size (FORMATS §10.2)
 }
 
 // parseDataHeader reads the SLOW header at off and checks it.
@@ -48,12 +49,16 @@ func parseDataHeader(s *source, off int64) (dataHeader, error) {
 	low := h.version &^ streamingBit
 	streaming := h.version&streamingBit == streamingBit
 	switch {
-	case h.version == 4 || h.version == 5 || h.version == streamingBit|4 || h.version == streamingBit|5:
-		return h, formatErr(off+4, "data version %#x is ART's V2 method-trace format, which atrace2 does not read yet", h.version)
+	case low == 4 || low == 5:
+		if streaming || h.version == low {
+			h.v2, h.start, h.dataOffset = true, binary.LittleEndian.Uint64(b[6:]), off+dataHeaderSize
+			return h, nil
+		}
+		return h, formatErr(off+4, "unknown data version %#x: expected 1, 2, 3, 4, 5 or streaming 0xf2 to 0xf5", h.version)
 	case streaming && (low == 2 || low == 3):
 	case !streaming && low >= 1 && low <= 3:
 	default:
-		return h, formatErr(off+4, "unknown data version %#x: expected 1, 2, 3 or streaming 0xf2/0xf3", h.version)
+		return h, formatErr(off+4, "unknown data version %#x: expected 1, 2, 3 or streaming 0xf2/0xf3 (4, 5, 0xf4 and 0xf5 are ART's V2)", h.version)
 	}
 	if h.dataOffset < dataHeaderSize {
 		return h, formatErr(off+6, "data offset %d is smaller than the 32-byte header", h.dataOffset)

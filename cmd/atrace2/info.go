@@ -93,7 +93,7 @@ func (c *InfoCmd) Run(g *Globals) error {
 func newInfoReport(in input, t *stream.Trace) infoReport {
 	h := t.Header
 	r := infoReport{
-		File: in.name(), Variant: h.Variant.String(), Version: h.Version,
+		File: in.name(), Variant: h.Format(), Version: h.Version,
 		DataVersion: fmt.Sprintf("%#02x", h.DataVersion), Compressed: h.Compressed,
 		Clock: h.Clock.String(), ClockFrom: h.ClockFrom, VM: h.VM(), PID: h.PID(),
 		StartTimeMicros: h.StartTime, StartIsEpoch: h.EpochStart(),
