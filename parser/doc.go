@@ -13,6 +13,10 @@
 //     definitions are interleaved with the records and the key text (with the
 //     clock) is a summary item at the very end of the file, or in a separate
 //     .sec file on Android 6-7;
+//   - ART's "V2" packet format (data versions 4/5, 0xF4/0xF5 when
+//     streaming): thread and method packets, per-thread event blocks of
+//     LEB128 deltas, and a text summary; the layouts V2c (µs) and V2d (ns),
+//     and V2b on a best-effort basis (v2*.go);
 //   - gzip-compressed copies of any of these.
 //
 // The writer the layouts mirror is ART's runtime/trace.cc (and Dalvik's

@@ -147,7 +147,11 @@ func (r *infoReport) writeText(w io.Writer) {
 	if r.Clock != "wall" {
 		row("thread CPU", "%s over all threads", units.Duration(r.CPUNanos))
 	}
-	row("records", "%s of %d bytes (%s bytes of input)", units.Count(r.Records), r.RecordSize, units.Count(r.Bytes))
+	if r.RecordSize > 0 {
+		row("records", "%s of %d bytes (%s bytes of input)", units.Count(r.Records), r.RecordSize, units.Count(r.Bytes))
+	} else { // ART V2: LEB128 records of varying size
+		row("records", "%s of varying size (%s bytes of input)", units.Count(r.Records), units.Count(r.Bytes))
+	}
 	row("threads", "%d with events, %d listed", len(r.Threads), r.ThreadsListed)
 	row("methods", "%d used, %d listed", r.MethodsUsed, r.MethodsListed)
 	row("overflow", "%s", yesNo(r.DataFileOverflow, "yes: data-file-overflow=true, every thread stopped recording when the buffer filled"))
