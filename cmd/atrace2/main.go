@@ -24,14 +24,15 @@ const (
 type cli struct {
 	Globals
 
-	Info     InfoCmd     `cmd:"" help:"Describe a trace: variant, clock, threads, methods, durations and every repair."`
-	Dump     DumpCmd     `cmd:"" help:"Print one line per event, indented by depth (dmtracedump -o)."`
-	Pprof    PprofCmd    `cmd:"" help:"Convert traces into one gzipped pprof profile (exclusive time, thread CPU time and calls per call stack and thread), or serve pprof's web UI for it with --http."`
-	Perfetto PerfettoCmd `cmd:"" help:"Convert a trace into a binary Perfetto trace for ui.perfetto.dev and trace_processor: one track per thread, one slice per call."`
-	// commands: speedscope, folded
-	Top   TopCmd   `cmd:"" help:"Print the flat profile: exclusive and inclusive time, calls and recursive calls per method (Traceview's profile table)."`
-	Calls CallsCmd `cmd:"" help:"Print the callers and callees of the methods matching a pattern, with their shares of its inclusive time (Traceview's parents/children)."`
-	Diff  DiffCmd  `cmd:"" help:"Compare two traces method by method: exclusive, inclusive and calls before and after, largest change first (dmtracedump -d)."`
+	Info       InfoCmd       `cmd:"" help:"Describe a trace: variant, clock, threads, methods, durations and every repair."`
+	Dump       DumpCmd       `cmd:"" help:"Print one line per event, indented by depth (dmtracedump -o)."`
+	Pprof      PprofCmd      `cmd:"" help:"Convert traces into one gzipped pprof profile (exclusive time, thread CPU time and calls per call stack and thread), or serve pprof's web UI for it with --http."`
+	Perfetto   PerfettoCmd   `cmd:"" help:"Convert a trace into a binary Perfetto trace for ui.perfetto.dev and trace_processor: one track per thread, one slice per call."`
+	Speedscope SpeedscopeCmd `cmd:"" help:"Convert a trace into a speedscope file (app.speedscope.json): one flame chart per thread on the wall or thread CPU timeline."`
+	Folded     FoldedCmd     `cmd:"" help:"Print folded stacks (thread;frame;...;frame microseconds) for flamegraph.pl, inferno and speedscope."`
+	Top        TopCmd        `cmd:"" help:"Print the flat profile: exclusive and inclusive time, calls and recursive calls per method (Traceview's profile table)."`
+	Calls      CallsCmd      `cmd:"" help:"Print the callers and callees of the methods matching a pattern, with their shares of its inclusive time (Traceview's parents/children)."`
+	Diff       DiffCmd       `cmd:"" help:"Compare two traces method by method: exclusive, inclusive and calls before and after, largest change first (dmtracedump -d)."`
 
 	Version kong.VersionFlag `help:"Print the version and exit."`
 }

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"github.com/atrace2/atrace2/folded"
+)
+
+// FoldedCmd writes the folded stacks of one trace.
+type FoldedCmd struct {
+	Output   string   `short:"o" placeholder:"FILE" help:"Write the folded stacks to FILE (- for standard output, the default)."`
+	NoThread bool     `help:"Leave out the thread frame at the root of each stack, so that equal stacks of all threads add up."`
+	Trace    []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file."`
+}
+
+// Help is shown by atrace2 folded --help.
+func (c *FoldedCmd) Help() string {
+	return `Writes Brendan Gregg's folded stacks, one line per distinct call stack:
+"<thread> (tid <id>);<class>.<method>;... VALUE", outermost frame first,
+VALUE being the stack's exclusive time in microseconds. The time is wall
+time when the trace has a wall clock, else thread CPU time; --clock cpu
+chooses thread CPU time for a dual-clock trace. Feed it to flamegraph.pl,
+inferno-flamegraph or speedscope:
+
+  atrace2 folded app.trace | flamegraph.pl > app.svg
+  atrace2 folded --clock cpu app.trace | inferno-flamegraph > app-cpu.svg`
+}
+
+// Run converts the trace.
+func (c *FoldedCmd) Run(g *Globals) error {
+	in, err := oneInput(c.Trace, "folded")
+	if err != nil {
+		return err
+	}
+	out, err := g.createOutput(c.Output, false, "folded")
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	if _, err := g.convert(in, folded.New(out, folded.Options{NoThread: c.NoThread})); err != nil {
+		return err
+	}
+	return out.Close()
+}

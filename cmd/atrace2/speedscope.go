@@ -1,0 +1,58 @@
+package main
+
+import (
+	"github.com/atrace2/atrace2/speedscope"
+)
+
+// SpeedscopeCmd converts one trace into a speedscope file.
+type SpeedscopeCmd struct {
+	Output string   `short:"o" placeholder:"FILE" help:"Write the speedscope file to FILE (- for standard output, the default). Name it app.speedscope.json: speedscope recognises that suffix, and the file's $schema as well."`
+	Trace  []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file."`
+}
+
+// Help is shown by atrace2 speedscope --help.
+func (c *SpeedscopeCmd) Help() string {
+	return `Writes one evented profile per thread, named "<thread> (tid <id>)", with
+the main thread shown first. The timeline is wall time when the trace has a
+wall clock, else thread CPU time; --clock cpu chooses thread CPU time for a
+dual-clock trace. Times are in microseconds from the trace start (in
+nanoseconds for a trace recorded in nanoseconds). Open the file at
+https://www.speedscope.app or with speedscope's own command:
+
+  atrace2 speedscope -o app.speedscope.json app.trace
+  atrace2 speedscope app.trace | speedscope -
+
+Memory stays small for any trace: events are spooled to a temporary file
+and the output is written as a stream.`
+}
+
+// Run converts the trace.
+func (c *SpeedscopeCmd) Run(g *Globals) error {
+	in, err := oneInput(c.Trace, "speedscope")
+	if err != nil {
+		return err
+	}
+	out, err := g.createOutput(c.Output, false, "speedscope")
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	exp := speedscope.New(out, speedscope.Options{Exporter: "atrace2@" + versionString()})
+	defer exp.Close()
+	if _, err := g.convert(in, exp); err != nil {
+		return err
+	}
+	return out.Close()
+}
+
+// oneInput reads the arguments of a command that converts one trace.
+func oneInput(args []string, cmd string) (input, error) {
+	ins, err := pairInputs(args)
+	if err != nil {
+		return input{}, err
+	}
+	if len(ins) != 1 {
+		return input{}, usagef("%s converts one trace at a time, got %d", cmd, len(ins))
+	}
+	return ins[0], nil
+}

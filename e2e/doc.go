@@ -1,0 +1,24 @@
+// Package e2e holds end-to-end tests that run the atrace2 binary and open
+// its outputs in the real consumers. It has no code of its own.
+//
+// TestSpeedscopeInBrowser serves speedscope's built web app from the npm
+// package pinned in package.json (node_modules/speedscope/dist/release) on
+// 127.0.0.1 and opens every speedscope and folded file atrace2 writes for
+// the sample trace, the stack-policy trace and the corpus in Debian's
+// chromium, driven by playwright-core (check-speedscope.mjs, OUTPUTS §4.4),
+// after validating each speedscope file against speedscope's JSON schema
+// with ajv (OUTPUTS §4.3). Any schema error, importer error, alert or
+// "Something went wrong" screen fails the test, and so does a page title
+// other than the expected one. Two deliberately bad files must fail, one
+// per check, so a checker that accepts everything cannot pass.
+//
+// TestSpeedscopeCLI, TestFoldedCLI and TestCLIErrors run the commands as a
+// user would (files, stdout, stdin, --clock cpu, --no-thread, exit codes)
+// and need no browser.
+//
+// Setup: .ci/setup-browser.sh installs chromium and runs npm ci here. The
+// browser test skips with a message when node, chromium or node_modules are
+// missing, unless ATRACE2_E2E=require (CI sets it), which turns the skip
+// into a failure. Screenshots go to $ATRACE2_E2E_SHOTS when set, else to a
+// temporary folder.
+package e2e

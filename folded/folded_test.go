@@ -1,0 +1,306 @@
+package folded
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/internal/tracegen"
+	"github.com/atrace2/atrace2/parser"
+	"github.com/atrace2/atrace2/pprofout"
+	"github.com/atrace2/atrace2/stacks"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func repoRoot(t testing.TB) string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("cannot locate the test file")
+	}
+	return filepath.Join(filepath.Dir(file), "..")
+}
+
+// policyTrace writes the stack-policy trace shared with the speedscope
+// tests as a binary file.
+func policyTrace(t testing.TB) string {
+	src, err := os.ReadFile(filepath.Join(repoRoot(t), "testdata", "golden", "speedscope", "policy-trace.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := tracegen.ParseText(string(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "policy.trace")
+	if err := os.WriteFile(path, tr.Regular(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+var (
+	sampleOnce sync.Once
+	samplePath string
+	sampleErr  error
+)
+
+// sampleTrace is testdata/sample.trace, or gensample's output while that
+// file does not exist yet.
+func sampleTrace(t testing.TB) string {
+	path := filepath.Join(repoRoot(t), "testdata", "sample.trace")
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	sampleOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "atrace2-sample-")
+		if err != nil {
+			sampleErr = err
+			return
+		}
+		samplePath = filepath.Join(dir, "sample.trace")
+		cmd := exec.Command("go", "run", "./internal/tracegen/cmd/gensample", "-o", samplePath)
+		cmd.Dir = repoRoot(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			sampleErr = fmt.Errorf("gensample: %v\n%s", err, out)
+		}
+	})
+	if sampleErr != nil {
+		t.Fatal(sampleErr)
+	}
+	return samplePath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if samplePath != "" {
+		os.RemoveAll(filepath.Dir(samplePath))
+	}
+	os.Exit(code)
+}
+
+// run converts a trace into the folded exporter and returns its output and
+// its call tree.
+func run(t testing.TB, path string, clock parser.Clock, opt Options) (string, *stacks.Aggregator) {
+	t.Helper()
+	f, err := parser.Open(path, parser.Options{Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	e := New(&buf, opt)
+	if _, err := convert.Run(f, convert.Options{}, e); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String(), e.agg
+}
+
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join(repoRoot(t), "testdata", "golden", "folded", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update creates it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the output (go test -update rewrites it):\n%s", path, got)
+	}
+}
+
+// TestPolicy checks the golden files and, by hand from policy-trace.txt,
+// the lines that exercise each repair.
+func TestPolicy(t *testing.T) {
+	path := policyTrace(t)
+	wall, _ := run(t, path, 0, Options{})
+	checkGolden(t, "policy.wall.folded", wall)
+	cpu, _ := run(t, path, parser.ClockThreadCPU, Options{})
+	checkGolden(t, "policy.cpu.folded", cpu)
+	merged, _ := run(t, path, 0, Options{NoThread: true})
+	checkGolden(t, "policy.nothread.folded", merged)
+
+	const run, work, leaf = "com.example.App.run", "com.example.App.work", "com.example.App.leaf"
+	for _, line := range []string{
+		"main (tid 100);" + run + " 17",                          // 30-35, 50-52, 55-57, 62-70
+		"main (tid 100);" + run + ";" + work + ";" + work + " 5", // overload work(J) inside work(I)
+		"main (tid 100);" + run + ";" + work + ";" + leaf + " 2", // ended implicitly at 50
+		"main (tid 100);" + run + ";<unknown method 0x24> 2",
+		"Binder:100_1 (tid 7);android.os.Looper.loop;android.os.Binder.execTransact 7", // orphans
+		"Binder:100_1 (tid 7);android.os.Binder.execTransact 55",                       // open until 75
+		`worker "q": ü (tid 101);` + leaf + " 5",                                       // ";" cleaned
+	} {
+		if !strings.Contains("\n"+wall, "\n"+line+"\n") {
+			t.Errorf("wall output lacks %q", line)
+		}
+	}
+	// Without the thread frame, the leaf of thread 9 and the worker's run
+	// merge with nothing, but run's own lines of main and thread 9 add up:
+	// 17 + 5 (thread 9: 40-45) + 5 (worker: 60-65).
+	if !strings.Contains("\n"+merged, "\n"+run+" 27\n") {
+		t.Errorf("merged output lacks %q", run+" 27")
+	}
+}
+
+// pprofLines computes the same lines from the pprof profile of the same
+// tree: a second, independent path from stacks to numbers.
+func pprofLines(t *testing.T, a *stacks.Aggregator, opt Options) map[string]int64 {
+	t.Helper()
+	b := pprofout.New("test")
+	if err := b.Add(a); err != nil {
+		t.Fatal(err)
+	}
+	p, err := b.Profile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vi := -1
+	for i, st := range p.SampleType {
+		if st.Type == p.DefaultSampleType {
+			vi = i
+		}
+	}
+	fix := strings.NewReplacer(";", ":", "\n", " ", "\r", " ")
+	ns := map[string]int64{}
+	for _, s := range p.Sample {
+		var parts []string
+		if !opt.NoThread {
+			parts = append(parts, fix.Replace(fmt.Sprintf("%s (tid %d)", s.Label["thread"][0], s.NumLabel["tid"][0])))
+		}
+		for i := len(s.Location) - 1; i >= 0; i-- {
+			parts = append(parts, fix.Replace(s.Location[i].Line[0].Function.Name))
+		}
+		ns[strings.Join(parts, ";")] += s.Value[vi]
+	}
+	us := map[string]int64{}
+	for k, v := range ns {
+		if (v+500)/1000 > 0 {
+			us[k] = (v + 500) / 1000
+		}
+	}
+	return us
+}
+
+// parseFolded reads folded lines back.
+func parseFolded(t *testing.T, out string) map[string]int64 {
+	t.Helper()
+	got := map[string]int64{}
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		v, err := strconv.ParseInt(line[i+1:], 10, 64)
+		if i < 0 || err != nil || v <= 0 {
+			t.Fatalf("bad line %q", line)
+		}
+		if _, dup := got[line[:i]]; dup {
+			t.Fatalf("stack %q listed twice", line[:i])
+		}
+		got[line[:i]] = v
+	}
+	return got
+}
+
+// TestMatchesPprof: every folded line equals the pprof output's exclusive
+// time for the same stack, on the sample, the policy trace and the corpus,
+// on each clock.
+func TestMatchesPprof(t *testing.T) {
+	paths := []string{sampleTrace(t), policyTrace(t)}
+	dir := filepath.Join(repoRoot(t), "..", "shared", "corpus")
+	corpus, _ := filepath.Glob(filepath.Join(dir, "*.trace*"))
+	if len(corpus) == 0 {
+		t.Logf("no corpus traces in %s: checking the sample and the policy trace only", dir)
+	}
+	for _, path := range append(paths, corpus...) {
+		for _, clock := range clocksFor(path) {
+			if f, err := parser.Open(path, parser.Options{Clock: clock}); err != nil {
+				continue // the corpus has two files that are not traces
+			} else {
+				f.Close()
+			}
+			t.Run(filepath.Base(path)+"/"+clock.String(), func(t *testing.T) {
+				out, a := run(t, path, clock, Options{})
+				compare(t, parseFolded(t, out), pprofLines(t, a, Options{}))
+				var merged bytes.Buffer
+				if err := Write(&merged, a, Options{NoThread: true}); err != nil {
+					t.Fatal(err)
+				}
+				compare(t, parseFolded(t, merged.String()), pprofLines(t, a, Options{NoThread: true}))
+			})
+		}
+	}
+}
+
+func compare(t *testing.T, got, want map[string]int64) {
+	t.Helper()
+	if len(want) == 0 {
+		t.Error("no stacks at all")
+	}
+	var bad []string
+	for k, v := range want {
+		if got[k] != v {
+			bad = append(bad, fmt.Sprintf("%s: folded %d µs, pprof %d µs", k, got[k], v))
+		}
+	}
+	for k, v := range got {
+		if _, ok := want[k]; !ok {
+			bad = append(bad, fmt.Sprintf("%s: %d µs in the folded output only", k, v))
+		}
+	}
+	slices.Sort(bad)
+	for _, b := range bad[:min(len(bad), 20)] {
+		t.Error(b)
+	}
+}
+
+// TestRounding: nanosecond sums round once per line, and zero lines go.
+func TestRounding(t *testing.T) {
+	tr := &stream.Trace{HasWall: true, Frames: []stream.Frame{{Name: "A;x"}, {Name: "A;x"}, {Name: "B\nb"}},
+		Threads: []stream.Thread{{Name: "t\r", ID: 3}}}
+	a := stacks.New()
+	if err := a.Begin(tr); err != nil {
+		t.Fatal(err)
+	}
+	b, e := stream.Begin, stream.End
+	for _, ev := range []stream.Event{
+		{Kind: b, Frame: 0, Wall: 0}, {Kind: e, Frame: 0, Wall: 700},
+		{Kind: b, Frame: 1, Wall: 1000}, {Kind: e, Frame: 1, Wall: 1800}, // 1500 ns in all: 2 µs
+		{Kind: b, Frame: 2, Wall: 2000}, {Kind: e, Frame: 2, Wall: 2499}, // 0 µs: left out
+	} {
+		if err := a.Event(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, a, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := buf.String(), "t  (tid 3);A:x 2\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// clocksFor is the clocks to check a trace on: its own and the thread CPU
+// clock, or only its own for the corpus under -short.
+func clocksFor(path string) []parser.Clock {
+	if testing.Short() && strings.Contains(path, "corpus") {
+		return []parser.Clock{0}
+	}
+	return []parser.Clock{0, parser.ClockThreadCPU}
+}

@@ -1,0 +1,46 @@
+package speedscope
+
+import "strconv"
+
+// decimal is a non-decreasing number kept as decimal digits. Times in a
+// profile only grow, mostly by a few units, so advancing touches the last
+// digit or two instead of formatting the whole number for every event.
+type decimal struct {
+	v     uint64
+	d     [20]byte // d[start:] holds v's digits; 20 fit any uint64
+	start int
+}
+
+func (c *decimal) digits() []byte {
+	if c.start == 0 && c.v == 0 {
+		c.d[len(c.d)-1], c.start = '0', len(c.d)-1 // the zero value
+	}
+	return c.d[c.start:]
+}
+
+// advance sets the number to v. Growing by less than 2^20 adds digit by
+// digit from the right; anything else formats v afresh.
+func (c *decimal) advance(v uint64) {
+	if c.start == 0 || v < c.v || v-c.v >= 1<<20 {
+		var tmp [20]byte
+		n := len(strconv.AppendUint(tmp[:0], v, 10))
+		c.start = len(c.d) - n
+		copy(c.d[c.start:], tmp[:n])
+		c.v = v
+		return
+	}
+	carry := v - c.v
+	c.v = v
+	for i := len(c.d) - 1; carry > 0; i-- {
+		if i < c.start {
+			c.start, c.d[i] = i, '0'
+		}
+		s := uint64(c.d[i]-'0') + carry%10
+		carry /= 10
+		if s >= 10 {
+			s -= 10
+			carry++
+		}
+		c.d[i] = byte('0' + s)
+	}
+}

@@ -1,0 +1,270 @@
+package speedscope
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/atrace2/atrace2/convert/stream"
+)
+
+// frameKey is what makes two speedscope frames the same (OUTPUTS §3.2).
+type frameKey struct {
+	name, file string
+	line       int
+	hasLine    bool
+}
+
+// dedupFrames maps every stream frame to its shared frame, in order of
+// first appearance.
+func dedupFrames(frames []stream.Frame) ([]int32, []frameKey) {
+	shared := make([]int32, len(frames))
+	index := make(map[frameKey]int32, len(frames))
+	var keys []frameKey
+	for i := range frames {
+		f := &frames[i]
+		k := frameKey{name: f.Name, file: f.File, line: f.Line, hasLine: f.HasLine}
+		if !f.HasLine {
+			k.line = 0
+		}
+		id, ok := index[k]
+		if !ok {
+			id = int32(len(keys))
+			index[k] = id
+			keys = append(keys, k)
+		}
+		shared[i] = id
+	}
+	return shared, keys
+}
+
+// flushAt is when the output buffer is handed to the writer: as large as
+// the CLI's bufio.Writer, which then passes it through without copying.
+const flushAt = 256 << 10
+
+// writer builds the JSON in a byte slice and flushes it in large pieces:
+// the per-event loop then costs a few appends and no interface calls.
+type writer struct {
+	w   io.Writer
+	buf []byte
+	err error
+}
+
+func (w *writer) flush() {
+	if w.err == nil && len(w.buf) > 0 {
+		_, w.err = w.w.Write(w.buf)
+	}
+	w.buf = w.buf[:0]
+}
+
+func (w *writer) maybeFlush() {
+	if len(w.buf) >= flushAt {
+		w.flush()
+	}
+}
+
+func (w *writer) str(s string) { w.buf = append(w.buf, s...) }
+
+func (w *writer) quoted(s string) { w.buf = appendQuoted(w.buf, s) }
+
+func (w *writer) int(v int64) { w.buf = strconv.AppendInt(w.buf, v, 10) }
+
+// write produces the whole file.
+func (e *Exporter) write() error {
+	if e.t == nil {
+		return errors.New("speedscope: Finish without Begin")
+	}
+	w := &writer{w: e.w, buf: make([]byte, 0, flushAt+4096)}
+	micro := e.subMicro == 0 // every time is a whole µs
+	w.str(`{"$schema":`)
+	w.quoted(Schema)
+	if e.opt.Exporter != "" {
+		w.str(`,"exporter":`)
+		w.quoted(e.opt.Exporter)
+	}
+	w.str(`,"name":`)
+	w.quoted(e.name())
+	w.str(`,"activeProfileIndex":`)
+	w.int(int64(e.active()))
+	e.writeFrames(w)
+	w.str(`,"profiles":[`)
+	var scratch []byte
+	for i := range e.t.Threads {
+		if i > 0 {
+			w.str(",")
+		}
+		var err error
+		if scratch, err = e.writeProfile(w, i, micro, scratch); err != nil {
+			return err
+		}
+	}
+	w.str("]}\n")
+	w.flush()
+	return w.err
+}
+
+// writeFrames writes shared.frames.
+func (e *Exporter) writeFrames(w *writer) {
+	w.str(`,"shared":{"frames":[`)
+	for i, f := range e.frames {
+		if i > 0 {
+			w.str(",")
+		}
+		w.str(`{"name":`)
+		w.quoted(f.name)
+		if f.file != "" {
+			w.str(`,"file":`)
+			w.quoted(f.file)
+		}
+		if f.hasLine {
+			w.str(`,"line":`)
+			w.int(int64(f.line))
+		}
+		w.str("}")
+		w.maybeFlush()
+	}
+	w.str("]}")
+}
+
+// writeProfile writes thread i's evented profile: its spilled blocks in
+// order, then what is still buffered.
+func (e *Exporter) writeProfile(w *writer, i int, micro bool, scratch []byte) ([]byte, error) {
+	th := &e.t.Threads[i]
+	tb := &e.threads[i]
+	w.str(`{"type":"evented","name":`)
+	w.quoted(ProfileName(th))
+	end := max(e.end(th), tb.last)
+	if micro {
+		w.str(`,"unit":"microseconds","startValue":0,"endValue":`)
+		end /= 1000
+	} else {
+		w.str(`,"unit":"nanoseconds","startValue":0,"endValue":`)
+	}
+	w.int(end)
+	w.str(`,"events":[`)
+	d := decoder{first: true, suffix: e.suffix, micro: micro}
+	for _, b := range tb.blocks {
+		var err error
+		if scratch, err = e.sp.read(b, scratch); err != nil {
+			return scratch, err
+		}
+		if err := d.events(w, scratch); err != nil {
+			return scratch, err
+		}
+	}
+	if err := d.events(w, tb.buf); err != nil {
+		return scratch, err
+	}
+	w.str("]}")
+	return scratch, w.err
+}
+
+// decoder turns encoded events back into JSON, carrying the running time
+// across blocks. suffix[f] is the precomputed tail of an event of frame f,
+// `,"frame":f}`, so that the loop formats only the time.
+type decoder struct {
+	at     int64 // ns
+	out    decimal
+	first  bool
+	micro  bool // write µs: divide by a constant, which compiles to a multiply
+	suffix [][]byte
+}
+
+var errCorrupt = errors.New("speedscope: invariant violation: undecodable spooled event")
+
+// Event heads, with and without the comma that separates events.
+var heads = [2][2]string{
+	{`{"type":"O","at":`, `{"type":"C","at":`},
+	{`,{"type":"O","at":`, `,{"type":"C","at":`},
+}
+
+func (d *decoder) events(w *writer, p []byte) error {
+	buf := w.buf
+	for len(p) > 0 {
+		code, n := binary.Uvarint(p)
+		if n <= 0 || code>>1 >= uint64(len(d.suffix)) {
+			return errCorrupt
+		}
+		delta, m := binary.Uvarint(p[n:])
+		if m <= 0 {
+			return errCorrupt
+		}
+		p = p[n+m:]
+		d.at += int64(delta)
+		comma := 1
+		if d.first {
+			comma, d.first = 0, false
+		}
+		buf = append(buf, heads[comma][code&1]...)
+		at := uint64(d.at)
+		if d.micro {
+			at /= 1000
+		}
+		d.out.advance(at)
+		buf = append(buf, d.out.digits()...)
+		buf = append(buf, d.suffix[code>>1]...)
+		if len(buf) >= flushAt {
+			w.buf = buf
+			w.flush()
+			buf = w.buf
+		}
+	}
+	w.buf = buf
+	return w.err
+}
+
+// frameSuffixes precomputes `,"frame":i}` for every shared frame.
+func frameSuffixes(n int) [][]byte {
+	all := make([]byte, 0, n*16)
+	out := make([][]byte, n)
+	for i := range out {
+		start := len(all)
+		all = append(all, `,"frame":`...)
+		all = strconv.AppendInt(all, int64(i), 10)
+		all = append(all, '}')
+		out[i] = all[start:len(all):len(all)]
+	}
+	return out
+}
+
+// appendQuoted appends s as a JSON string. Invalid UTF-8 becomes U+FFFD,
+// so the file is always valid JSON; unlike encoding/json it leaves <, > and
+// & alone, which Java's <init> and <clinit> are full of.
+func appendQuoted(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			b = append(b, c)
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\r':
+				b = append(b, '\\', 'r')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, `\ufffd`...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}

@@ -1,0 +1,201 @@
+package speedscope
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/atrace2/atrace2/convert/stream"
+)
+
+// Schema is the exact $schema speedscope uses to recognise its own format
+// when the file name does not end in .speedscope.json (OUTPUTS §3.3).
+const Schema = "https://www.speedscope.app/file-format-schema.json"
+
+// DefaultMemory is the default total size of the per-thread event buffers.
+const DefaultMemory = 16 << 20
+
+// Block sizes bound what one thread holds before spilling: small enough
+// that thousands of threads fit the budget, large enough that a spilled
+// block is one efficient write.
+const (
+	minBlock = 4 << 10
+	maxBlock = 1 << 20
+)
+
+// Options change the file the exporter writes.
+type Options struct {
+	// Exporter is written as the file's "exporter" field, for example
+	// "atrace2@v1.0.0"; "" leaves the field out.
+	Exporter string
+	// Name is the file's "name", which speedscope shows in the page title.
+	// "" means the trace's base name followed by the clock, as in
+	// "app.trace (wall clock)".
+	Name string
+	// TempDir is where the spool file goes; "" means the system's default.
+	TempDir string
+	// Memory is the total size in bytes of the per-thread event buffers
+	// before they spill to the spool file; 0 means DefaultMemory.
+	Memory int
+}
+
+// Exporter is a stream.Exporter that writes a speedscope file at Finish.
+// Call Close when the conversion fails before Finish, to remove the spool.
+type Exporter struct {
+	w        io.Writer
+	opt      Options
+	t        *stream.Trace
+	cpu      bool    // the timeline is thread CPU time
+	shared   []int32 // stream FrameID → index in shared.frames
+	frames   []frameKey
+	suffix   [][]byte // per shared frame, the end of its events' JSON
+	threads  []threadBuf
+	block    int // bytes a thread buffers before spilling
+	sp       spool
+	subMicro int64 // OR of every time modulo 1000: nonzero means write ns
+}
+
+var _ stream.Exporter = (*Exporter)(nil)
+
+// threadBuf is one thread's encoded events: spilled blocks, then buf.
+type threadBuf struct {
+	buf    []byte
+	blocks []block
+	last   int64 // time of the thread's previous event, ns
+	busy   int64 // time with a frame open, ns
+}
+
+// New returns an exporter that writes to w.
+func New(w io.Writer, opt Options) *Exporter {
+	if opt.Memory <= 0 {
+		opt.Memory = DefaultMemory
+	}
+	return &Exporter{w: w, opt: opt, sp: spool{dir: opt.TempDir}}
+}
+
+// CPUTimeline reports whether a trace's events are placed on thread CPU
+// time rather than wall time: only when the trace has no wall clock (after
+// any narrowing with the --clock option).
+func CPUTimeline(t *stream.Trace) bool { return !t.HasWall && t.HasCPU }
+
+// ProfileName is the name of a thread's profile: "main (tid 4821)".
+func ProfileName(th *stream.Thread) string {
+	return fmt.Sprintf("%s (tid %d)", th.Name, th.ID)
+}
+
+// Begin de-duplicates the frames and sizes the thread buffers.
+func (e *Exporter) Begin(t *stream.Trace) error {
+	e.t = t
+	e.cpu = CPUTimeline(t)
+	e.shared, e.frames = dedupFrames(t.Frames)
+	e.suffix = frameSuffixes(len(e.frames))
+	e.threads = make([]threadBuf, len(t.Threads))
+	e.block = min(max(e.opt.Memory/max(len(t.Threads), 1), minBlock), maxBlock)
+	return nil
+}
+
+// Event appends one encoded event to its thread's buffer: the shared frame
+// index shifted left by one with the kind in the low bit (Begin 0, End 1),
+// then the time since the thread's previous event, both as uvarints.
+func (e *Exporter) Event(ev *stream.Event) error {
+	tb := &e.threads[ev.Thread]
+	at := ev.Wall
+	if e.cpu {
+		at = ev.CPU
+	}
+	at = max(at, tb.last) // the stream never goes back; stay safe if it did
+	open := ev.Depth
+	if ev.Kind == stream.End {
+		open++
+	}
+	if open > 0 {
+		tb.busy += at - tb.last
+	}
+	e.subMicro |= at % 1000
+	if tb.buf == nil {
+		tb.buf = make([]byte, 0, e.block+2*binary.MaxVarintLen64)
+	}
+	tb.buf = binary.AppendUvarint(tb.buf, uint64(e.shared[ev.Frame])<<1|uint64(ev.Kind&1))
+	tb.buf = binary.AppendUvarint(tb.buf, uint64(at-tb.last))
+	tb.last = at
+	if len(tb.buf) >= e.block {
+		return e.spill(tb)
+	}
+	return nil
+}
+
+// spill moves a thread's buffer to the spool file.
+func (e *Exporter) spill(tb *threadBuf) error {
+	b, err := e.sp.write(tb.buf)
+	if err != nil {
+		return err
+	}
+	tb.blocks = append(tb.blocks, b)
+	tb.buf = tb.buf[:0]
+	return nil
+}
+
+// Finish writes the whole file and removes the spool.
+func (e *Exporter) Finish() error {
+	err := e.write()
+	if cerr := e.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Close removes the spool file; it is safe to call more than once.
+func (e *Exporter) Close() error { return e.sp.close() }
+
+// name is the file's group name.
+func (e *Exporter) name() string {
+	if e.opt.Name != "" {
+		return e.opt.Name
+	}
+	base := filepath.Base(e.t.Name)
+	if e.t.Name == "-" || e.t.Name == "" {
+		base = "stdin"
+	}
+	if e.cpu {
+		return base + " (thread CPU clock)"
+	}
+	return base + " (wall clock)"
+}
+
+// end is a thread's endValue in ns: the trace end on the timeline's clock.
+func (e *Exporter) end(th *stream.Thread) int64 {
+	if e.cpu {
+		return th.LastCPU
+	}
+	return e.t.WallEnd
+}
+
+// active picks the profile to show first: the main thread, else the
+// busiest (ties go to the earlier thread).
+func (e *Exporter) active() int {
+	pid := 0
+	if e.t.Header != nil {
+		pid = e.t.Header.PID()
+	}
+	named := -1
+	for i := range e.t.Threads {
+		th := &e.t.Threads[i]
+		if pid > 0 && int64(th.ID) == int64(pid) {
+			return i
+		}
+		if named < 0 && th.Name == "main" {
+			named = i
+		}
+	}
+	if named >= 0 {
+		return named
+	}
+	busiest := 0
+	for i := range e.threads {
+		if e.threads[i].busy > e.threads[busiest].busy {
+			busiest = i
+		}
+	}
+	return busiest
+}
