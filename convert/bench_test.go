@@ -17,14 +17,8 @@ func (d *discard) Event(ev *stream.Event) error { d.n++; return nil }
 func (d *discard) Finish() error                { return nil }
 
 // BenchmarkConvert measures both passes of the stack policy over a 100 MB
-// v3 trace, with an exporter that only counts events, on one goroutine and
-// with the exporters on a second one.
+// v3 trace, with an exporter that only counts events.
 func BenchmarkConvert(b *testing.B) {
-	b.Run("serial", func(b *testing.B) { benchConvert(b, false) })
-	b.Run("parallel", func(b *testing.B) { benchConvert(b, true) })
-}
-
-func benchConvert(b *testing.B, parallel bool) {
 	data := tracegen.LargeRegular(tracegen.LargeOptions{Bytes: 100 << 20, Seed: 1})
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
@@ -34,7 +28,7 @@ func benchConvert(b *testing.B, parallel bool) {
 			b.Fatal(err)
 		}
 		d := &discard{}
-		if _, err := convert.Run(f, convert.Options{Parallel: parallel}, d); err != nil {
+		if _, err := convert.Run(f, convert.Options{}, d); err != nil {
 			b.Fatal(err)
 		}
 		f.Close()

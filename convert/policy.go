@@ -21,6 +21,7 @@ type threadState struct {
 	segDepth          int   // deepest real stack since the last orphan exit
 	events            int64 // events the second pass will send
 	lastCPU, lastWall int64
+	probed            int // events given to the sampling probe
 }
 
 type frameRef struct {
@@ -60,10 +61,11 @@ func (p *pass) enter(ts *threadState, f stream.FrameID, wall, cpu int64) {
 	ts.stack = append(ts.stack, frameRef{f})
 	if p.emit {
 		p.send(stream.Begin, 0, ts, f, depth, wall, cpu)
-		return
 	}
-	ts.events++
-	ts.segDepth = max(ts.segDepth, len(ts.stack))
+	if p.count {
+		ts.events++
+		ts.segDepth = max(ts.segDepth, len(ts.stack)-ts.floor)
+	}
 }
 
 // exit applies the policy to an exit or unwind record.
@@ -92,21 +94,27 @@ func (p *pass) exit(ts *threadState, f stream.FrameID, a parser.Action, wall, cp
 }
 
 // orphan handles an exit with no real frame on the stack. The first pass
-// notes it; the second pass finds it already opened at the thread's start.
+// notes it; the second pass finds it already opened at the thread's start;
+// a single pass tells one-pass exporters after the fact.
 func (p *pass) orphan(ts *threadState, f stream.FrameID, fl stream.Flags, wall, cpu int64) {
-	if !p.emit {
+	if p.count {
 		p.stats.OrphanExits++
 		ts.orphans = append(ts.orphans, f)
 		ts.segMax = append(ts.segMax, ts.segDepth)
 		ts.segDepth = 0
 		ts.events += 2
-		return
 	}
-	if ts.floor == 0 || ts.stack[ts.floor-1].frame != f {
-		panic("invariant violation: orphan exit differs between passes")
+	switch {
+	case !p.emit:
+	case p.onePass:
+		p.send(stream.Orphan, fl|stream.Synthetic, ts, f, 0, wall, cpu)
+	default:
+		if ts.floor == 0 || ts.stack[ts.floor-1].frame != f {
+			panic("invariant violation: orphan exit differs between passes")
+		}
+		ts.floor--
+		p.end(ts, ts.floor, fl, wall, cpu)
 	}
-	ts.floor--
-	p.end(ts, ts.floor, fl, wall, cpu)
 }
 
 // end pops the frame at depth i, which must be the top of the stack.
@@ -115,16 +123,17 @@ func (p *pass) end(ts *threadState, i int, fl stream.Flags, wall, cpu int64) {
 	ts.stack = ts.stack[:i]
 	if p.emit {
 		p.send(stream.End, fl, ts, f, i, wall, cpu)
-		return
 	}
-	ts.events++
+	if p.count {
+		ts.events++
+	}
 }
 
-// start opens the orphan frames of a thread before its first record: the
-// last orphan outermost, all at time 0 on both clocks.
+// start opens the orphan frames of a thread before its first record, in
+// the second of two passes: the last orphan outermost, all at time 0.
 func (p *pass) start(ts *threadState) {
 	ts.started = true
-	if !p.emit {
+	if !p.emit || p.onePass {
 		return
 	}
 	for i := len(ts.orphans) - 1; i >= 0; i-- {
@@ -139,7 +148,7 @@ func (p *pass) start(ts *threadState) {
 // at the thread's last time on the thread-CPU clock.
 func (p *pass) finish(ts *threadState) {
 	th := &p.t.Threads[ts.idx]
-	if !p.emit {
+	if p.count {
 		p.stats.OpenAtEnd += int64(len(ts.stack))
 		th.Open = len(ts.stack)
 		th.Events = ts.events + int64(len(ts.stack))
@@ -151,21 +160,16 @@ func (p *pass) finish(ts *threadState) {
 		for j, m := range segs {
 			th.MaxDepth = max(th.MaxDepth, m+len(ts.orphans)-j)
 		}
-		return
 	}
-	for i := len(ts.stack) - 1; i >= 0; i-- {
-		p.end(ts, i, stream.Synthetic, p.t.WallEnd, th.LastCPU)
+	if p.emit {
+		for i := len(ts.stack) - 1; i >= 0; i-- {
+			p.end(ts, i, stream.Synthetic, p.t.WallEnd, th.LastCPU)
+		}
 	}
 }
 
 func (p *pass) send(k stream.Kind, fl stream.Flags, ts *threadState, f stream.FrameID, depth int, wall, cpu int64) {
 	p.ev = stream.Event{Kind: k, Flags: fl, Thread: ts.idx, Frame: f, Depth: int32(depth), Wall: wall, CPU: cpu}
-	if p.pipe != nil {
-		if !p.pipe.add(&p.ev) && p.err == nil {
-			p.err = errExporter // the real error comes from pipe.close
-		}
-		return
-	}
 	for _, e := range p.exps {
 		if err := e.Event(&p.ev); err != nil && p.err == nil {
 			p.err = err

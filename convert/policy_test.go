@@ -116,7 +116,7 @@ func TestPolicyCases(t *testing.T) {
 		}
 		for name, data := range variants {
 			t.Run(filepath.Base(file)+"/"+name, func(t *testing.T) {
-				rec, st, err := convertBytes(t, data, convert.Options{Parallel: name == "streaming"})
+				rec, st, err := convertBytes(t, data, convert.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -162,17 +162,14 @@ func (f *failing) Event(*stream.Event) error {
 
 func TestExporterErrorStops(t *testing.T) {
 	data := tracegen.Large(tracegen.LargeOptions{Bytes: 2 << 20, Threads: 3, Methods: 40, Seed: 3}).Regular()
-	for _, parallel := range []bool{false, true} {
-		path := filepath.Join(t.TempDir(), "big.trace")
-		os.WriteFile(path, data, 0o644)
-		f, err := parser.Open(path, parser.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = convert.Run(f, convert.Options{Parallel: parallel}, &failing{n: 10_000})
-		f.Close()
-		if err == nil || err.Error() != "disk full" {
-			t.Errorf("parallel=%v: err %v, want the exporter's error", parallel, err)
-		}
+	path := filepath.Join(t.TempDir(), "big.trace")
+	os.WriteFile(path, data, 0o644)
+	f, err := parser.Open(path, parser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err = convert.Run(f, convert.Options{}, &failing{n: 10_000}); err == nil || err.Error() != "disk full" {
+		t.Errorf("err %v, want the exporter's error", err)
 	}
 }

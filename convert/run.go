@@ -3,9 +3,10 @@ package convert
 import (
 	"errors"
 	"fmt"
-	"github.com/atrace2/atrace2/convert/stream"
 	"io"
 	"math"
+
+	"github.com/atrace2/atrace2/convert/stream"
 
 	"github.com/atrace2/atrace2/parser"
 )
@@ -14,16 +15,13 @@ import (
 type Options struct {
 	// Strict turns every repair and reader warning into an error.
 	Strict bool
-	// Parallel runs the exporters on a second goroutine, fed in batches,
-	// while the records are decoded and balanced on the first.
-	Parallel bool
+	// TwoPasses makes exporters that could take the stream in one pass get
+	// it as the others do (tests compare the two).
+	TwoPasses bool
 	// Progress, when set, is called now and then with the bytes read so far
 	// and the bytes the whole run will read (each pass reads the input once).
 	Progress func(done, total int64)
 }
-
-// errExporter stands in for an exporter's error until the pipeline returns it.
-var errExporter = errors.New("an exporter failed")
 
 // ErrStrict is wrapped by the error Strict produces.
 var ErrStrict = errors.New("strict mode")
@@ -55,6 +53,9 @@ func firstPass(f *parser.File, opt Options, passes int64) (*pass, error) {
 // Run reads the trace twice: a first pass finds orphan exits, the tables and
 // the trace end; the second drives every exporter with the balanced stream.
 func Run(f *parser.File, opt Options, exps ...stream.Exporter) (*stream.Trace, error) {
+	if onePassAll(exps) && !opt.TwoPasses {
+		return runOnce(f, opt, exps)
+	}
 	p, err := firstPass(f, opt, 2)
 	if err != nil {
 		return nil, err
@@ -66,14 +67,44 @@ func Run(f *parser.File, opt Options, exps ...stream.Exporter) (*stream.Trace, e
 		}
 	}
 	p.startSecond(exps)
-	if opt.Parallel {
-		p.pipe = newPipeline(exps)
+	if err := p.run(f); err != nil {
+		return t, err
 	}
-	err = p.run(f)
-	if p.pipe != nil {
-		if perr := p.pipe.close(); perr != nil {
-			err = perr
+	for _, e := range exps {
+		if err := e.Finish(); err != nil {
+			return t, err
 		}
+	}
+	return t, nil
+}
+
+// onePassAll reports whether every exporter takes the stream in one pass.
+func onePassAll(exps []stream.Exporter) bool {
+	for _, e := range exps {
+		if _, ok := e.(stream.OnePassExporter); !ok {
+			return false
+		}
+	}
+	return len(exps) > 0
+}
+
+// runOnce reads the trace once for exporters that aggregate: they get the
+// Trace at Begin with tables that grow until Finish, and orphan exits as
+// stream.Orphan events when they are found, not as frames opened at the
+// thread's start. Reading once halves the work.
+func runOnce(f *parser.File, opt Options, exps []stream.Exporter) (*stream.Trace, error) {
+	p := newPass(f)
+	p.emit, p.onePass, p.exps = true, true, exps
+	p.progress, p.total = opt.Progress, f.Size()
+	t := p.t
+	for _, e := range exps {
+		if err := e.Begin(t); err != nil {
+			return t, err
+		}
+	}
+	err := p.run(f)
+	if err == nil && opt.Strict {
+		err = strictCheck(t)
 	}
 	if err != nil {
 		return t, err
@@ -96,12 +127,15 @@ func strictCheck(t *stream.Trace) error {
 	return nil
 }
 
-// pass is one walk over the records. The first pass (emit false) builds the
+// pass is one walk over the records: the first of two (count), the second
+// (emit), or the only one (count, emit and onePass). The first pass (emit false) builds the
 // Trace and counts; the second (emit true) sends events, reusing the thread
 // states, frames and orphan lists of the first.
 type pass struct {
 	t        *stream.Trace
-	emit     bool
+	count    bool // first pass or one pass: build the Trace and count repairs
+	emit     bool // second pass or one pass: send events
+	onePass  bool // one pass: orphan exits are sent as stream.Orphan events
 	exps     []stream.Exporter
 	stats    *stream.Stats
 	scratch  stream.Stats // the second pass counts here: the first pass's counts stand
@@ -120,7 +154,6 @@ type pass struct {
 	err        error
 	samp       samplingProbe
 
-	pipe        *pipeline // second pass with Options.Parallel
 	progress    func(done, total int64)
 	done, total int64 // bytes read by earlier passes; bytes all passes read
 }
@@ -136,8 +169,12 @@ func newPass(f *parser.File) *pass {
 	p.maxTicks = uint64(math.MaxInt64 / p.unit)
 	p.t = &stream.Trace{Name: f.Name, Size: f.Size(), Header: h, HasWall: h.Clock.HasWall(), HasCPU: h.Clock.HasCPU()}
 	p.stats = &p.t.Stats
+	p.count = true
 	return p
 }
+
+// batchSize is the number of records decoded at once.
+const batchSize = 4096
 
 const (
 	frameCacheSize = 4096
@@ -152,7 +189,7 @@ type frameSlot struct {
 
 // startSecond rewinds the thread states for the emitting pass.
 func (p *pass) startSecond(exps []stream.Exporter) {
-	p.emit, p.exps, p.stats = true, exps, &p.scratch
+	p.emit, p.count, p.exps, p.stats = true, false, exps, &p.scratch
 	p.done += p.t.Size
 	for _, ts := range p.order {
 		ts.stack, ts.floor, ts.started = ts.stack[:0], 0, false
@@ -184,7 +221,7 @@ func (p *pass) run(f *parser.File) error {
 	for _, ts := range p.order {
 		p.finish(ts)
 	}
-	if !p.emit {
+	if p.count {
 		p.stats.LostBytes = f.Header.LostBytes
 		p.stats.Overflow = f.Header.DataFileOverflow()
 		p.t.Sampling = p.samp.result()
@@ -205,10 +242,13 @@ func (p *pass) record(rec *parser.Event) {
 	if !ts.started {
 		p.start(ts)
 	}
-	if !p.emit {
+	if p.count {
 		ts.lastCPU, ts.lastWall = cpu, wall
 		p.t.WallEnd = max(p.t.WallEnd, wall)
-		p.samp.add(ts.idx, wall, cpu)
+		if ts.probed < probeEvents {
+			ts.probed++
+			p.samp.add(ts.idx, wall, cpu)
+		}
 	}
 	if rec.Action == parser.Enter {
 		p.enter(ts, f, wall, cpu)

@@ -32,29 +32,19 @@ type countWriter struct{ n int64 }
 func (w *countWriter) Write(b []byte) (int, error) { w.n += int64(len(b)); return len(b), nil }
 
 // BenchmarkPerfetto converts a generated 100 MB trace end to end (both
-// converter passes and the Perfetto writer, output discarded), with the
-// exporter on the converter's goroutine (serial) or on its own
-// (convert.Options.Parallel). MB/s is of the input; bytes/event is the
-// output size per slice begin or end.
+// converter passes and the Perfetto writer, output discarded). MB/s is of
+// the input; bytes/event is the output size per slice begin or end.
 func BenchmarkPerfetto(b *testing.B) {
 	data := large()
-	for _, parallel := range []bool{false, true} {
-		name := "serial"
-		if parallel {
-			name = "parallel"
-		}
-		b.Run(name, func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			var e *perfetto.Exporter
-			for b.Loop() {
-				e = perfetto.New(&countWriter{}, perfetto.Options{})
-				run(b, data, convert.Options{Parallel: parallel}, e)
-			}
-			b.ReportMetric(float64(e.Written())/float64(e.Events()), "bytes/event")
-			b.ReportMetric(float64(e.Events()), "events")
-		})
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	var e *perfetto.Exporter
+	for b.Loop() {
+		e = perfetto.New(&countWriter{}, perfetto.Options{})
+		run(b, data, convert.Options{}, e)
 	}
+	b.ReportMetric(float64(e.Written())/float64(e.Events()), "bytes/event")
+	b.ReportMetric(float64(e.Events()), "events")
 }
 
 // BenchmarkConvertOnly is BenchmarkPerfetto without an exporter doing any

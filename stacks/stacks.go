@@ -53,12 +53,16 @@ func edgeOf(parent NodeID, frame stream.FrameID, orphan bool) edge {
 }
 
 type threadCursor struct {
-	cur            NodeID
-	lastWall, last int64 // last wall and CPU time seen on the thread
+	root, cur      NodeID
+	hint           []NodeID // by depth: the node last entered there, tried before the map
+	lastWall, last int64    // last wall and CPU time seen on the thread
+	nodes          []NodeID // one pass: the thread's nodes, for re-rooting
 }
 
 // Aggregator is a stream.Exporter that builds the tree. Memory grows with
-// the number of distinct stacks, not with the number of events.
+// the number of distinct stacks, not with the number of events. It takes
+// the stream in one pass (stream.OnePassExporter): an orphan exit puts
+// everything the thread did so far under the orphan's frame.
 type Aggregator struct {
 	t       *stream.Trace
 	nodes   []Node
@@ -66,38 +70,64 @@ type Aggregator struct {
 	threads []threadCursor
 }
 
-var _ stream.Exporter = (*Aggregator)(nil)
+var _ stream.OnePassExporter = (*Aggregator)(nil)
 
 // New returns an empty aggregator.
 func New() *Aggregator { return &Aggregator{edges: make(map[edge]NodeID)} }
 
-// Begin creates one root per thread.
+// OnePass marks the aggregator as able to take the stream in one pass.
+func (a *Aggregator) OnePass() {}
+
+// Begin creates one root per thread known so far; in one pass, threads
+// that appear later get theirs on their first event.
 func (a *Aggregator) Begin(t *stream.Trace) error {
 	a.t = t
-	a.threads = make([]threadCursor, len(t.Threads))
-	for i := range t.Threads {
-		a.threads[i].cur = NodeID(len(a.nodes))
-		a.nodes = append(a.nodes, Node{Parent: NoNode, Thread: stream.ThreadIndex(i), Frame: -1})
-	}
+	a.grow(stream.ThreadIndex(len(t.Threads) - 1))
 	return nil
+}
+
+// grow makes roots up to thread i.
+func (a *Aggregator) grow(i stream.ThreadIndex) {
+	for th := stream.ThreadIndex(len(a.threads)); th <= i; th++ {
+		root := NodeID(len(a.nodes))
+		a.nodes = append(a.nodes, Node{Parent: NoNode, Thread: th, Frame: -1})
+		a.threads = append(a.threads, threadCursor{root: root, cur: root, nodes: []NodeID{root}})
+	}
 }
 
 // Event gives the time since the thread's previous event to the current
 // stack, then moves into or out of a frame.
 func (a *Aggregator) Event(ev *stream.Event) error {
+	if int(ev.Thread) >= len(a.threads) {
+		a.grow(ev.Thread)
+	}
 	tc := &a.threads[ev.Thread]
 	n := &a.nodes[tc.cur]
 	n.Wall += ev.Wall - tc.lastWall
 	n.CPU += ev.CPU - tc.last
 	tc.lastWall, tc.last = ev.Wall, ev.CPU
-	if ev.Kind == stream.End {
+	switch ev.Kind {
+	case stream.End:
 		if ev.Flags&stream.Synthetic != 0 {
 			n.Open = true
 		}
 		tc.cur = n.Parent
 		return nil
+	case stream.Orphan:
+		a.reroot(tc, ev)
+		return nil
 	}
 	orphan := ev.Flags&stream.Synthetic != 0
+	// Loops call the same methods again and again: the node last entered
+	// at this depth is usually the one (a map lookup costs a cache miss).
+	d := n.Depth
+	if d < len(tc.hint) {
+		if h := &a.nodes[tc.hint[d]]; h.Parent == tc.cur && h.Frame == ev.Frame && h.Orphan == orphan {
+			h.Calls++
+			tc.cur = tc.hint[d]
+			return nil
+		}
+	}
 	k := edgeOf(tc.cur, ev.Frame, orphan)
 	id, ok := a.edges[k]
 	if !ok {
@@ -105,19 +135,124 @@ func (a *Aggregator) Event(ev *stream.Event) error {
 		a.nodes = append(a.nodes, Node{Parent: tc.cur, Thread: ev.Thread, Frame: ev.Frame,
 			Depth: n.Depth + 1, Orphan: orphan})
 		a.edges[k] = id
+		tc.nodes = append(tc.nodes, id)
 	}
 	a.nodes[id].Calls++
 	tc.cur = id
+	for len(tc.hint) <= d {
+		tc.hint = append(tc.hint, id)
+	}
+	tc.hint[d] = id
 	return nil
 }
 
-// Finish does nothing: the tree is complete.
-func (a *Aggregator) Finish() error { return nil }
+// reroot handles an orphan exit in one pass: the frame ran from the trace
+// start until now, so everything the thread did so far goes under it, and
+// so does the time the root collected while no frame seemed to run. The
+// tree is then the one two passes build with the frame opened up front.
+func (a *Aggregator) reroot(tc *threadCursor, ev *stream.Event) {
+	root := tc.root
+	o := NodeID(len(a.nodes))
+	rn := &a.nodes[root]
+	a.nodes = append(a.nodes, Node{Parent: root, Thread: ev.Thread, Frame: ev.Frame, Depth: 1,
+		Orphan: true, Calls: 1, Wall: rn.Wall, CPU: rn.CPU})
+	a.nodes[root].Wall, a.nodes[root].CPU = 0, 0
+	for _, id := range tc.nodes {
+		n := &a.nodes[id]
+		if id == root {
+			continue
+		}
+		n.Depth++
+		if n.Parent == root {
+			delete(a.edges, edgeOf(root, n.Frame, n.Orphan))
+			n.Parent = o
+			a.edges[edgeOf(o, n.Frame, n.Orphan)] = id
+		}
+	}
+	a.edges[edgeOf(root, ev.Frame, true)] = o
+	tc.nodes = append(tc.nodes, o)
+}
+
+// Finish puts the nodes in their canonical order: thread roots first, then
+// each thread's tree depth first, children in the order they were first
+// entered. One pass and two passes so give the same node order.
+func (a *Aggregator) Finish() error {
+	a.canonical()
+	for i := range a.threads {
+		a.threads[i].nodes = nil
+	}
+	return nil
+}
+
+// canonical renumbers the nodes (see Finish).
+func (a *Aggregator) canonical() {
+	n := len(a.nodes)
+	// Children lists in creation order, as one flat array (CSR).
+	start := make([]int32, n+1)
+	for _, nd := range a.nodes {
+		if nd.Parent != NoNode {
+			start[nd.Parent+1]++
+		}
+	}
+	for i := 1; i <= n; i++ {
+		start[i] += start[i-1]
+	}
+	kids := make([]NodeID, start[n])
+	fill := append([]int32(nil), start[:n]...)
+	for id, nd := range a.nodes {
+		if nd.Parent != NoNode {
+			kids[fill[nd.Parent]] = NodeID(id)
+			fill[nd.Parent]++
+		}
+	}
+	order := make([]NodeID, 0, n)
+	for _, tc := range a.threads {
+		order = append(order, tc.root)
+	}
+	var stack []NodeID
+	for _, tc := range a.threads {
+		stack = append(stack[:0], tc.root)
+		for len(stack) > 0 {
+			id := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if id != tc.root {
+				order = append(order, id)
+			}
+			for j := start[id+1] - 1; j >= start[id]; j-- { // reversed: popped in order
+				stack = append(stack, kids[j])
+			}
+		}
+	}
+	newID := make([]NodeID, n)
+	for i, id := range order {
+		newID[id] = NodeID(i)
+	}
+	nodes := make([]Node, n)
+	for i, id := range order {
+		nd := a.nodes[id]
+		if nd.Parent != NoNode {
+			nd.Parent = newID[nd.Parent]
+		}
+		nodes[i] = nd
+	}
+	a.nodes = nodes
+	clear(a.edges)
+	for id, nd := range a.nodes {
+		if nd.Parent != NoNode {
+			a.edges[edgeOf(nd.Parent, nd.Frame, nd.Orphan)] = NodeID(id)
+		}
+	}
+	for i := range a.threads {
+		a.threads[i].root = newID[a.threads[i].root]
+		a.threads[i].cur = newID[a.threads[i].cur]
+	}
+}
 
 // Trace returns the trace the tree was built from.
 func (a *Aggregator) Trace() *stream.Trace { return a.t }
 
-// Nodes returns every node, parents before children, thread roots first.
+// Nodes returns every node after Finish, parents before children, thread
+// roots first (in thread order), each thread's tree depth first.
 func (a *Aggregator) Nodes() []Node { return a.nodes }
 
 // Stack appends the frames of node id to buf, outermost first.

@@ -24,13 +24,20 @@ type Kind uint8
 const (
 	Begin Kind = iota // a method was entered
 	End               // a method was left
+	// Orphan says that a method left with nothing on the thread's stack: it
+	// was running before tracing began, so it enclosed everything earlier on
+	// that thread. Only OnePassExporters get it; the others get the frame
+	// opened at the thread's start instead.
+	Orphan
 )
 
+var kindNames = [...]string{"begin", "end", "orphan"}
+
 func (k Kind) String() string {
-	if k == Begin {
-		return "begin"
+	if int(k) < len(kindNames) {
+		return kindNames[k]
 	}
-	return "end"
+	return "kind?"
 }
 
 // Flags qualify an event.
@@ -115,6 +122,18 @@ type Exporter interface {
 	Begin(t *Trace) error
 	Event(ev *Event) error
 	Finish() error
+}
+
+// OnePassExporter is an Exporter that can take the stream in a single
+// read of the trace, which halves the work. The price: Begin gets a Trace
+// whose Threads, Frames, WallEnd and Stats grow until Finish (an event's
+// Thread and Frame index them only by Finish, and Depth leaves out orphan
+// frames), and an exit with an empty stack arrives as an Orphan event when
+// it is found, so the exporter must put what it has of that thread under
+// the orphan frame. Aggregating exporters can do that; timelines cannot.
+type OnePassExporter interface {
+	Exporter
+	OnePass()
 }
 
 // NewFrame names a method; an id missing from the table gets a name that
