@@ -132,6 +132,7 @@ func TestSpeedscopeInBrowser(t *testing.T) {
 	dir := t.TempDir()
 	files := outputs(t, dir, sampleTrace(t), true)
 	files = append(files, outputs(t, dir, policyTrace(t), true)...)
+	files = append(files, sampledOutputs(t, dir)...)
 	if testing.Short() {
 		t.Log("-short: the corpus traces are left out")
 	} else {

@@ -30,6 +30,9 @@
 //
 // Memory grows with the number of distinct stacks, not with the number of
 // records.
+//
+// [WriteSampled] writes sampled profiles (hprof text, ART profile files)
+// the same way, with sample counts as values (samples.go).
 package folded
 
 import (

@@ -19,7 +19,7 @@ func identify(head []byte) error {
 	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
 		what = "a zip archive (an exported Instruments trace, an APK or a bug report? unzip it and pass the .trace inside)"
 	case bytes.HasPrefix(head, []byte("JAVA PROFILE 1.0")):
-		what = "a Java hprof file (hprof CPU samples are not read yet)"
+		what = "a Java hprof file: atrace2's info, top, pprof, speedscope and folded commands read hprof CPU profiles written as text (cpu=samples or cpu=times), not binary hprof files such as heap dumps"
 	case bytes.HasPrefix(head, []byte("\x7fELF")):
 		what = "an ELF binary"
 	case bytes.HasPrefix(head, []byte("# tracer:")) || bytes.HasPrefix(head, []byte("TRACE:")):

@@ -19,6 +19,10 @@
 // A [Builder] takes the trees of one or more traces: samples are keyed by
 // thread name, tid and stack, so threads of the same name and id in several
 // traces add up exactly, and every report pprof draws groups by thread name.
+//
+// A [SampledBuilder] does the same for sampled profiles (hprof text, ART
+// profile files; samples.go): sample type samples/count, or calls and cpu
+// for JVM hprof cpu=times.
 package pprofout
 
 import (

@@ -10,7 +10,9 @@ import (
 
 // CSV columns are named <metric>_<clock>_<unit>, one set per clock the
 // report has, so a script can pick columns by name whatever the trace's
-// clocks. Times are integer ns; percentages have four decimals.
+// clocks. Times are integer ns; sample counts (clock samples, unit count)
+// are integers; percentages have four decimals. The calls columns of a
+// sampled profile, which counts no calls, are empty.
 
 // WriteJSON writes the top report as indented JSON.
 func (r *TopReport) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
@@ -36,7 +38,8 @@ func (r *TopReport) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := []string{"tid", "thread", "method", "signature", "calls", "recursive_calls"}
 	for _, c := range r.Clocks {
-		head = append(head, "excl_"+c+"_ns", "excl_"+c+"_pct", "incl_"+c+"_ns", "incl_"+c+"_pct", "mean_excl_"+c+"_ns")
+		u := unit(c)
+		head = append(head, "excl_"+c+u, "excl_"+c+"_pct", "incl_"+c+u, "incl_"+c+"_pct", "mean_excl_"+c+u)
 	}
 	cw.Write(head)
 	for _, t := range r.Tables {
@@ -45,10 +48,11 @@ func (r *TopReport) WriteCSV(w io.Writer) error {
 			tid, thread = strconv.FormatUint(uint64(t.Thread.TID), 10), t.Thread.Name
 		}
 		for _, row := range t.Rows {
-			rec := []string{tid, thread, row.Method, row.Signature, itoa(row.Calls), itoa(row.Recursive)}
+			calls, recurs := callsCell(r.CallsUnknown, row.Calls), callsCell(r.CallsUnknown, row.Recursive)
+			rec := []string{tid, thread, row.Method, row.Signature, calls, recurs}
 			for i := range r.Clocks {
 				rec = append(rec, itoa(row.Excl[i]), ftoa(row.ExclPct[i]), itoa(row.Incl[i]), ftoa(row.InclPct[i]),
-					itoa(row.MeanExcl[i]))
+					callsCell(r.CallsUnknown, row.MeanExcl[i]))
 			}
 			cw.Write(rec)
 		}
@@ -63,7 +67,7 @@ func (r *CallsReport) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := []string{"method", "signature", "relation", "relative", "relative_signature", "calls"}
 	for _, c := range r.Clocks {
-		head = append(head, c+"_ns", c+"_pct")
+		head = append(head, c+unit(c), c+"_pct")
 	}
 	cw.Write(head)
 	for _, m := range r.Methods {
@@ -74,13 +78,14 @@ func (r *CallsReport) WriteCSV(w io.Writer) error {
 			}
 			cw.Write(rec)
 		}
-		line("method", m.Method, m.Signature, itoa(m.Calls), m.Incl, m.InclPct)
+		calls := func(n int64) string { return callsCell(r.CallsUnknown, n) }
+		line("method", m.Method, m.Signature, calls(m.Calls), m.Incl, m.InclPct)
 		for _, p := range m.Parents {
-			line("parent", p.Method, p.Signature, itoa(p.Calls), p.Time, p.Pct)
+			line("parent", p.Method, p.Signature, calls(p.Calls), p.Time, p.Pct)
 		}
 		line("self", m.Method, m.Signature, "", m.Self, m.SelfPct)
 		for _, c := range m.Children {
-			line("child", c.Method, c.Signature, itoa(c.Calls), c.Time, c.Pct)
+			line("child", c.Method, c.Signature, calls(c.Calls), c.Time, c.Pct)
 		}
 	}
 	return flushCSV(cw)
@@ -94,8 +99,8 @@ func (r *DiffReport) WriteCSV(w io.Writer) error {
 	head := []string{"method", "signature", "status"}
 	for _, metric := range []string{"excl", "incl"} {
 		for _, c := range r.Clocks {
-			p := metric + "_" + c
-			head = append(head, p+"_old_ns", p+"_new_ns", p+"_delta_ns", p+"_delta_pct")
+			p, u := metric+"_"+c, unit(c)
+			head = append(head, p+"_old"+u, p+"_new"+u, p+"_delta"+u, p+"_delta_pct")
 		}
 	}
 	head = append(head, "calls_old", "calls_new", "calls_delta", "calls_delta_pct")
@@ -107,9 +112,30 @@ func (r *DiffReport) WriteCSV(w io.Writer) error {
 				rec = appendChange(rec, ch)
 			}
 		}
+		if r.CallsUnknown {
+			cw.Write(append(rec, "", "", "", ""))
+			continue
+		}
 		cw.Write(appendChange(rec, row.Calls))
 	}
 	return flushCSV(cw)
+}
+
+// unit is the suffix of a clock's value columns: _ns, or _count for
+// sample counts.
+func unit(clock string) string {
+	if clock == Samples.String() {
+		return "_count"
+	}
+	return "_ns"
+}
+
+// callsCell is a calls value, or empty when the profile counts no calls.
+func callsCell(unknown bool, n int64) string {
+	if unknown {
+		return ""
+	}
+	return itoa(n)
 }
 
 func appendChange(rec []string, ch Change) []string {

@@ -39,4 +39,13 @@ with zero time.
 Clocks: every clock the trace has after --clock is shown (wall, thread CPU).
 Sorting, --threshold and diff's text table use the first clock: wall when
 the trace has it. Use --clock cpu to rank by thread CPU time. CSV and JSON
-carry every clock, times in ns.`
+carry every clock, times in ns.
+
+Sampled profiles (hprof text, Android 5.x ART profiles) count stacks
+instead of timing calls: every "time" above is a number of samples (the
+clock is called samples; CSV columns end in _count, and JSON's *_ns fields
+hold the counts), calls are not known (left out of text, empty in CSV, 0
+with calls_unknown in JSON), and --threshold takes a percentage only. Stacks
+cut at the profiler's depth limit make inclusive counts of outer methods
+lower bounds. JVM hprof cpu=times counts calls and CPU time per stack and
+reads like a thread-CPU trace.`

@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -20,17 +21,20 @@ const (
 // traces. Every slice has one value per clock, in Clocks order: the clocks
 // both traces have.
 type DiffReport struct {
-	Old       string    `json:"old"`
-	New       string    `json:"new"`
-	Clocks    []string  `json:"clocks"`
-	Sort      string    `json:"sort"`
-	Threshold Threshold `json:"threshold"`
-	Total     []Change  `json:"total"`
-	Methods   int       `json:"methods"`  // methods in either trace
-	OldOnly   int       `json:"old_only"` // of which only in the old trace
-	NewOnly   int       `json:"new_only"` // of which only in the new trace
-	Hidden    int       `json:"hidden"`   // rows under the threshold
-	Rows      []DiffRow `json:"rows"`
+	Old    string   `json:"old"`
+	New    string   `json:"new"`
+	Clocks []string `json:"clocks"`
+	// CallsUnknown says one of the profiles is sampled: its calls are 0
+	// because samples do not count calls, so the calls changes mean nothing.
+	CallsUnknown bool      `json:"calls_unknown,omitempty"`
+	Sort         string    `json:"sort"`
+	Threshold    Threshold `json:"threshold"`
+	Total        []Change  `json:"total"`
+	Methods      int       `json:"methods"`  // methods in either trace
+	OldOnly      int       `json:"old_only"` // of which only in the old trace
+	NewOnly      int       `json:"new_only"` // of which only in the new trace
+	Hidden       int       `json:"hidden"`   // rows under the threshold
+	Rows         []DiffRow `json:"rows"`
 }
 
 // DiffRow is one method in the two traces.
@@ -61,6 +65,10 @@ func newChange(before, after int64) Change {
 	}
 	return c
 }
+
+// ErrThresholdUnit refuses a threshold in time for profiles that count
+// samples.
+var ErrThresholdUnit = errors.New("the profiles count samples, not time: give a percentage (0.5%)")
 
 // Threshold hides diff rows whose exclusive and inclusive changes on the
 // first clock are both smaller than it: either an absolute time, or a
@@ -117,13 +125,20 @@ func Diff(before, after *Profile, opt DiffOptions) (*DiffReport, error) {
 	}
 	clocks := commonClocks(before.Clocks, after.Clocks)
 	if len(clocks) == 0 {
-		return nil, fmt.Errorf("%s has the %s clock and %s the %s clock: no clock in common to compare",
-			before.Name, strings.Join(clockNames(before.Clocks), "+"), after.Name, strings.Join(clockNames(after.Clocks), "+"))
+		return nil, fmt.Errorf("%s has %s and %s %s: no clock in common to compare",
+			before.Name, describeClocks(before.Clocks), after.Name, describeClocks(after.Clocks))
+	}
+	noCalls := before.CallsUnknown || after.CallsUnknown
+	if noCalls && opt.Sort == SortCalls {
+		return nil, ErrNoCalls
+	}
+	if clocks[0] == Samples && opt.Threshold.Nanos > 0 {
+		return nil, fmt.Errorf("threshold %s: %w", time.Duration(opt.Threshold.Nanos), ErrThresholdUnit)
 	}
 	ost, ototal := before.stats(-1)
 	nst, ntotal := after.stats(-1)
-	r := &DiffReport{Old: before.Name, New: after.Name, Clocks: clockNames(clocks), Sort: opt.Sort,
-		Threshold: opt.Threshold, Total: changes(ototal, ntotal, clocks)}
+	r := &DiffReport{Old: before.Name, New: after.Name, Clocks: clockNames(clocks), CallsUnknown: noCalls,
+		Sort: opt.Sort, Threshold: opt.Threshold, Total: changes(ototal, ntotal, clocks)}
 	r.Rows = diffRows(before, after, ost, nst, clocks)
 	r.Methods = len(r.Rows)
 	for _, row := range r.Rows {
@@ -140,6 +155,15 @@ func Diff(before, after *Profile, opt DiffOptions) (*DiffReport, error) {
 		r.Rows = r.Rows[:opt.Limit]
 	}
 	return r, nil
+}
+
+// describeClocks names what a profile measures, for messages: "the
+// wall+cpu clock", or "sample counts".
+func describeClocks(clocks []Clock) string {
+	if len(clocks) == 1 && clocks[0] == Samples {
+		return "sample counts"
+	}
+	return "the " + strings.Join(clockNames(clocks), "+") + " clock"
 }
 
 func commonClocks(a, b []Clock) []Clock {
@@ -167,7 +191,7 @@ func diffRows(before, after *Profile, ost, nst []stat, clocks []Clock) []DiffRow
 	var keys []methodKey
 	add := func(p *Profile, st []stat, isNew bool) {
 		for m, md := range p.Methods {
-			if st[m].calls == 0 {
+			if !st[m].present {
 				continue
 			}
 			k := methodKey{md.Name, md.Signature}

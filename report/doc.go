@@ -39,4 +39,16 @@
 // --clock narrowing. Sorting, thresholds and diff's text table use the
 // first clock: wall when the trace has it, else thread CPU. CSV and JSON
 // always carry every clock.
+//
+// # Sampled profiles
+//
+// [NewSampledProfile] reads the tree of a sampled profile (stacks.Sampled:
+// hprof text, ART profile files). Its one "clock" is [Samples], a count:
+// the same computations apply, text prints counts instead of durations,
+// CSV names the columns _count, and the JSON fields named _ns hold counts.
+// Samples count no calls, so CallsUnknown is set: text leaves the calls
+// columns out, CSV leaves them empty, sorting by calls is refused
+// ([ErrNoCalls]) and so is a diff threshold in time ([ErrThresholdUnit]).
+// JVM hprof cpu=times has calls and CPU time per stack: it is read as a
+// thread-CPU profile with calls, and diffs against method traces.
 package report

@@ -11,31 +11,37 @@ import (
 type Clock uint8
 
 const (
-	Wall Clock = iota // wall-clock time
-	CPU               // thread CPU time
+	Wall    Clock = iota // wall-clock time
+	CPU                  // thread CPU time
+	Samples              // sample counts of a sampled profile: not a time
 )
 
-// String returns the name used in CSV headers and JSON: wall or cpu.
+// String returns the name used in CSV headers and JSON: wall, cpu or
+// samples.
 func (c Clock) String() string {
-	if c == Wall {
+	switch c {
+	case Wall:
 		return "wall"
+	case CPU:
+		return "cpu"
 	}
-	return "cpu"
-}
-
-// title is the clock's name in text headers.
-func (c Clock) title() string {
-	if c == Wall {
-		return "WALL"
-	}
-	return "CPU"
+	return "samples"
 }
 
 // times holds one value per clock, indexed by Clock.
-type times [2]int64
+type times [3]int64
 
-func (t *times) add(u times) { t[0] += u[0]; t[1] += u[1] }
-func (t *times) sub(u times) { t[0] -= u[0]; t[1] -= u[1] }
+func (t *times) add(u times) {
+	for i := range t {
+		t[i] += u[i]
+	}
+}
+
+func (t *times) sub(u times) {
+	for i := range t {
+		t[i] -= u[i]
+	}
+}
 
 // Method is a distinct method of a trace.
 type Method struct {
@@ -53,6 +59,16 @@ type Profile struct {
 	Clocks  []Clock         // the clocks the trace has, wall first
 	Methods []Method        // every method that has a frame in the trace
 	Threads []stream.Thread // the trace's threads, indexed by stream.ThreadIndex
+
+	// CallsUnknown says the profile counts samples, not calls (a sampled
+	// profile other than hprof cpu=times): its calls are all 0.
+	CallsUnknown bool
+	// Notes are caveats the reports print under their header, such as
+	// stacks cut by a sampling profiler's depth limit.
+	Notes []string
+	// unknownThread is the index of stacks.UnknownThreadName in Threads,
+	// -1 when every stack has its thread.
+	unknownThread int
 
 	nodes  []stacks.Node
 	method []int32 // per node: index into Methods, -1 for thread roots
@@ -72,7 +88,7 @@ func NewProfile(a *stacks.Aggregator) (*Profile, error) {
 	if t == nil {
 		return nil, errors.New("report: the aggregator has not seen a trace")
 	}
-	p := &Profile{Name: t.Name, Threads: t.Threads, nodes: a.Nodes()}
+	p := &Profile{Name: t.Name, Threads: t.Threads, nodes: a.Nodes(), unknownThread: -1}
 	if t.HasWall {
 		p.Clocks = append(p.Clocks, Wall)
 	}
@@ -83,7 +99,13 @@ func NewProfile(a *stacks.Aggregator) (*Profile, error) {
 		return nil, ErrNoClock
 	}
 	frameMethod := p.indexMethods(t.Frames)
-	p.annotate(frameMethod)
+	self := make([]times, len(p.nodes))
+	for i := range p.nodes {
+		if nd := &p.nodes[i]; !nd.IsRoot() {
+			self[i] = times{Wall: nd.Wall, CPU: nd.CPU}
+		}
+	}
+	p.annotate(frameMethod, self)
 	return p, nil
 }
 
@@ -109,21 +131,21 @@ func (p *Profile) indexMethods(frames []stream.Frame) []int32 {
 	return out
 }
 
-// annotate fills the per-node arrays. Subtree times come from one backward
-// pass (children have larger ids than their parents); the recursion flags
-// and child shares need the current path, so they come from a depth-first
+// annotate fills the per-node arrays from each node's exclusive values
+// (self; zero for thread roots). Subtree times come from one backward pass
+// (children have larger ids than their parents); the recursion flags and
+// child shares need the current path, so they come from a depth-first
 // walk.
-func (p *Profile) annotate(frameMethod []int32) {
+func (p *Profile) annotate(frameMethod []int32, self []times) {
 	n := len(p.nodes)
 	p.method = make([]int32, n)
-	p.self = make([]times, n)
+	p.self = self
 	p.sub = make([]times, n)
 	for i := range p.nodes {
 		nd := &p.nodes[i]
 		p.method[i] = -1
 		if !nd.IsRoot() {
 			p.method[i] = frameMethod[nd.Frame]
-			p.self[i] = times{nd.Wall, nd.CPU}
 		}
 	}
 	copy(p.sub, p.self)
@@ -217,6 +239,7 @@ func (p *Profile) children() (start []int32, kids []stacks.NodeID) {
 type stat struct {
 	excl, incl    times
 	calls, recurs int64
+	present       bool // the method has a stack in the set
 }
 
 // stats sums the per-method numbers over the nodes of one thread, or of
@@ -229,6 +252,7 @@ func (p *Profile) stats(thread int) (st []stat, total times) {
 			continue
 		}
 		s := &st[m]
+		s.present = true
 		s.excl.add(p.self[i])
 		total.add(p.self[i])
 		s.calls += p.nodes[i].Calls

@@ -96,6 +96,22 @@ func pad(s string, w int, left bool) string {
 
 func dur(ns int64) string { return units.Duration(ns) }
 
+// value formats a value on a clock: a duration, or a count for Samples.
+func value(clock string, v int64) string {
+	if clock == Samples.String() {
+		return count(v)
+	}
+	return dur(v)
+}
+
+// signedValue formats a change on a clock with its sign.
+func signedValue(clock string, v int64) string {
+	if clock == Samples.String() {
+		return signedCount(v)
+	}
+	return signedDur(v)
+}
+
 // signedDur writes a change with its sign: "+1.2 ms", "-300 µs", "0".
 func signedDur(ns int64) string {
 	if ns > 0 {
@@ -142,26 +158,31 @@ func label(name, sig string, overloaded bool) string {
 	return name
 }
 
-// totals describes total times: "wall 1.2 s, cpu 800 ms".
+// totals describes total times: "wall 1.2 s, cpu 800 ms", or "samples
+// 1,234".
 func totals(clocks []string, ns []int64) string {
 	parts := make([]string, len(clocks))
 	for i, c := range clocks {
-		parts[i] = c + " " + dur(ns[i])
+		parts[i] = c + " " + value(c, ns[i])
 	}
 	return strings.Join(parts, ", ")
 }
 
 // sortWords describes a sort order for headers.
 func sortWords(sort, clock string) string {
+	what := clock + " time"
+	if clock == Samples.String() {
+		what = "samples"
+	}
 	switch sort {
 	case SortIncl:
-		return "inclusive " + clock + " time"
+		return "inclusive " + what
 	case SortCalls:
 		return "calls"
 	case SortName:
 		return "name"
 	}
-	return "exclusive " + clock + " time"
+	return "exclusive " + what
 }
 
 // flush writes the buffered text and reports the first write error.

@@ -15,15 +15,20 @@ func (r *TopReport) WriteText(w io.Writer, opt TextOptions) error {
 		if i > 0 {
 			bw.WriteByte('\n')
 		}
-		r.writeTable(bw, &r.Tables[i], opt)
+		r.writeTable(bw, &r.Tables[i], opt, i == 0)
 	}
 	return flush(bw)
 }
 
-func (r *TopReport) writeTable(w *bufio.Writer, t *TopTable, opt TextOptions) {
+// writeTable prints one table; the report's notes go under the first
+// table's header only.
+func (r *TopReport) writeTable(w *bufio.Writer, t *TopTable, opt TextOptions, first bool) {
 	who := fmt.Sprintf("all %d threads", t.Threads)
-	if t.Threads == 1 && t.Thread == nil {
+	switch {
+	case t.Threads == 1 && t.Thread == nil:
 		who = "1 thread"
+	case t.Threads == 0 && t.Thread == nil:
+		who = "threads not recorded"
 	}
 	if t.Thread != nil {
 		who = fmt.Sprintf("thread %d %q", t.Thread.TID, t.Thread.Name)
@@ -32,22 +37,30 @@ func (r *TopReport) writeTable(w *bufio.Writer, t *TopTable, opt TextOptions) {
 	if len(t.Rows) < t.Methods {
 		shown = fmt.Sprintf("top %s of %s", count(int64(len(t.Rows))), plural(int64(t.Methods), "method"))
 	}
-	fmt.Fprintf(w, "%s: %s; total %s; %s by %s\n\n", r.Trace, who, totals(r.Clocks, t.Total),
+	fmt.Fprintf(w, "%s: %s; total %s; %s by %s\n", r.Trace, who, totals(r.Clocks, t.Total),
 		shown, sortWords(r.Sort, r.Clocks[0]))
+	if first {
+		writeNotes(w, r.Notes)
+	}
+	w.WriteByte('\n')
 	tb := &table{}
 	for _, c := range r.Clocks {
 		c = strings.ToUpper(c)
 		tb.header = append(tb.header, "EXCL "+c, "%", "INCL "+c, "%")
 	}
-	tb.header = append(tb.header, "CALLS", "RECURSIVE", "EXCL "+strings.ToUpper(r.Clocks[0])+"/CALL", "METHOD")
+	if !r.CallsUnknown {
+		tb.header = append(tb.header, "CALLS", "RECURSIVE", "EXCL "+strings.ToUpper(r.Clocks[0])+"/CALL")
+	}
+	tb.header = append(tb.header, "METHOD")
 	for _, row := range t.Rows {
 		var cells []string
-		for i := range r.Clocks {
-			cells = append(cells, dur(row.Excl[i]), percent(row.ExclPct[i]), dur(row.Incl[i]), percent(row.InclPct[i]))
+		for i, c := range r.Clocks {
+			cells = append(cells, value(c, row.Excl[i]), percent(row.ExclPct[i]), value(c, row.Incl[i]), percent(row.InclPct[i]))
 		}
-		cells = append(cells, count(row.Calls), count(row.Recursive), dur(row.MeanExcl[0]),
-			label(row.Method, row.Signature, row.Overloaded))
-		tb.add(cells...)
+		if !r.CallsUnknown {
+			cells = append(cells, count(row.Calls), count(row.Recursive), value(r.Clocks[0], row.MeanExcl[0]))
+		}
+		tb.add(append(cells, label(row.Method, row.Signature, row.Overloaded))...)
 	}
 	tb.write(w, opt.Width)
 }
@@ -62,10 +75,15 @@ func (r *CallsReport) WriteText(w io.Writer, opt TextOptions) error {
 	case r.Matched == 1:
 		shown = "1 method matches /" + r.Pattern + "/"
 	case len(r.Methods) < r.Matched:
-		shown += fmt.Sprintf(", the top %d by inclusive %s time shown", len(r.Methods), r.Clocks[0])
+		shown += fmt.Sprintf(", the top %d by %s shown", len(r.Methods), sortWords(SortIncl, r.Clocks[0]))
 	}
 	fmt.Fprintf(bw, "%s: %s; all threads; total %s\n", r.Trace, shown, totals(r.Clocks, r.Total))
-	fmt.Fprintln(bw, "parent and child shares are of the method's inclusive time; see --help for the definitions")
+	what := "time"
+	if r.Clocks[0] == Samples.String() {
+		what = "samples"
+	}
+	fmt.Fprintf(bw, "parent and child shares are of the method's inclusive %s; see --help for the definitions\n", what)
+	writeNotes(bw, r.Notes)
 	for i := range r.Methods {
 		bw.WriteByte('\n')
 		r.writeMethod(bw, &r.Methods[i], opt)
@@ -75,20 +93,30 @@ func (r *CallsReport) WriteText(w io.Writer, opt TextOptions) error {
 
 func (r *CallsReport) writeMethod(w *bufio.Writer, m *CallsMethod, opt TextOptions) {
 	name := label(m.Method, m.Signature, m.Overloaded)
-	fmt.Fprintf(w, "%s: %s (%s recursive); inclusive %s\n", name, plural(m.Calls, "call"), count(m.Recursive),
-		r.ofTotal(m.Incl, m.InclPct))
+	if r.CallsUnknown {
+		fmt.Fprintf(w, "%s: inclusive %s\n", name, r.ofTotal(m.Incl, m.InclPct))
+	} else {
+		fmt.Fprintf(w, "%s: %s (%s recursive); inclusive %s\n", name, plural(m.Calls, "call"), count(m.Recursive),
+			r.ofTotal(m.Incl, m.InclPct))
+	}
 	tb := &table{left: []bool{true}}
 	tb.header = []string{""}
 	for _, c := range r.Clocks {
 		tb.header = append(tb.header, strings.ToUpper(c), "%")
 	}
-	tb.header = append(tb.header, "CALLS", "METHOD")
+	calls := func(cells []string, s string) []string {
+		if r.CallsUnknown {
+			return cells
+		}
+		return append(cells, s)
+	}
+	tb.header = append(calls(tb.header, "CALLS"), "METHOD")
 	rel := func(role string, x *Relative) {
 		cells := []string{role}
-		for i := range r.Clocks {
-			cells = append(cells, dur(x.Time[i]), percent(x.Pct[i]))
+		for i, c := range r.Clocks {
+			cells = append(cells, value(c, x.Time[i]), percent(x.Pct[i]))
 		}
-		tb.add(append(cells, count(x.Calls), label(x.Method, x.Signature, x.Overloaded))...)
+		tb.add(append(calls(cells, count(x.Calls)), label(x.Method, x.Signature, x.Overloaded))...)
 	}
 	for i := range m.Parents {
 		rel("parent", &m.Parents[i])
@@ -100,14 +128,25 @@ func (r *CallsReport) writeMethod(w *bufio.Writer, m *CallsMethod, opt TextOptio
 	rel("method", &Relative{Method: m.Method, Signature: m.Signature, Overloaded: m.Overloaded,
 		Calls: m.Calls, Time: m.Incl, Pct: full})
 	self := []string{"self"}
-	for i := range r.Clocks {
-		self = append(self, dur(m.Self[i]), percent(m.SelfPct[i]))
+	for i, c := range r.Clocks {
+		self = append(self, value(c, m.Self[i]), percent(m.SelfPct[i]))
 	}
-	tb.add(append(self, "", "(exclusive time)")...)
+	what := "(exclusive time)"
+	if r.Clocks[0] == Samples.String() {
+		what = "(exclusive samples)"
+	}
+	tb.add(append(calls(self, ""), what)...)
 	for i := range m.Children {
 		rel("child", &m.Children[i])
 	}
 	tb.write(w, opt.Width)
+}
+
+// writeNotes prints a report's caveats, one line each.
+func writeNotes(w *bufio.Writer, notes []string) {
+	for _, n := range notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 }
 
 // ofTotal describes times with their share of the total: "wall 12 ms
@@ -119,7 +158,7 @@ func (r *CallsReport) ofTotal(ns []int64, pcts []float64) string {
 		if i == 0 {
 			of = " of the total"
 		}
-		parts[i] = fmt.Sprintf("%s %s (%s%s)", c, dur(ns[i]), percent(pcts[i]), of)
+		parts[i] = fmt.Sprintf("%s %s (%s%s)", c, value(c, ns[i]), percent(pcts[i]), of)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -130,8 +169,8 @@ func (r *DiffReport) WriteText(w io.Writer, opt TextOptions) error {
 	bw := newWriter(w)
 	c := r.Clocks[0]
 	t := r.Total[0]
-	fmt.Fprintf(bw, "%s → %s: total %s %s → %s (%s, %s)\n", r.Old, r.New, c, dur(t.Old), dur(t.New),
-		signedDur(t.Delta), signedPercent(t.Pct))
+	fmt.Fprintf(bw, "%s → %s: total %s %s → %s (%s, %s)\n", r.Old, r.New, c, value(c, t.Old), value(c, t.New),
+		signedValue(c, t.Delta), signedPercent(t.Pct))
 	fmt.Fprintf(bw, "%s, %s only in the old trace, %s only in the new; sorted by the change in %s",
 		plural(int64(r.Methods), "method"), count(int64(r.OldOnly)), count(int64(r.NewOnly)), sortWords(r.Sort, c))
 	if r.Sort == SortName {
@@ -147,18 +186,23 @@ func (r *DiffReport) WriteText(w io.Writer, opt TextOptions) error {
 		fmt.Fprintf(bw, "; top %d shown", len(r.Rows))
 	}
 	bw.WriteString("\n\n")
-	tb := &table{header: []string{"OLD EXCL", "NEW EXCL", "Δ EXCL", "Δ%", "OLD INCL", "NEW INCL", "Δ INCL", "Δ%",
-		"OLD CALLS", "NEW CALLS", "Δ CALLS", "METHOD"}}
+	tb := &table{header: []string{"OLD EXCL", "NEW EXCL", "Δ EXCL", "Δ%", "OLD INCL", "NEW INCL", "Δ INCL", "Δ%"}}
+	if !r.CallsUnknown {
+		tb.header = append(tb.header, "OLD CALLS", "NEW CALLS", "Δ CALLS")
+	}
+	tb.header = append(tb.header, "METHOD")
 	for i := range r.Rows {
 		row := &r.Rows[i]
 		var cells []string
 		for _, ch := range []Change{row.Excl[0], row.Incl[0]} {
-			cells = append(cells, side(row, true, dur(ch.Old)), side(row, false, dur(ch.New)),
-				signedDur(ch.Delta), diffPercent(row, ch))
+			cells = append(cells, side(row, true, value(c, ch.Old)), side(row, false, value(c, ch.New)),
+				signedValue(c, ch.Delta), diffPercent(row, ch))
 		}
-		cells = append(cells, side(row, true, count(row.Calls.Old)), side(row, false, count(row.Calls.New)),
-			signedCount(row.Calls.Delta), label(row.Method, row.Signature, row.Overloaded))
-		tb.add(cells...)
+		if !r.CallsUnknown {
+			cells = append(cells, side(row, true, count(row.Calls.Old)), side(row, false, count(row.Calls.New)),
+				signedCount(row.Calls.Delta))
+		}
+		tb.add(append(cells, label(row.Method, row.Signature, row.Overloaded))...)
 	}
 	tb.write(bw, opt.Width)
 	return flush(bw)

@@ -24,20 +24,26 @@ type TopOptions struct {
 // TopReport is the flat profile: one table for all threads, or one per
 // thread. Every slice of times has one value per clock, in Clocks order.
 type TopReport struct {
-	Trace  string     `json:"trace"`
-	Clocks []string   `json:"clocks"`
-	Sort   string     `json:"sort"`
-	Tables []TopTable `json:"tables"`
+	Trace  string   `json:"trace"`
+	Clocks []string `json:"clocks"`
+	// CallsUnknown marks a sampled profile: the calls, recursive calls and
+	// means per call are 0 because samples do not count calls.
+	CallsUnknown bool       `json:"calls_unknown,omitempty"`
+	Notes        []string   `json:"notes,omitempty"` // caveats, printed under the header
+	Sort         string     `json:"sort"`
+	Tables       []TopTable `json:"tables"`
 }
 
 // TopTable is the profile of one thread, or of all threads when Thread is
 // nil.
 type TopTable struct {
-	Thread  *ThreadInfo `json:"thread,omitempty"`
-	Threads int         `json:"threads"` // threads summed in the table
-	Total   []int64     `json:"total_ns"`
-	Methods int         `json:"methods"` // methods with time or calls, before the limit
-	Rows    []TopRow    `json:"rows"`
+	Thread *ThreadInfo `json:"thread,omitempty"`
+	// Threads is the number of threads summed in the table; 0 when the
+	// profile does not record threads.
+	Threads int      `json:"threads"`
+	Total   []int64  `json:"total_ns"`
+	Methods int      `json:"methods"` // methods with time or calls, before the limit
+	Rows    []TopRow `json:"rows"`
 }
 
 // ThreadInfo names a thread.
@@ -60,6 +66,10 @@ type TopRow struct {
 	MeanExcl   []int64   `json:"mean_excl_ns"`
 }
 
+// ErrNoCalls refuses to sort a sampled profile by the calls it does not
+// count.
+var ErrNoCalls = fmt.Errorf("sort order %q: a sampled profile counts samples, not calls", SortCalls)
+
 // CheckSort returns an error for an unknown sort order.
 func CheckSort(s string) error {
 	switch s {
@@ -77,10 +87,13 @@ func (p *Profile) Top(opt TopOptions) (*TopReport, error) {
 	if opt.Sort == "" {
 		opt.Sort = SortExcl
 	}
-	r := &TopReport{Trace: p.Name, Clocks: clockNames(p.Clocks), Sort: opt.Sort}
+	if opt.Sort == SortCalls && p.CallsUnknown {
+		return nil, ErrNoCalls
+	}
+	r := &TopReport{Trace: p.Name, Clocks: clockNames(p.Clocks), CallsUnknown: p.CallsUnknown, Notes: p.Notes, Sort: opt.Sort}
 	if !opt.PerThread {
 		r.Tables = []TopTable{p.topTable(-1, opt)}
-		r.Tables[0].Threads = len(p.Threads)
+		r.Tables[0].Threads = p.knownThreads()
 		return r, nil
 	}
 	for i, th := range p.Threads {
@@ -102,7 +115,7 @@ func (p *Profile) topTable(thread int, opt TopOptions) TopTable {
 	t := TopTable{Total: pick(total, p.Clocks), Rows: []TopRow{}}
 	for m := range st {
 		s := &st[m]
-		if s.calls == 0 {
+		if !s.present {
 			continue // not run on this thread
 		}
 		t.Rows = append(t.Rows, p.topRow(m, s, total))
@@ -119,7 +132,9 @@ func (p *Profile) topRow(m int, s *stat, total times) TopRow {
 	md := p.Methods[m]
 	var mean times
 	for c := range mean {
-		mean[c] = s.excl[c] / s.calls
+		if s.calls > 0 {
+			mean[c] = s.excl[c] / s.calls
+		}
 	}
 	return TopRow{
 		Method: md.Name, Signature: md.Signature, Overloaded: md.Overloaded,

@@ -49,4 +49,8 @@
 // the JSON's 37. One spool file rather than one per thread keeps the
 // number of open files at one for traces with thousands of threads, and a
 // trace whose events fit in the buffers never creates it.
+//
+// Sampled profiles (hprof text, ART profile files) have no timeline:
+// [WriteSampled] writes them as "sampled" profiles, one per thread, each
+// stack weighted by its count (samples.go).
 package speedscope

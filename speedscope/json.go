@@ -106,9 +106,12 @@ func (e *Exporter) write() error {
 }
 
 // writeFrames writes shared.frames.
-func (e *Exporter) writeFrames(w *writer) {
+func (e *Exporter) writeFrames(w *writer) { writeFrameList(w, e.frames) }
+
+// writeFrameList writes shared.frames from the de-duplicated frames.
+func writeFrameList(w *writer, frames []frameKey) {
 	w.str(`,"shared":{"frames":[`)
-	for i, f := range e.frames {
+	for i, f := range frames {
 		if i > 0 {
 			w.str(",")
 		}

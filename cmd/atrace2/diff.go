@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+
 	reports "github.com/atrace2/atrace2/report"
 )
 
@@ -8,9 +10,9 @@ import (
 type DiffCmd struct {
 	Sort      string `default:"excl" enum:"excl,incl,calls,name" help:"Order rows by the absolute change of exclusive time, inclusive time or calls (largest first), or by method name. One of: ${enum}."`
 	Limit     int    `name:"limit" short:"n" placeholder:"N" default:"50" help:"Print at most N rows (default 50); 0 prints every method."`
-	Threshold string `default:"0" help:"Hide methods whose exclusive and inclusive times both changed by less than this: a duration (500us, 2ms) or a percentage of the old trace's total time (0.5%)."`
+	Threshold string `default:"0" help:"Hide methods whose exclusive and inclusive times both changed by less than this: a duration (500us, 2ms) or a percentage of the old trace's total time (0.5%); only a percentage for sampled profiles, which count samples."`
 	reportFlags
-	Traces []string `arg:"" name:"OLD NEW" help:"The old and the new trace (- for standard input for one of them), each optionally followed by its .sec key file."`
+	Traces []string `arg:"" name:"OLD NEW" help:"The old and the new trace (- for standard input for one of them), each optionally followed by its .sec key file; or two sampled profiles (hprof text, Android 5.x ART profile)."`
 }
 
 // Help is the detailed help.
@@ -43,6 +45,9 @@ func (c *DiffCmd) Run(g *Globals) error {
 		return err
 	}
 	r, err := reports.Diff(old, cur, reports.DiffOptions{Sort: c.Sort, Limit: c.Limit, Threshold: th})
+	if errors.Is(err, reports.ErrNoCalls) || errors.Is(err, reports.ErrThresholdUnit) {
+		return usagef("%v", err)
+	}
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,9 @@ func (c *DumpCmd) Run(g *Globals) error {
 		return err
 	}
 	for _, in := range ins {
+		if err := g.noTimeline(in, "dump prints the events of a method trace"); err != nil {
+			return err
+		}
 		if _, err := g.convert(in, &dumper{w: out}); err != nil {
 			return err
 		}

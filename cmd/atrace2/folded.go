@@ -8,7 +8,7 @@ import (
 type FoldedCmd struct {
 	Output   string   `short:"o" placeholder:"FILE" help:"Write the folded stacks to FILE (- for standard output, the default)."`
 	NoThread bool     `help:"Leave out the thread frame at the root of each stack, so that equal stacks of all threads add up."`
-	Trace    []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file."`
+	Trace    []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a sampled profile (hprof text, Android 5.x ART profile)."`
 }
 
 // Help is shown by atrace2 folded --help.
@@ -21,7 +21,12 @@ chooses thread CPU time for a dual-clock trace. Feed it to flamegraph.pl,
 inferno-flamegraph or speedscope:
 
   atrace2 folded app.trace | flamegraph.pl > app.svg
-  atrace2 folded --clock cpu app.trace | inferno-flamegraph > app-cpu.svg`
+  atrace2 folded --clock cpu app.trace | inferno-flamegraph > app-cpu.svg
+
+For a sampled profile (hprof text, Android 5.x ART profile) VALUE is the
+stack's sample count (for JVM hprof cpu=times, its CPU time in
+microseconds), the thread frame reads "<name> (thread <serial>)", and stacks
+whose thread the file does not record have no thread frame.`
 }
 
 // Run converts the trace.
@@ -30,11 +35,21 @@ func (c *FoldedCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	s, _, err := g.sampled(in)
+	if err != nil {
+		return err
+	}
 	out, err := g.createOutput(c.Output, false, "folded")
 	if err != nil {
 		return err
 	}
 	defer out.Abort()
+	if s != nil {
+		if err := folded.WriteSampled(out, s, folded.Options{NoThread: c.NoThread}); err != nil {
+			return err
+		}
+		return out.Close()
+	}
 	if _, err := g.convert(in, folded.New(out, folded.Options{NoThread: c.NoThread})); err != nil {
 		return err
 	}

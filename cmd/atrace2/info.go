@@ -12,10 +12,16 @@ import (
 	"github.com/atrace2/atrace2/internal/units"
 )
 
-// InfoCmd describes a trace without converting it.
+// InfoCmd describes a trace, or a sampled profile, without converting it.
 type InfoCmd struct {
 	Format string   `default:"text" enum:"text,json" help:"Output format: text for people, json for scripts. One of: ${enum}."`
-	Trace  []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file."`
+	Trace  []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a sampled profile (hprof text, Android 5.x ART profile)."`
+}
+
+// infoWriter is the report of one input: a method trace's or a sampled
+// profile's, which encode to JSON as they are.
+type infoWriter interface {
+	writeText(w io.Writer)
 }
 
 // infoReport is the JSON form of info; the text form prints the same fields.
@@ -65,13 +71,22 @@ func (c *InfoCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	var reports []infoReport
+	var reports []infoWriter
 	for _, in := range ins {
+		s, gz, err := g.sampled(in)
+		if err != nil {
+			return err
+		}
+		if s != nil {
+			reports = append(reports, newSampledInfo(in, s, gz))
+			continue
+		}
 		t, err := g.convert(in)
 		if err != nil {
 			return err
 		}
-		reports = append(reports, newInfoReport(in, t))
+		r := newInfoReport(in, t)
+		reports = append(reports, &r)
 	}
 	if c.Format == "json" {
 		enc := json.NewEncoder(g.env.stdout)

@@ -40,7 +40,9 @@ type cli struct {
 const description = `atrace2 converts Android method traces (the .trace files written by
 Debug.startMethodTracing, Android Studio's Java/Kotlin method recording and
 adb shell am profile) into pprof, Perfetto and speedscope, and reads them in a
-terminal. TRACE may be - for standard input; gzip input is recognised.`
+terminal. It also reads sampled profiles: hprof text (Dalvik SamplingProfiler,
+JVM -agentlib:hprof) and Android 5.x ART profile files. TRACE may be - for
+standard input; gzip input is recognised.`
 
 func main() {
 	os.Exit(run(os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}))

@@ -23,6 +23,9 @@ func (c *PerfettoCmd) Run(g *Globals) error {
 		return usagef("perfetto converts one trace at a time, got %d", len(ins))
 	}
 	in := ins[0]
+	if err := g.noTimeline(in, "Perfetto needs a method trace"); err != nil {
+		return err
+	}
 	if (c.Output == "" || c.Output == "-") && isTerminal(g.env.stdout) {
 		return usagef("refusing to write binary Perfetto data to a terminal: use -o %s or redirect stdout",
 			perfetto.DefaultProcessName(in.path)+".perfetto-trace")

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/google/pprof/profile"
 
 	"github.com/atrace2/atrace2/pprofout"
@@ -13,7 +15,7 @@ type PprofCmd struct {
 	Output    string   `short:"o" placeholder:"FILE" help:"Write the gzipped profile to FILE (- for standard output). By default it goes to standard output, which must not be a terminal; app.pb.gz is a good name."`
 	HTTP      string   `name:"http" placeholder:"ADDR" help:"Serve pprof's web UI (flame graph, graph, top, peek, source) for the profile at ADDR, such as :0 for any free port on localhost or 127.0.0.1:8080, until interrupted. Nothing is written unless -o is given too."`
 	NoBrowser bool     `name:"no-browser" help:"With --http, do not open a browser; open the printed URL yourself."`
-	Trace     []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file. Several traces merge into one profile, in which threads of the same name add up."`
+	Trace     []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a sampled profile (hprof text, Android 5.x ART profile). Several traces merge into one profile, in which threads of the same name add up; sampled profiles merge only with sampled profiles of the same kind."`
 }
 
 // Run converts the traces, then writes the profile, serves it, or both.
@@ -55,6 +57,13 @@ func (c *PprofCmd) Run(g *Globals) error {
 // pprofProfile converts each input into its call tree and merges them.
 // Each tree is released once its samples are in the builder.
 func (g *Globals) pprofProfile(ins []input) (*profile.Profile, error) {
+	sampled, err := g.allSampled(ins)
+	if err != nil {
+		return nil, err
+	}
+	if sampled {
+		return g.sampledProfile(ins)
+	}
 	b := pprofout.New(versionString())
 	for _, in := range ins {
 		a := stacks.New()
@@ -79,4 +88,53 @@ func (g *Globals) writeProfile(path string, p *profile.Profile) error {
 		return err
 	}
 	return out.Close()
+}
+
+// allSampled reports whether the inputs are sampled profiles, refusing a
+// mix of sampled profiles and method traces: samples count stacks, method
+// traces time calls, and no sample type measures both.
+func (g *Globals) allSampled(ins []input) (bool, error) {
+	var traced, sampled *input
+	for i := range ins {
+		_, _, ok, err := g.sniff(ins[i])
+		if err != nil {
+			return false, err
+		}
+		if ok && sampled == nil {
+			sampled = &ins[i]
+		}
+		if !ok && traced == nil {
+			traced = &ins[i]
+		}
+	}
+	if traced != nil && sampled != nil {
+		return false, usagef("%s is a sampled profile and %s a method trace: one pprof profile cannot hold counted samples and timed calls; convert them separately",
+			sampled.name(), traced.name())
+	}
+	return sampled != nil, nil
+}
+
+// sampledProfile reads sampled profiles and merges them.
+func (g *Globals) sampledProfile(ins []input) (*profile.Profile, error) {
+	b := pprofout.NewSampled(versionString())
+	var first *stacks.Sampled
+	for _, in := range ins {
+		s, _, err := g.sampled(in)
+		if err != nil {
+			return nil, err
+		}
+		if s == nil { // it changed since it was sniffed
+			return nil, fmt.Errorf("%s: no longer a sampled profile", in.name())
+		}
+		if first == nil {
+			first = s
+		} else if s.Timed() != first.Timed() {
+			return nil, usagef("%s (%s) and %s (%s) cannot merge: one counts samples, the other calls and CPU time",
+				ins[0].name(), first.Source().Format, in.name(), s.Source().Format)
+		}
+		if err := b.Add(s); err != nil {
+			return nil, err
+		}
+	}
+	return b.Profile()
 }

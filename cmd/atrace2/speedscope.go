@@ -7,7 +7,7 @@ import (
 // SpeedscopeCmd converts one trace into a speedscope file.
 type SpeedscopeCmd struct {
 	Output string   `short:"o" placeholder:"FILE" help:"Write the speedscope file to FILE (- for standard output, the default). Name it app.speedscope.json: speedscope recognises that suffix, and the file's $schema as well."`
-	Trace  []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file."`
+	Trace  []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a sampled profile (hprof text, Android 5.x ART profile)."`
 }
 
 // Help is shown by atrace2 speedscope --help.
@@ -23,7 +23,11 @@ https://www.speedscope.app or with speedscope's own command:
   atrace2 speedscope app.trace | speedscope -
 
 Memory stays small for any trace: events are spooled to a temporary file
-and the output is written as a stream.`
+and the output is written as a stream.
+
+A sampled profile (hprof text, Android 5.x ART profile) has no timeline: it
+becomes one "sampled" profile per thread, each stack weighted by its sample
+count (by its CPU time in nanoseconds for JVM hprof cpu=times).`
 }
 
 // Run converts the trace.
@@ -32,12 +36,23 @@ func (c *SpeedscopeCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	s, _, err := g.sampled(in)
+	if err != nil {
+		return err
+	}
 	out, err := g.createOutput(c.Output, false, "speedscope")
 	if err != nil {
 		return err
 	}
 	defer out.Abort()
-	exp := speedscope.New(out, speedscope.Options{Exporter: "atrace2@" + versionString()})
+	opt := speedscope.Options{Exporter: "atrace2@" + versionString()}
+	if s != nil {
+		if err := speedscope.WriteSampled(out, s, opt); err != nil {
+			return err
+		}
+		return out.Close()
+	}
+	exp := speedscope.New(out, opt)
 	defer exp.Close()
 	if _, err := g.convert(in, exp); err != nil {
 		return err

@@ -19,7 +19,7 @@ type TopCmd struct {
 	Limit     int    `name:"limit" short:"n" placeholder:"N" default:"50" help:"Print at most N rows per table (default 50); 0 prints every method."`
 	PerThread bool   `help:"Print one table per thread, busiest first, instead of one table for all threads combined."`
 	reportFlags
-	Trace []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file."`
+	Trace []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a sampled profile (hprof text, Android 5.x ART profile)."`
 }
 
 // Help is the detailed help: what the columns mean.
@@ -106,8 +106,20 @@ func (g *Globals) profile(cmd string, args []string) (*reports.Profile, error) {
 	return g.loadProfile(ins[0])
 }
 
-// loadProfile aggregates one input.
+// loadProfile aggregates one input: a method trace or a sampled profile.
 func (g *Globals) loadProfile(in input) (*reports.Profile, error) {
+	s, _, err := g.sampled(in)
+	if err != nil {
+		return nil, err
+	}
+	if s != nil {
+		p, err := reports.NewSampledProfile(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", in.name(), err)
+		}
+		p.Name = in.name()
+		return p, nil
+	}
 	a := stacks.New()
 	if _, err := g.convert(in, a); err != nil {
 		return nil, err

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/atrace2/atrace2/internal/units"
+	"github.com/atrace2/atrace2/stacks"
+)
+
+// sampledInfo is info's report on a sampled profile (JSON; the text form
+// prints the same fields). Sampled is always true: it tells the report
+// from a method trace's in a list.
+type sampledInfo struct {
+	File         string            `json:"file"`
+	Sampled      bool              `json:"sampled"`
+	Format       string            `json:"format"`
+	Compressed   bool              `json:"gzip"`
+	Created      string            `json:"created,omitempty"`
+	Timed        bool              `json:"timed"` // cpu=times: counts are calls, and stacks have CPU time
+	Stacks       int               `json:"stacks"`
+	Count        int64             `json:"count"`
+	CountOf      string            `json:"count_of"` // "samples", or "calls" when timed
+	StatedTotal  int64             `json:"stated_total,omitempty"`
+	CPUNanos     int64             `json:"cpu_time_ns,omitempty"`
+	StatedCPU    int64             `json:"stated_cpu_time_ns,omitempty"`
+	Frames       int               `json:"frames"`
+	MaxDepth     int               `json:"max_depth"`
+	DepthLimited bool              `json:"depth_limited"`
+	CutStacks    int               `json:"cut_stacks"`
+	Truncated    bool              `json:"truncated"`
+	Unlisted     []sampledUnlisted `json:"unlisted"`
+	Notes        []string          `json:"notes"`
+	Threads      []sampledThread   `json:"threads"`
+}
+
+type sampledUnlisted struct {
+	Reason string `json:"reason"`
+	Count  int64  `json:"count"`
+}
+
+// sampledThread is a listed thread, or (Listed false, ID 0) the stacks the
+// file gives no thread for.
+type sampledThread struct {
+	ID       int64  `json:"id"`
+	Name     string `json:"name"`
+	Group    string `json:"group,omitempty"`
+	Listed   bool   `json:"listed"`
+	Stacks   int    `json:"stacks"`
+	Count    int64  `json:"count"` // samples, or calls when timed
+	CPUNanos int64  `json:"cpu_time_ns,omitempty"`
+}
+
+func newSampledInfo(in input, s *stacks.Sampled, gz bool) *sampledInfo {
+	p := s.Source()
+	r := &sampledInfo{
+		File: in.name(), Sampled: true, Format: p.Format.String(), Compressed: gz, Created: p.Created,
+		Timed: s.Timed(), Stacks: len(p.Samples), Count: p.SampleCount(), CountOf: "samples", StatedTotal: p.Total,
+		StatedCPU: p.TotalTimeNanos, Frames: len(p.Frames), MaxDepth: p.MaxDepth,
+		DepthLimited: p.DepthLimited, Truncated: p.Truncated,
+		Unlisted: []sampledUnlisted{}, Notes: append([]string{}, p.Notes...),
+	}
+	for _, u := range p.Unlisted {
+		r.Unlisted = append(r.Unlisted, sampledUnlisted(u))
+	}
+	r.Threads = make([]sampledThread, len(p.Threads), len(p.Threads)+1)
+	for i, th := range p.Threads {
+		r.Threads[i] = sampledThread{ID: th.ID, Name: th.Name, Group: th.Group, Listed: true}
+	}
+	var none sampledThread
+	for i, smp := range p.Samples {
+		row := &none
+		if smp.Thread >= 0 {
+			row = &r.Threads[smp.Thread]
+		}
+		row.Stacks++
+		row.Count += smp.Count
+		row.CPUNanos += smp.TimeNanos
+		r.CPUNanos += smp.TimeNanos
+		if p.CutStack(i) {
+			r.CutStacks++
+		}
+	}
+	if r.Timed {
+		r.CountOf = "calls"
+	}
+	if none.Stacks > 0 {
+		none.Name = stacks.UnknownThreadName
+		r.Threads = append(r.Threads, none)
+	}
+	return r
+}
+
+func (r *sampledInfo) writeText(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, args...)...) }
+	row("file", "%s", r.File)
+	format := r.Format
+	if r.Compressed {
+		format += ", gzip"
+	}
+	row("format", "%s", format)
+	if r.Created != "" {
+		row("created", "%s", r.Created)
+	}
+	row("timeline", "none: stacks are counted, not traced (perfetto needs a method trace)")
+	r.writeTotals(row)
+	row("frames", "%s distinct", units.Count(int64(r.Frames)))
+	row("depth", "%s", r.depth())
+	row("threads", "%s", r.threadSummary())
+	if len(r.Unlisted) == 0 {
+		row("unlisted", "none")
+	}
+	for _, u := range r.Unlisted {
+		row("unlisted", "%s: %s", plural(u.Count, "sample"), u.Reason)
+	}
+	for _, n := range r.Notes {
+		row("note", "%s", n)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	r.writeThreads(w)
+}
+
+// writeTotals prints the samples (or calls and CPU time) and the totals
+// the file states.
+func (r *sampledInfo) writeTotals(row func(k, format string, args ...any)) {
+	in := fmt.Sprintf("in %s", plural(int64(r.Stacks), "distinct stack"))
+	if r.Timed {
+		row("calls", "%s %s", units.Count(r.Count), in)
+		row("CPU time", "%s (the file's total: %s)", units.Duration(r.CPUNanos), units.Duration(r.StatedCPU))
+		return
+	}
+	row("samples", "%s %s (the file's total: %s)", units.Count(r.Count), in, units.Count(r.StatedTotal))
+}
+
+func (r *sampledInfo) depth() string {
+	s := "up to " + plural(int64(r.MaxDepth), "frame")
+	if r.DepthLimited && r.CutStacks > 0 {
+		s += fmt.Sprintf("; the profiler cuts stacks at a depth limit: %s may miss outer frames",
+			plural(int64(r.CutStacks), "stack"))
+	}
+	return s
+}
+
+func (r *sampledInfo) threadSummary() string {
+	listed := 0
+	for _, t := range r.Threads {
+		if t.Listed {
+			listed++
+		}
+	}
+	s := fmt.Sprintf("%d listed", listed)
+	if n := len(r.Threads); n > 0 && !r.Threads[n-1].Listed {
+		if r.Threads[n-1].Stacks == r.Stacks {
+			return s + "; no stack says which thread it ran on"
+		}
+		return s + fmt.Sprintf("; %s say no thread", plural(int64(r.Threads[n-1].Stacks), "stack"))
+	}
+	return s
+}
+
+func (r *sampledInfo) writeThreads(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	if r.Timed {
+		fmt.Fprintln(tw, "ID\tSTACKS\tCALLS\tCPU TIME\t\tTHREAD")
+	} else {
+		fmt.Fprintln(tw, "ID\tSTACKS\tSAMPLES\t\tTHREAD")
+	}
+	for _, t := range r.Threads {
+		id := fmt.Sprint(t.ID)
+		if !t.Listed {
+			id = "-"
+		}
+		name := strings.ReplaceAll(t.Name, "\t", " ")
+		if t.Group != "" {
+			name += " (group " + strings.ReplaceAll(t.Group, "\t", " ") + ")"
+		}
+		if r.Timed {
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t\t%s\n", id, t.Stacks, units.Count(t.Count), units.Duration(t.CPUNanos), name)
+		} else {
+			fmt.Fprintf(tw, "%s\t%d\t%s\t\t%s\n", id, t.Stacks, units.Count(t.Count), name)
+		}
+	}
+	tw.Flush()
+}
+
+// plural is "1 stack" or "1,234 stacks".
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return units.Count(n) + " " + noun + "s"
+}

@@ -1,0 +1,91 @@
+package folded
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+
+	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/stacks"
+)
+
+// Sampled profiles (hprof text, ART profile files) are written the same
+// way, with these differences:
+//
+//   - VALUE is the number of samples of the stack, as flame graphs of
+//     sampling profilers always count; for JVM hprof cpu=times it is the
+//     stack's CPU time in whole microseconds, as for a method trace (the
+//     calls that file also counts are not a weight).
+//   - The thread frame is "<name> (thread <serial>)", with the serial
+//     number the file gives; stacks whose thread the file does not record
+//     (JVM hprof without thread=y, ART profiles) have no thread frame.
+//   - A stack without Java frames (hprof "<empty>") is the one frame
+//     stacks.EmptyStackName.
+
+// SampledThreadFrame is the root frame of a sampled profile's thread:
+// "main (thread 200001)".
+func SampledThreadFrame(th *stream.Thread) string {
+	return clean(fmt.Sprintf("%s (thread %d)", th.Name, th.ID))
+}
+
+// SampledLines returns the folded stacks of a sampled profile and their
+// values (samples, or CPU nanoseconds for cpu=times), unsorted and before
+// rounding.
+func SampledLines(s *stacks.Sampled, opt Options) map[string]int64 {
+	t := s.Trace()
+	names := make([]string, len(t.Frames))
+	for i := range t.Frames {
+		names[i] = clean(t.Frames[i].Name)
+	}
+	unknown, hasUnknown := s.UnknownThread()
+	sums := make(map[string]int64)
+	var buf []byte
+	var ids []stream.FrameID
+	for i, n := range s.Nodes() {
+		v := s.Weight(stacks.NodeID(i))
+		if n.IsRoot() || v == 0 {
+			continue
+		}
+		buf = buf[:0]
+		if !opt.NoThread && (!hasUnknown || n.Thread != unknown) {
+			buf = append(buf, SampledThreadFrame(&t.Threads[n.Thread])...)
+		}
+		ids = s.Stack(stacks.NodeID(i), ids[:0])
+		for _, f := range ids {
+			if len(buf) > 0 {
+				buf = append(buf, ';')
+			}
+			buf = append(buf, names[f]...)
+		}
+		sums[string(buf)] += v
+	}
+	return sums
+}
+
+// WriteSampled writes the folded stacks of a sampled profile, sorted.
+func WriteSampled(w io.Writer, s *stacks.Sampled, opt Options) error {
+	sums := SampledLines(s, opt)
+	value := func(v int64) int64 { return v }
+	if s.Timed() {
+		value = Micros
+	}
+	keys := make([]string, 0, len(sums))
+	for k, v := range sums {
+		if value(v) > 0 {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var buf []byte
+	for _, k := range keys {
+		buf = append(buf, k...)
+		buf = append(buf, ' ')
+		buf = strconv.AppendInt(buf, value(sums[k]), 10)
+		buf = append(buf, '\n')
+	}
+	if _, err := w.Write(buf); err != nil {
+		return fmt.Errorf("folded: %w", err)
+	}
+	return nil
+}
