@@ -71,6 +71,7 @@ func (b *Builder) Profile() (*profile.Profile, error) {
 func (b *Builder) samplesInto(p *profile.Profile, c clocks) {
 	p.Sample = make([]*profile.Sample, len(b.samples))
 	values := make([]int64, len(b.samples)*len(p.SampleType))
+	labels := labelCache{}
 	for i := range b.samples {
 		acc := &b.samples[i]
 		v := values[:0:len(p.SampleType)]
@@ -82,17 +83,42 @@ func (b *Builder) samplesInto(p *profile.Profile, c clocks) {
 		if c.wall {
 			v = append(v, acc.wall)
 		}
-		s := &profile.Sample{
-			Location: b.stack(acc.key.path),
-			Value:    v,
-			Label:    map[string][]string{LabelThread: {acc.key.thread}},
-			NumLabel: map[string][]int64{LabelTID: {acc.key.tid}},
-		}
-		if acc.key.synth != "" {
-			s.Label[LabelSynthetic] = []string{acc.key.synth}
-		}
-		p.Sample[i] = s
+		lb := labels.of(acc.key.thread, acc.key.tid, acc.key.synth)
+		p.Sample[i] = &profile.Sample{Location: b.stack(acc.key.path), Value: v, Label: lb.str, NumLabel: lb.num}
 	}
+}
+
+// labelSet is the label maps of one (thread, tid, synthetic) combination.
+type labelSet struct {
+	str map[string][]string
+	num map[string][]int64
+}
+
+// labelCache shares label maps between the samples of a thread: a profile
+// of a long trace has hundreds of thousands of samples but few threads, and
+// two maps per sample were most of its memory. Nothing writes to them.
+type labelCache map[labelKey]labelSet
+
+type labelKey struct {
+	thread string
+	tid    int64
+	synth  string
+}
+
+func (c labelCache) of(thread string, tid int64, synth string) labelSet {
+	k := labelKey{thread, tid, synth}
+	if ls, ok := c[k]; ok {
+		return ls
+	}
+	ls := labelSet{
+		str: map[string][]string{LabelThread: {thread}},
+		num: map[string][]int64{LabelTID: {tid}},
+	}
+	if synth != "" {
+		ls.str[LabelSynthetic] = []string{synth}
+	}
+	c[k] = ls
+	return ls
 }
 
 // stack returns the locations of an interned stack, leaf first as pprof
