@@ -9,34 +9,6 @@ import (
 	"github.com/atrace2/atrace2/stacks"
 )
 
-// sampledFixture is the profile the tests of stacks, pprofout, speedscope
-// and report use too: two threads, a recursive stack, one method at three
-// lines, and times adding up to 100 ms for cpu=times.
-func sampledFixture() *samplegen.Hprof {
-	fr := func(class, method, file string, line int) samplegen.Frame {
-		return samplegen.Frame{Class: "com.example." + class, Method: method, File: file, Line: line}
-	}
-	appMain, parse20, parse21, parse30 := fr("App", "main", "App.java", 5), fr("App", "parse", "App.java", 20),
-		fr("App", "parse", "App.java", 21), fr("App", "parse", "App.java", 30)
-	parseLong := samplegen.Frame{Class: "java.lang.Long", Method: "parseLong", File: "Long.java", Line: 10}
-	run7, run8 := fr("Worker", "run", "Worker.java", 7), fr("Worker", "run", "Worker.java", 8)
-	f := func(fs ...samplegen.Frame) []samplegen.Frame { return fs }
-	return &samplegen.Hprof{
-		Date: "Sun Jan 13 05:57:25 2013",
-		Threads: []samplegen.Thread{
-			{ID: 1, Obj: 100, Name: "main", Group: "main"},
-			{ID: 2, Obj: 101, Name: "worker", Group: "main", End: true},
-		},
-		Traces: []samplegen.Trace{
-			{ID: 300001, Thread: 1, Count: 5, TimeMs: 40, Frames: f(parseLong, parse20, appMain)},
-			{ID: 300002, Thread: 1, Count: 3, TimeMs: 25, Frames: f(parse21, appMain)},
-			{ID: 300003, Thread: 2, Count: 2, TimeMs: 20, Frames: f(run7)},
-			{ID: 300004, Thread: 2, Count: 1, TimeMs: 5, Frames: f(parse20, run8)},
-			{ID: 300005, Thread: 1, Count: 2, TimeMs: 10, Frames: f(parse30, parse20, appMain)},
-		},
-	}
-}
-
 func foldSampled(t *testing.T, text []byte, opt Options) string {
 	t.Helper()
 	p, err := samples.Read(bytes.NewReader(text))
@@ -57,7 +29,7 @@ func foldSampled(t *testing.T, text []byte, opt Options) string {
 // TestSampled: counts per stack, root first; the call sites of a method
 // (App.parse at lines 20 and 21) fold into one frame.
 func TestSampled(t *testing.T) {
-	got := foldSampled(t, sampledFixture().Dalvik(), Options{})
+	got := foldSampled(t, samplegen.Fixture().Dalvik(), Options{})
 	want := `main (thread 1);com.example.App.main;com.example.App.parse 3
 main (thread 1);com.example.App.main;com.example.App.parse;com.example.App.parse 2
 main (thread 1);com.example.App.main;com.example.App.parse;java.lang.Long.parseLong 5
@@ -73,7 +45,7 @@ worker (thread 2);com.example.Worker.run;com.example.App.parse 1
 // TestSampledTimes: cpu=times weighs stacks by CPU µs, and without the
 // thread frame equal stacks of all threads would add up.
 func TestSampledTimes(t *testing.T) {
-	got := foldSampled(t, sampledFixture().JVM(samplegen.JVMOptions{Times: true}), Options{NoThread: true})
+	got := foldSampled(t, samplegen.Fixture().JVM(samplegen.JVMOptions{Times: true}), Options{NoThread: true})
 	want := `com.example.App.main;com.example.App.parse 25000
 com.example.App.main;com.example.App.parse;com.example.App.parse 10000
 com.example.App.main;com.example.App.parse;java.lang.Long.parseLong 40000

@@ -17,35 +17,6 @@ import (
 	"github.com/atrace2/atrace2/stacks"
 )
 
-// sampledFixture is two threads, a recursive stack and one method at
-// three lines; TimeMs adds up to 100 so that cpu=times percentages are
-// exact. The same profile is used by the tests of stacks, folded,
-// speedscope and report.
-func sampledFixture() *samplegen.Hprof {
-	fr := func(class, method, file string, line int) samplegen.Frame {
-		return samplegen.Frame{Class: "com.example." + class, Method: method, File: file, Line: line}
-	}
-	appMain, parse20, parse21, parse30 := fr("App", "main", "App.java", 5), fr("App", "parse", "App.java", 20),
-		fr("App", "parse", "App.java", 21), fr("App", "parse", "App.java", 30)
-	parseLong := samplegen.Frame{Class: "java.lang.Long", Method: "parseLong", File: "Long.java", Line: 10}
-	run7, run8 := fr("Worker", "run", "Worker.java", 7), fr("Worker", "run", "Worker.java", 8)
-	f := func(fs ...samplegen.Frame) []samplegen.Frame { return fs }
-	return &samplegen.Hprof{
-		Date: "Sun Jan 13 05:57:25 2013",
-		Threads: []samplegen.Thread{
-			{ID: 1, Obj: 100, Name: "main", Group: "main"},
-			{ID: 2, Obj: 101, Name: "worker", Group: "main", End: true},
-		},
-		Traces: []samplegen.Trace{
-			{ID: 300001, Thread: 1, Count: 5, TimeMs: 40, Frames: f(parseLong, parse20, appMain)},
-			{ID: 300002, Thread: 1, Count: 3, TimeMs: 25, Frames: f(parse21, appMain)},
-			{ID: 300003, Thread: 2, Count: 2, TimeMs: 20, Frames: f(run7)},
-			{ID: 300004, Thread: 2, Count: 1, TimeMs: 5, Frames: f(parse20, run8)},
-			{ID: 300005, Thread: 1, Count: 2, TimeMs: 10, Frames: f(parse30, parse20, appMain)},
-		},
-	}
-}
-
 // sampledTree reads generated profile text into its tree.
 func sampledTree(t testing.TB, name string, text []byte) *stacks.Sampled {
 	t.Helper()
@@ -104,7 +75,7 @@ func dumpSampled(p *profile.Profile) string {
 }
 
 func TestSampledDalvik(t *testing.T) {
-	p := buildSampled(t, sampledTree(t, "app.hprof", sampledFixture().Dalvik()))
+	p := buildSampled(t, sampledTree(t, "app.hprof", samplegen.Fixture().Dalvik()))
 	want := `main/1 com.example.App.main;com.example.App.parse 3
 main/1 com.example.App.main;com.example.App.parse;com.example.App.parse 2 depth-limit
 main/1 com.example.App.main;com.example.App.parse;java.lang.Long.parseLong 5 depth-limit
@@ -154,7 +125,7 @@ worker/2 com.example.Worker.run;com.example.App.parse 1
 // TestSampledTimes: cpu=times counts calls and CPU time, like a
 // thread-CPU method trace, whose sample and period types it shares.
 func TestSampledTimes(t *testing.T) {
-	p := buildSampled(t, sampledTree(t, "times.hprof", sampledFixture().JVM(samplegen.JVMOptions{Times: true})))
+	p := buildSampled(t, sampledTree(t, "times.hprof", samplegen.Fixture().JVM(samplegen.JVMOptions{Times: true})))
 	want := `main/1 com.example.App.main;com.example.App.parse 3 25000000
 main/1 com.example.App.main;com.example.App.parse;com.example.App.parse 2 10000000 depth-limit
 main/1 com.example.App.main;com.example.App.parse;java.lang.Long.parseLong 5 40000000 depth-limit
@@ -181,7 +152,7 @@ worker/2 com.example.Worker.run;com.example.App.parse 1 5000000
 // TestSampledMerge adds the same profile twice: every value doubles, and
 // the mapping names both inputs.
 func TestSampledMerge(t *testing.T) {
-	text := sampledFixture().Dalvik()
+	text := samplegen.Fixture().Dalvik()
 	one := buildSampled(t, sampledTree(t, "a.hprof", text))
 	two := buildSampled(t, sampledTree(t, "a.hprof", text), sampledTree(t, "b.hprof", text))
 	if len(two.Sample) != len(one.Sample) {
@@ -199,10 +170,10 @@ func TestSampledMerge(t *testing.T) {
 // TestSampledRefusesMix: counted samples and timed calls do not add up.
 func TestSampledRefusesMix(t *testing.T) {
 	b := pprofout.NewSampled(testVersion)
-	if err := b.Add(sampledTree(t, "a.hprof", sampledFixture().Dalvik())); err != nil {
+	if err := b.Add(sampledTree(t, "a.hprof", samplegen.Fixture().Dalvik())); err != nil {
 		t.Fatal(err)
 	}
-	err := b.Add(sampledTree(t, "t.hprof", sampledFixture().JVM(samplegen.JVMOptions{Times: true})))
+	err := b.Add(sampledTree(t, "t.hprof", samplegen.Fixture().JVM(samplegen.JVMOptions{Times: true})))
 	if err == nil || !strings.Contains(err.Error(), "cannot be merged") {
 		t.Errorf("err = %v", err)
 	}

@@ -14,40 +14,6 @@ import (
 	"github.com/atrace2/atrace2/stacks"
 )
 
-// sampledFixture is the profile the tests of stacks, pprofout, folded and
-// speedscope use too. Worked out by hand (samples; cpu=times ms):
-//
-//	main:   main;parse 3/25; main;parse;parseLong 5/40 (parse at line 20);
-//	        main;parse;parse 2/10 (recursion) → 10/75
-//	worker: run 2/20; run;parse 1/5 → 3/25
-//
-// so over all threads: parse excl 6/40, incl 11/80 (the recursive stack
-// once); parseLong 5/40, 5/40; run 2/20, 3/25; main 0/0, 10/75.
-func sampledFixture() *samplegen.Hprof {
-	fr := func(class, method, file string, line int) samplegen.Frame {
-		return samplegen.Frame{Class: "com.example." + class, Method: method, File: file, Line: line}
-	}
-	appMain, parse20, parse21, parse30 := fr("App", "main", "App.java", 5), fr("App", "parse", "App.java", 20),
-		fr("App", "parse", "App.java", 21), fr("App", "parse", "App.java", 30)
-	parseLong := samplegen.Frame{Class: "java.lang.Long", Method: "parseLong", File: "Long.java", Line: 10}
-	run7, run8 := fr("Worker", "run", "Worker.java", 7), fr("Worker", "run", "Worker.java", 8)
-	f := func(fs ...samplegen.Frame) []samplegen.Frame { return fs }
-	return &samplegen.Hprof{
-		Date: "Sun Jan 13 05:57:25 2013",
-		Threads: []samplegen.Thread{
-			{ID: 1, Obj: 100, Name: "main", Group: "main"},
-			{ID: 2, Obj: 101, Name: "worker", Group: "main", End: true},
-		},
-		Traces: []samplegen.Trace{
-			{ID: 300001, Thread: 1, Count: 5, TimeMs: 40, Frames: f(parseLong, parse20, appMain)},
-			{ID: 300002, Thread: 1, Count: 3, TimeMs: 25, Frames: f(parse21, appMain)},
-			{ID: 300003, Thread: 2, Count: 2, TimeMs: 20, Frames: f(run7)},
-			{ID: 300004, Thread: 2, Count: 1, TimeMs: 5, Frames: f(parse20, run8)},
-			{ID: 300005, Thread: 1, Count: 2, TimeMs: 10, Frames: f(parse30, parse20, appMain)},
-		},
-	}
-}
-
 func loadSampled(t *testing.T, name string, text []byte) *Profile {
 	t.Helper()
 	sp, err := samples.Read(bytes.NewReader(text))
@@ -75,7 +41,7 @@ func topRows(rows []TopRow) string {
 }
 
 func TestSampledTop(t *testing.T) {
-	p := loadSampled(t, "app.hprof", sampledFixture().Dalvik())
+	p := loadSampled(t, "app.hprof", samplegen.Fixture().Dalvik())
 	r, err := p.Top(TopOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +70,7 @@ com.example.App.main 0/10 0/0 0
 }
 
 func TestSampledTopPerThread(t *testing.T) {
-	r, err := loadSampled(t, "app.hprof", sampledFixture().Dalvik()).Top(TopOptions{PerThread: true})
+	r, err := loadSampled(t, "app.hprof", samplegen.Fixture().Dalvik()).Top(TopOptions{PerThread: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +94,7 @@ com.example.App.parse 1/1 0/0 0
 // TestSampledTimed: cpu=times reads like a thread-CPU trace: calls are
 // known, and only the stacks ending in a method count its calls.
 func TestSampledTimed(t *testing.T) {
-	p := loadSampled(t, "times.hprof", sampledFixture().JVM(samplegen.JVMOptions{Times: true}))
+	p := loadSampled(t, "times.hprof", samplegen.Fixture().JVM(samplegen.JVMOptions{Times: true}))
 	r, err := p.Top(TopOptions{Sort: SortCalls})
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +117,7 @@ com.example.App.main 0/75000000 0/0 0
 // the recursive edge App.parse → App.parse carries none, as it carries no
 // time in a method trace.
 func TestSampledCalls(t *testing.T) {
-	p := loadSampled(t, "app.hprof", sampledFixture().Dalvik())
+	p := loadSampled(t, "app.hprof", samplegen.Fixture().Dalvik())
 	r := p.Calls(CallsOptions{Pattern: regexp.MustCompile(`App\.parse$`)})
 	if r.Matched != 1 || !r.CallsUnknown {
 		t.Fatalf("matched %d, calls unknown %v", r.Matched, r.CallsUnknown)
@@ -181,8 +147,8 @@ child com.example.App.parse 0
 // TestSampledDiff: parseLong gets 3 more samples; its callers' inclusive
 // counts grow by as many.
 func TestSampledDiff(t *testing.T) {
-	old := loadSampled(t, "old.hprof", sampledFixture().Dalvik())
-	h := sampledFixture()
+	old := loadSampled(t, "old.hprof", samplegen.Fixture().Dalvik())
+	h := samplegen.Fixture()
 	h.Traces[0].Count = 8
 	cur := loadSampled(t, "new.hprof", h.Dalvik())
 	r, err := Diff(old, cur, DiffOptions{})
@@ -222,7 +188,7 @@ com.example.Worker.run excl +0 incl +0
 
 // TestSampledNoThread: a profile that records no thread says so.
 func TestSampledNoThread(t *testing.T) {
-	h := sampledFixture()
+	h := samplegen.Fixture()
 	for i := range h.Traces {
 		h.Traces[i].Thread = 0
 	}

@@ -15,34 +15,6 @@ import (
 	"github.com/atrace2/atrace2/stacks"
 )
 
-// sampledFixture is the profile the tests of stacks, pprofout, folded and
-// report use too: two threads, a recursive stack, one method at three
-// lines, and times adding up to 100 ms for cpu=times.
-func sampledFixture() *samplegen.Hprof {
-	fr := func(class, method, file string, line int) samplegen.Frame {
-		return samplegen.Frame{Class: "com.example." + class, Method: method, File: file, Line: line}
-	}
-	appMain, parse20, parse21, parse30 := fr("App", "main", "App.java", 5), fr("App", "parse", "App.java", 20),
-		fr("App", "parse", "App.java", 21), fr("App", "parse", "App.java", 30)
-	parseLong := samplegen.Frame{Class: "java.lang.Long", Method: "parseLong", File: "Long.java", Line: 10}
-	run7, run8 := fr("Worker", "run", "Worker.java", 7), fr("Worker", "run", "Worker.java", 8)
-	f := func(fs ...samplegen.Frame) []samplegen.Frame { return fs }
-	return &samplegen.Hprof{
-		Date: "Sun Jan 13 05:57:25 2013",
-		Threads: []samplegen.Thread{
-			{ID: 1, Obj: 100, Name: "main", Group: "main"},
-			{ID: 2, Obj: 101, Name: "worker", Group: "main", End: true},
-		},
-		Traces: []samplegen.Trace{
-			{ID: 300001, Thread: 1, Count: 5, TimeMs: 40, Frames: f(parseLong, parse20, appMain)},
-			{ID: 300002, Thread: 1, Count: 3, TimeMs: 25, Frames: f(parse21, appMain)},
-			{ID: 300003, Thread: 2, Count: 2, TimeMs: 20, Frames: f(run7)},
-			{ID: 300004, Thread: 2, Count: 1, TimeMs: 5, Frames: f(parse20, run8)},
-			{ID: 300005, Thread: 1, Count: 2, TimeMs: 10, Frames: f(parse30, parse20, appMain)},
-		},
-	}
-}
-
 // sampledFile is a speedscope file of sampled profiles; decoding
 // disallows unknown fields.
 type sampledFile struct {
@@ -131,7 +103,7 @@ func stackNames(f *sampledFile, i int) string {
 // by name and file (App.parse ran at three lines and is one frame), stacks
 // come depth first with callees by name.
 func TestSampledDalvik(t *testing.T) {
-	data, f := writeSampled(t, "app.hprof", sampledFixture().Dalvik(), Options{Exporter: "atrace2@test"})
+	data, f := writeSampled(t, "app.hprof", samplegen.Fixture().Dalvik(), Options{Exporter: "atrace2@test"})
 	if f.Name != "app.hprof (samples)" || f.Exporter != "atrace2@test" || f.ActiveProfileIndex != 0 {
 		t.Errorf("name %q exporter %q active %d", f.Name, f.Exporter, f.ActiveProfileIndex)
 	}
@@ -168,7 +140,7 @@ com.example.App.main;com.example.App.parse=3`
 
 // TestSampledTimes: cpu=times weighs stacks by CPU nanoseconds.
 func TestSampledTimes(t *testing.T) {
-	_, f := writeSampled(t, "-", sampledFixture().JVM(samplegen.JVMOptions{Times: true}), Options{})
+	_, f := writeSampled(t, "-", samplegen.Fixture().JVM(samplegen.JVMOptions{Times: true}), Options{})
 	if f.Name != "stdin (CPU time)" || f.Profiles[0].Unit != "nanoseconds" || f.Profiles[0].EndValue != 75e6 {
 		t.Errorf("name %q unit %q end %v", f.Name, f.Profiles[0].Unit, f.Profiles[0].EndValue)
 	}

@@ -13,36 +13,6 @@ import (
 	"github.com/atrace2/atrace2/samples/samplegen"
 )
 
-// sampledFixture is the profile the exporters' tests use too: two
-// threads, a recursive stack, one method at three lines; times add up to
-// 100 ms for cpu=times. Per method over all threads (samples; ms):
-// App.parse excl 6/40 incl 11/80, Long.parseLong 5/40, Worker.run 2/20
-// incl 3/25, App.main incl 10/75; 13 samples in all.
-func sampledFixture() *samplegen.Hprof {
-	fr := func(class, method, file string, line int) samplegen.Frame {
-		return samplegen.Frame{Class: "com.example." + class, Method: method, File: file, Line: line}
-	}
-	appMain, parse20, parse21, parse30 := fr("App", "main", "App.java", 5), fr("App", "parse", "App.java", 20),
-		fr("App", "parse", "App.java", 21), fr("App", "parse", "App.java", 30)
-	parseLong := samplegen.Frame{Class: "java.lang.Long", Method: "parseLong", File: "Long.java", Line: 10}
-	run7, run8 := fr("Worker", "run", "Worker.java", 7), fr("Worker", "run", "Worker.java", 8)
-	f := func(fs ...samplegen.Frame) []samplegen.Frame { return fs }
-	return &samplegen.Hprof{
-		Date: "Sun Jan 13 05:57:25 2013",
-		Threads: []samplegen.Thread{
-			{ID: 1, Obj: 100, Name: "main", Group: "main"},
-			{ID: 2, Obj: 101, Name: "worker", Group: "main", End: true},
-		},
-		Traces: []samplegen.Trace{
-			{ID: 300001, Thread: 1, Count: 5, TimeMs: 40, Frames: f(parseLong, parse20, appMain)},
-			{ID: 300002, Thread: 1, Count: 3, TimeMs: 25, Frames: f(parse21, appMain)},
-			{ID: 300003, Thread: 2, Count: 2, TimeMs: 20, Frames: f(run7)},
-			{ID: 300004, Thread: 2, Count: 1, TimeMs: 5, Frames: f(parse20, run8)},
-			{ID: 300005, Thread: 1, Count: 2, TimeMs: 10, Frames: f(parse30, parse20, appMain)},
-		},
-	}
-}
-
 // artFixture is a bounded-stack ART profile: 12 samples on line 1, of
 // which 9 are on method lines, 7 of them with their caller.
 func artFixture() *samplegen.ART {
@@ -61,11 +31,11 @@ func artFixture() *samplegen.ART {
 func sampledFiles(t *testing.T) (dir string, files map[string]string) {
 	dir = t.TempDir()
 	files = map[string]string{}
-	changed := sampledFixture()
+	changed := samplegen.Fixture()
 	changed.Traces[0].Count = 8
 	for name, data := range map[string][]byte{
-		"app.hprof":   sampledFixture().Dalvik(),
-		"times.hprof": sampledFixture().JVM(samplegen.JVMOptions{Times: true}),
+		"app.hprof":   samplegen.Fixture().Dalvik(),
+		"times.hprof": samplegen.Fixture().JVM(samplegen.JVMOptions{Times: true}),
 		"new.hprof":   changed.JVM(samplegen.JVMOptions{Dumps: 2, Others: true}),
 		"app.prof.gz": tracegen.Gzip(artFixture().Text()),
 	} {
