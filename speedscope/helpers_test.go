@@ -30,16 +30,9 @@ func repoRoot(t testing.TB) string {
 
 // policyTrace writes the stack-policy trace as a binary file.
 func policyTrace(t testing.TB) string {
-	src, err := os.ReadFile(filepath.Join(repoRoot(t), "testdata", "golden", "speedscope", "policy-trace.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := tracegen.ParseText(string(src))
-	if err != nil {
-		t.Fatal(err)
-	}
 	path := filepath.Join(t.TempDir(), "policy.trace")
-	if err := os.WriteFile(path, tr.Regular(), 0o644); err != nil {
+	src := filepath.Join(repoRoot(t), "testdata", "golden", "speedscope", "policy-trace.txt")
+	if err := tracegen.ConvertTextFile(src, path); err != nil {
 		t.Fatal(err)
 	}
 	return path

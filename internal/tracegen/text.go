@@ -2,6 +2,7 @@ package tracegen
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"unicode"
@@ -360,4 +361,18 @@ func parseID(s string) (uint32, error) {
 		return 0, fmt.Errorf("bad id %q", s)
 	}
 	return uint32(v), nil
+}
+
+// ConvertTextFile reads a trace in the text form from src and writes it to
+// dst as a regular binary file, for tests that keep their traces readable.
+func ConvertTextFile(src, dst string) error {
+	text, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	tr, err := ParseText(string(text))
+	if err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	return os.WriteFile(dst, tr.Regular(), 0o644)
 }
