@@ -31,6 +31,7 @@ type cli struct {
 	Perfetto   PerfettoCmd   `cmd:"" help:"Convert a trace into a binary Perfetto trace for ui.perfetto.dev and trace_processor: one track per thread, one slice per call."`
 	Speedscope SpeedscopeCmd `cmd:"" help:"Convert a trace into a speedscope file (app.speedscope.json): one flame chart per thread on the wall or thread CPU timeline."`
 	Folded     FoldedCmd     `cmd:"" help:"Print folded stacks (thread;frame;...;frame microseconds) for flamegraph.pl, inferno and speedscope."`
+	Convert    ConvertCmd    `cmd:"" help:"Write several formats (--pprof, --perfetto, --speedscope, --folded) from one reading of a trace."`
 	Top        TopCmd        `cmd:"" help:"Print the flat profile: exclusive and inclusive time, calls and recursive calls per method (Traceview's profile table)."`
 	Calls      CallsCmd      `cmd:"" help:"Print the callers and callees of the methods matching a pattern, with their shares of its inclusive time (Traceview's parents/children)."`
 	Diff       DiffCmd       `cmd:"" help:"Compare two traces method by method: exclusive, inclusive and calls before and after, largest change first (dmtracedump -d)."`

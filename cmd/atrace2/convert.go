@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/folded"
+	"github.com/atrace2/atrace2/perfetto"
+	"github.com/atrace2/atrace2/pprofout"
+	"github.com/atrace2/atrace2/speedscope"
+	"github.com/atrace2/atrace2/stacks"
+)
+
+// ConvertCmd writes several formats from one reading of a method trace:
+// the exporters share the parser and the stack policy.
+type ConvertCmd struct {
+	Pprof       string   `placeholder:"FILE" help:"Write a gzipped pprof profile to FILE (- for standard output)."`
+	Perfetto    string   `placeholder:"FILE" help:"Write a binary Perfetto trace to FILE (- for standard output)."`
+	Speedscope  string   `placeholder:"FILE" help:"Write a speedscope file to FILE (- for standard output)."`
+	Folded      string   `placeholder:"FILE" help:"Write folded stacks to FILE (- for standard output)."`
+	NoThread    bool     `help:"Folded stacks without the thread as their first frame."`
+	ProcessName string   `placeholder:"NAME" help:"The Perfetto process track's name (default: the trace's file name)."`
+	Trace       []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file."`
+}
+
+// Help explains what convert is for.
+func (c *ConvertCmd) Help() string {
+	return "Each output is what the command of the same name writes; giving several reads the trace once for all of them (twice when Perfetto or speedscope is among them, as those commands do). No output is kept unless every one is complete.\n\nExample: atrace2 convert --pprof app.pb.gz --perfetto app.perfetto-trace --speedscope app.speedscope.json app.trace"
+}
+
+// Validate asks for at least one output and at most one on stdout.
+func (c *ConvertCmd) Validate() error {
+	paths := []string{c.Pprof, c.Perfetto, c.Speedscope, c.Folded}
+	given, stdout := 0, 0
+	for _, p := range paths {
+		if p != "" {
+			given++
+		}
+		if p == "-" {
+			stdout++
+		}
+	}
+	if given == 0 {
+		return fmt.Errorf("name at least one output: --pprof, --perfetto, --speedscope or --folded")
+	}
+	if stdout > 1 {
+		return fmt.Errorf("at most one output can go to standard output (-)")
+	}
+	return nil
+}
+
+// Run converts one trace into every requested output.
+func (c *ConvertCmd) Run(g *Globals) error {
+	in, err := oneInput(c.Trace, "convert")
+	if err != nil {
+		return err
+	}
+	if err := g.noTimeline(in, "convert reads method traces"); err != nil {
+		return usagef("%v", err)
+	}
+	var outs []*output
+	defer func() {
+		for _, o := range outs {
+			o.Abort()
+		}
+	}()
+	open := func(path string, binary bool, what string) (*output, error) {
+		o, err := g.createOutput(path, binary, what)
+		if err == nil {
+			outs = append(outs, o)
+		}
+		return o, err
+	}
+	var exps []stream.Exporter
+	var agg *stacks.Aggregator
+	var pprofOut *output
+	var ss *speedscope.Exporter
+	if c.Pprof != "" {
+		if pprofOut, err = open(c.Pprof, true, "pprof"); err != nil {
+			return err
+		}
+		agg = stacks.New()
+		exps = append(exps, agg)
+	}
+	if c.Perfetto != "" {
+		o, err := open(c.Perfetto, true, "Perfetto")
+		if err != nil {
+			return err
+		}
+		exps = append(exps, perfetto.New(o, perfetto.Options{ProcessName: c.ProcessName}))
+	}
+	if c.Speedscope != "" {
+		o, err := open(c.Speedscope, false, "speedscope")
+		if err != nil {
+			return err
+		}
+		ss = speedscope.New(o, speedscope.Options{Exporter: "atrace2@" + versionString()})
+		defer ss.Close()
+		exps = append(exps, ss)
+	}
+	if c.Folded != "" {
+		o, err := open(c.Folded, false, "folded")
+		if err != nil {
+			return err
+		}
+		exps = append(exps, folded.New(o, folded.Options{NoThread: c.NoThread}))
+	}
+	if _, err := g.convert(in, exps...); err != nil {
+		return err
+	}
+	if agg != nil {
+		b := pprofout.New(versionString())
+		if err := b.Add(agg); err != nil {
+			return err
+		}
+		p, err := b.Profile()
+		if err != nil {
+			return err
+		}
+		if err := pprofout.Write(pprofOut, p); err != nil {
+			return err
+		}
+	}
+	for _, o := range outs {
+		if err := o.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
