@@ -116,15 +116,22 @@ func Lines(a *stacks.Aggregator, opt Options) map[string]int64 {
 		if !opt.NoThread {
 			buf = append(buf, roots[n.Thread]...)
 		}
-		for _, f := range ids {
-			if len(buf) > 0 {
-				buf = append(buf, ';')
-			}
-			buf = append(buf, names[f]...)
-		}
+		buf = appendFrames(buf, ids, names)
 		sums[string(buf)] += v
 	}
 	return sums
+}
+
+// appendFrames appends the frames' names to a line, ';' before each one
+// that does not start the line.
+func appendFrames(buf []byte, ids []stream.FrameID, names []string) []byte {
+	for _, f := range ids {
+		if len(buf) > 0 {
+			buf = append(buf, ';')
+		}
+		buf = append(buf, names[f]...)
+	}
+	return buf
 }
 
 // Write writes the folded stacks of a call tree, sorted.

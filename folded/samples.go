@@ -52,12 +52,7 @@ func SampledLines(s *stacks.Sampled, opt Options) map[string]int64 {
 			buf = append(buf, SampledThreadFrame(&t.Threads[n.Thread])...)
 		}
 		ids = s.Stack(stacks.NodeID(i), ids[:0])
-		for _, f := range ids {
-			if len(buf) > 0 {
-				buf = append(buf, ';')
-			}
-			buf = append(buf, names[f]...)
-		}
+		buf = appendFrames(buf, ids, names)
 		sums[string(buf)] += v
 	}
 	return sums
