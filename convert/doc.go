@@ -23,5 +23,11 @@
 //     the thread-CPU clock.
 //
 // Frames begun or ended by rules 3 and 5 carry the Synthetic flag; every
-// repair is counted in [Stats].
+// repair is counted in [stream.Stats].
+//
+// Exporters that aggregate (stream.OnePassExporter) can do without the first
+// pass: they get an orphan exit as a stream.Orphan event when it is found and
+// put what the thread did so far under it, so [Run] reads the trace once for
+// them. Timelines (Perfetto, speedscope) need the orphan frames opened at the
+// thread's start, and so two passes.
 package convert

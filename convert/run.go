@@ -7,7 +7,6 @@ import (
 	"math"
 
 	"github.com/atrace2/atrace2/convert/stream"
-
 	"github.com/atrace2/atrace2/parser"
 )
 
@@ -50,8 +49,10 @@ func firstPass(f *parser.File, opt Options, passes int64) (*pass, error) {
 	return p, nil
 }
 
-// Run reads the trace twice: a first pass finds orphan exits, the tables and
-// the trace end; the second drives every exporter with the balanced stream.
+// Run drives every exporter with the balanced stream. When every exporter
+// is a stream.OnePassExporter it reads the trace once; otherwise twice: a
+// first pass finds orphan exits, the tables and the trace end, and the
+// second sends the events.
 func Run(f *parser.File, opt Options, exps ...stream.Exporter) (*stream.Trace, error) {
 	if onePassAll(exps) && !opt.TwoPasses {
 		return runOnce(f, opt, exps)
@@ -60,22 +61,8 @@ func Run(f *parser.File, opt Options, exps ...stream.Exporter) (*stream.Trace, e
 	if err != nil {
 		return nil, err
 	}
-	t := p.t
-	for _, e := range exps {
-		if err := e.Begin(t); err != nil {
-			return t, err
-		}
-	}
 	p.startSecond(exps)
-	if err := p.run(f); err != nil {
-		return t, err
-	}
-	for _, e := range exps {
-		if err := e.Finish(); err != nil {
-			return t, err
-		}
-	}
-	return t, nil
+	return p.t, p.drive(f, exps, false)
 }
 
 // onePassAll reports whether every exporter takes the stream in one pass.
@@ -96,25 +83,31 @@ func runOnce(f *parser.File, opt Options, exps []stream.Exporter) (*stream.Trace
 	p := newPass(f)
 	p.emit, p.onePass, p.exps = true, true, exps
 	p.progress, p.total = opt.Progress, f.Size()
-	t := p.t
+	return p.t, p.drive(f, exps, opt.Strict)
+}
+
+// drive runs the emitting pass between the exporters' Begin and Finish.
+// strict checks the repairs before Finish, when this pass also counts them.
+func (p *pass) drive(f *parser.File, exps []stream.Exporter, strict bool) error {
 	for _, e := range exps {
-		if err := e.Begin(t); err != nil {
-			return t, err
+		if err := e.Begin(p.t); err != nil {
+			return err
 		}
 	}
-	err := p.run(f)
-	if err == nil && opt.Strict {
-		err = strictCheck(t)
+	if err := p.run(f); err != nil {
+		return err
 	}
-	if err != nil {
-		return t, err
+	if strict {
+		if err := strictCheck(p.t); err != nil {
+			return err
+		}
 	}
 	for _, e := range exps {
 		if err := e.Finish(); err != nil {
-			return t, err
+			return err
 		}
 	}
-	return t, nil
+	return nil
 }
 
 func strictCheck(t *stream.Trace) error {
