@@ -139,10 +139,15 @@ func Write(w io.Writer, a *stacks.Aggregator, opt Options) error {
 	if a.Trace() == nil {
 		return fmt.Errorf("folded: the call tree has no trace")
 	}
-	sums := Lines(a, opt)
+	return writeSorted(w, Lines(a, opt), Micros)
+}
+
+// writeSorted writes "line value" rows sorted by line, dropping rows whose
+// value rounds to 0, in 64 KiB writes.
+func writeSorted(w io.Writer, sums map[string]int64, value func(int64) int64) error {
 	keys := make([]string, 0, len(sums))
-	for k, ns := range sums {
-		if Micros(ns) > 0 {
+	for k, v := range sums {
+		if value(v) > 0 {
 			keys = append(keys, k)
 		}
 	}
@@ -151,7 +156,7 @@ func Write(w io.Writer, a *stacks.Aggregator, opt Options) error {
 	for _, k := range keys {
 		buf = append(buf, k...)
 		buf = append(buf, ' ')
-		buf = strconv.AppendInt(buf, Micros(sums[k]), 10)
+		buf = strconv.AppendInt(buf, value(sums[k]), 10)
 		buf = append(buf, '\n')
 		if len(buf) >= 64<<10 {
 			if _, err := w.Write(buf); err != nil {

@@ -3,8 +3,6 @@ package folded
 import (
 	"fmt"
 	"io"
-	"slices"
-	"strconv"
 
 	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/stacks"
@@ -65,22 +63,5 @@ func WriteSampled(w io.Writer, s *stacks.Sampled, opt Options) error {
 	if s.Timed() {
 		value = Micros
 	}
-	keys := make([]string, 0, len(sums))
-	for k, v := range sums {
-		if value(v) > 0 {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	var buf []byte
-	for _, k := range keys {
-		buf = append(buf, k...)
-		buf = append(buf, ' ')
-		buf = strconv.AppendInt(buf, value(sums[k]), 10)
-		buf = append(buf, '\n')
-	}
-	if _, err := w.Write(buf); err != nil {
-		return fmt.Errorf("folded: %w", err)
-	}
-	return nil
+	return writeSorted(w, sums, value)
 }
