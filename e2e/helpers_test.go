@@ -6,21 +6,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 
+	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/internal/tracegen"
 )
 
-// repoRoot is the module root, found from this file's path.
-func repoRoot(t testing.TB) string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("cannot locate the test file")
-	}
-	return filepath.Join(filepath.Dir(file), "..")
-}
+// repoRoot is the module root.
+func repoRoot(t testing.TB) string { return testutil.RepoRoot(t) }
 
 var (
 	buildOnce sync.Once

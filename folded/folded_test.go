@@ -2,12 +2,10 @@ package folded
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,21 +14,15 @@ import (
 
 	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/pprofout"
 	"github.com/atrace2/atrace2/stacks"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-func repoRoot(t testing.TB) string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("cannot locate the test file")
-	}
-	return filepath.Join(filepath.Dir(file), "..")
-}
+// repoRoot is the module root.
+func repoRoot(t testing.TB) string { return testutil.RepoRoot(t) }
 
 // policyTrace writes the stack-policy trace shared with the speedscope
 // tests as a binary file.
@@ -100,21 +92,10 @@ func run(t testing.TB, path string, clock parser.Clock, opt Options) (string, *s
 	return buf.String(), e.agg
 }
 
+// checkGolden compares got with testdata/golden/folded/name.
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join(repoRoot(t), "testdata", "golden", "folded", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the output (go test -update rewrites it):\n%s", path, got)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "golden", "folded", name), []byte(got))
 }
 
 // TestPolicy checks the golden files and, by hand from policy-trace.txt,

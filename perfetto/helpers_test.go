@@ -3,27 +3,20 @@ package perfetto_test
 import (
 	"bytes"
 	"fmt"
-	"path/filepath"
 	"reflect"
-	"runtime"
 	"strconv"
 	"testing"
 
 	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/perfetto"
 )
 
-// repoRoot is the module root, found from this file's path.
-func repoRoot(t testing.TB) string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("cannot locate the test file")
-	}
-	return filepath.Join(filepath.Dir(file), "..")
-}
+// repoRoot is the module root.
+func repoRoot(t testing.TB) string { return testutil.RepoRoot(t) }
 
 // openText turns the text form of a trace into an opened regular file.
 func openText(t testing.TB, name, src string) *parser.File {

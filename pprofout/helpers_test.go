@@ -1,11 +1,9 @@
 package pprofout_test
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -13,25 +11,18 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/pprofout"
 	"github.com/atrace2/atrace2/stacks"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
-
 // testVersion is the version the tests write into comments.
 const testVersion = "v0.0.0-test"
 
-// repoRoot is the module root, found from this file's path.
-func repoRoot(t testing.TB) string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("cannot locate the test file")
-	}
-	return filepath.Join(filepath.Dir(file), "..")
-}
+// repoRoot is the module root.
+func repoRoot(t testing.TB) string { return testutil.RepoRoot(t) }
 
 // writeTrace writes a trace in tracegen's text form as a regular binary
 // file named name in dir and returns its path.
@@ -170,25 +161,8 @@ func stackOf(s *profile.Sample) string {
 	return strings.Join(names, ";")
 }
 
-// golden compares got with a file under testdata/golden/pprofout, or
-// rewrites it with -update.
+// golden compares got with testdata/golden/pprofout/name, or rewrites it.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join(repoRoot(t), "testdata", "golden", "pprofout", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\ngot:\n%s\nwant:\n%s", name, got, want)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "golden", "pprofout", name), []byte(got))
 }

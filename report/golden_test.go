@@ -2,20 +2,17 @@ package report
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
 
 	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/stacks"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden/report")
 
 // oldTrace has two threads, an orphan (Looper.loop, running when tracing
 // began), recursion (fib calling itself twice), an overload (fib(I)I and
@@ -269,23 +266,7 @@ func TestDiffNoCommonClock(t *testing.T) {
 // golden compares got with testdata/golden/report/name, or rewrites it.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("..", "testdata", "golden", "report", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report/... -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test ./report/... -update rewrites it):\n%s", name, got)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "golden", "report", name), got)
 }
 
 func TestLimitsAndOrders(t *testing.T) {

@@ -2,31 +2,22 @@ package speedscope
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 
 	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/parser"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-// repoRoot is the module root, found from this file's path.
-func repoRoot(t testing.TB) string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("cannot locate the test file")
-	}
-	return filepath.Join(filepath.Dir(file), "..")
-}
+// repoRoot is the module root.
+func repoRoot(t testing.TB) string { return testutil.RepoRoot(t) }
 
 // policyTrace writes the stack-policy trace as a binary file.
 func policyTrace(t testing.TB) string {

@@ -3,13 +3,13 @@ package speedscope
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/samples"
 	"github.com/atrace2/atrace2/samples/samplegen"
 	"github.com/atrace2/atrace2/stacks"
@@ -176,20 +176,7 @@ func TestSampledActive(t *testing.T) {
 // rewrites it with -update.
 func sampledGolden(t *testing.T, name string, data []byte) {
 	t.Helper()
-	path := filepath.Join(repoRoot(t), "testdata", "golden", "speedscope", name)
-	if *update {
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !bytes.Equal(data, want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n%s", name, data)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "golden", "speedscope", name), data)
 }
 
 // TestSampledZeroWeight: a thread whose stacks took no measurable CPU time

@@ -11,29 +11,18 @@ import (
 	"testing"
 
 	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/parser"
 )
 
-// checkGolden compares indented JSON with a golden file.
+// checkGolden compares the indented JSON with testdata/golden/speedscope/name.
 func checkGolden(t *testing.T, name string, data []byte) {
 	t.Helper()
 	var ind bytes.Buffer
 	if err := json.Indent(&ind, data, "", "  "); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(repoRoot(t), "testdata", "golden", "speedscope", name)
-	if *update {
-		if err := os.WriteFile(path, ind.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(ind.Bytes(), want) {
-		t.Errorf("%s differs from the output (go test -update rewrites it)", path)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "golden", "speedscope", name), ind.Bytes())
 }
 
 func TestPolicyWall(t *testing.T) {

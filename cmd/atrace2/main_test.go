@@ -2,17 +2,15 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/internal/tracegen"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden/cli")
 
 // runCLI runs atrace2 in-process and returns its exit code and output.
 func runCLI(t *testing.T, stdin []byte, args ...string) (code int, stdout, stderr string) {
@@ -25,30 +23,7 @@ func runCLI(t *testing.T, stdin []byte, args ...string) (code int, stdout, stder
 // golden compares got with testdata/golden/cli/name, or rewrites it.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("..", "..", "testdata", "golden", "cli", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/atrace2 -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test ./cmd/atrace2 -update rewrites it); got:\n%s", name, clipText(got))
-	}
-}
-
-func clipText(s string) string {
-	if len(s) > 3000 {
-		return s[:3000] + "\n…"
-	}
-	return s
+	testutil.Golden(t, filepath.Join("testdata", "golden", "cli", name), []byte(got))
 }
 
 const sample = "../../testdata/sample.trace"

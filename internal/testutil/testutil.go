@@ -1,0 +1,57 @@
+// Package testutil holds what the tests of several packages share: the
+// -update flag and golden-file comparison, and the repository root.
+package testutil
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// Update is the -update flag: rewrite golden files instead of comparing.
+// Every test binary that imports this package has it.
+var Update = flag.Bool("update", false, "rewrite the golden files instead of comparing with them")
+
+// RepoRoot returns the module's root folder.
+func RepoRoot(t testing.TB) string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("cannot locate the testutil source file")
+	}
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// Golden compares got with the file at rel (relative to the repository
+// root, e.g. testdata/golden/cli/info.txt), or writes got there with
+// -update.
+func Golden(t testing.TB, rel string, got []byte) {
+	t.Helper()
+	path := filepath.Join(RepoRoot(t), rel)
+	if *Update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it); got:\n%s", rel, clip(got))
+	}
+}
+
+// clip keeps a failure message readable.
+func clip(b []byte) []byte {
+	if len(b) > 4000 {
+		return append(b[:4000:4000], "\n…"...)
+	}
+	return b
+}
