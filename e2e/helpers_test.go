@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/atrace2/atrace2/internal/testutil"
-	"github.com/atrace2/atrace2/internal/tracegen"
 )
 
 // repoRoot is the module root.
@@ -22,24 +21,16 @@ var (
 	buildErr  error
 )
 
-// binary builds atrace2 once per test run, and the sample trace too when
-// testdata/sample.trace is missing.
+// binary builds atrace2 once per test run.
 func binary(t testing.TB) string {
 	buildOnce.Do(func() {
 		if buildDir, buildErr = os.MkdirTemp("", "atrace2-e2e-"); buildErr != nil {
 			return
 		}
-		runs := [][]string{{"build", "-o", filepath.Join(buildDir, "atrace2"), "./cmd/atrace2"}}
-		if _, err := os.Stat(filepath.Join(repoRoot(t), "testdata", "sample.trace")); err != nil {
-			runs = append(runs, []string{"run", "./internal/tracegen/cmd/gensample", "-o", filepath.Join(buildDir, "sample.trace")})
-		}
-		for _, args := range runs {
-			cmd := exec.Command("go", args...)
-			cmd.Dir = repoRoot(t)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				buildErr = fmt.Errorf("go %s: %v\n%s", args[0], err, out)
-				return
-			}
+		cmd := exec.Command("go", "build", "-o", filepath.Join(buildDir, "atrace2"), "./cmd/atrace2")
+		cmd.Dir = repoRoot(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
 	if buildErr != nil {
@@ -54,28 +45,6 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(buildDir)
 	}
 	os.Exit(code)
-}
-
-// sampleTrace is testdata/sample.trace, or gensample's output while that
-// file does not exist yet.
-func sampleTrace(t testing.TB) string {
-	binary(t)
-	path := filepath.Join(repoRoot(t), "testdata", "sample.trace")
-	if _, err := os.Stat(path); err == nil {
-		return path
-	}
-	return filepath.Join(buildDir, "sample.trace")
-}
-
-// policyTrace writes the stack-policy trace (every repair convert makes)
-// as a binary file named policy.trace.
-func policyTrace(t testing.TB) string {
-	path := filepath.Join(t.TempDir(), "policy.trace")
-	src := filepath.Join(repoRoot(t), "testdata", "golden", "speedscope", "policy-trace.txt")
-	if err := tracegen.ConvertTextFile(src, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // corpusTraces lists the real traces in ../shared/corpus, or none.
@@ -112,3 +81,7 @@ func atrace2(t testing.TB, stdin []byte, args ...string) result {
 	}
 	return r
 }
+
+// policyTrace and sampleTrace are the shared test traces.
+func policyTrace(t testing.TB) string { return testutil.PolicyTrace(t) }
+func sampleTrace(t testing.TB) string { return testutil.SampleTrace(t) }

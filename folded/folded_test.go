@@ -3,19 +3,15 @@ package folded
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/internal/testutil"
-	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/pprofout"
 	"github.com/atrace2/atrace2/stacks"
@@ -23,57 +19,6 @@ import (
 
 // repoRoot is the module root.
 func repoRoot(t testing.TB) string { return testutil.RepoRoot(t) }
-
-// policyTrace writes the stack-policy trace shared with the speedscope
-// tests as a binary file.
-func policyTrace(t testing.TB) string {
-	path := filepath.Join(t.TempDir(), "policy.trace")
-	src := filepath.Join(repoRoot(t), "testdata", "golden", "speedscope", "policy-trace.txt")
-	if err := tracegen.ConvertTextFile(src, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-var (
-	sampleOnce sync.Once
-	samplePath string
-	sampleErr  error
-)
-
-// sampleTrace is testdata/sample.trace, or gensample's output while that
-// file does not exist yet.
-func sampleTrace(t testing.TB) string {
-	path := filepath.Join(repoRoot(t), "testdata", "sample.trace")
-	if _, err := os.Stat(path); err == nil {
-		return path
-	}
-	sampleOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "atrace2-sample-")
-		if err != nil {
-			sampleErr = err
-			return
-		}
-		samplePath = filepath.Join(dir, "sample.trace")
-		cmd := exec.Command("go", "run", "./internal/tracegen/cmd/gensample", "-o", samplePath)
-		cmd.Dir = repoRoot(t)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			sampleErr = fmt.Errorf("gensample: %v\n%s", err, out)
-		}
-	})
-	if sampleErr != nil {
-		t.Fatal(sampleErr)
-	}
-	return samplePath
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if samplePath != "" {
-		os.RemoveAll(filepath.Dir(samplePath))
-	}
-	os.Exit(code)
-}
 
 // run converts a trace into the folded exporter and returns its output and
 // its call tree.
@@ -278,3 +223,7 @@ func clocksFor(path string) []parser.Clock {
 	}
 	return []parser.Clock{0, parser.ClockThreadCPU}
 }
+
+// policyTrace and sampleTrace are the shared test traces.
+func policyTrace(t testing.TB) string { return testutil.PolicyTrace(t) }
+func sampleTrace(t testing.TB) string { return testutil.SampleTrace(t) }

@@ -2,11 +2,8 @@ package speedscope
 
 import (
 	"bytes"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/atrace2/atrace2/convert"
@@ -18,57 +15,6 @@ import (
 
 // repoRoot is the module root.
 func repoRoot(t testing.TB) string { return testutil.RepoRoot(t) }
-
-// policyTrace writes the stack-policy trace as a binary file.
-func policyTrace(t testing.TB) string {
-	path := filepath.Join(t.TempDir(), "policy.trace")
-	src := filepath.Join(repoRoot(t), "testdata", "golden", "speedscope", "policy-trace.txt")
-	if err := tracegen.ConvertTextFile(src, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// sampleTrace is testdata/sample.trace, or gensample's output when that
-// file has not been generated yet (built once per test binary).
-func sampleTrace(t testing.TB) string {
-	path := filepath.Join(repoRoot(t), "testdata", "sample.trace")
-	if _, err := os.Stat(path); err == nil {
-		return path
-	}
-	sampleOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "atrace2-sample-")
-		if err != nil {
-			sampleErr = err
-			return
-		}
-		samplePath = filepath.Join(dir, "sample.trace")
-		cmd := exec.Command("go", "run", "./internal/tracegen/cmd/gensample", "-o", samplePath)
-		cmd.Dir = repoRoot(t)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			sampleErr = fmt.Errorf("gensample: %v\n%s", err, out)
-		}
-	})
-	if sampleErr != nil {
-		t.Fatal(sampleErr)
-	}
-	return samplePath
-}
-
-var (
-	sampleOnce sync.Once
-	samplePath string
-	sampleErr  error
-)
-
-// TestMain removes the generated sample.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if samplePath != "" {
-		os.RemoveAll(filepath.Dir(samplePath))
-	}
-	os.Exit(code)
-}
 
 // corpusTraces lists the real traces, skipping when the corpus is absent.
 func corpusTraces(t *testing.T) []string {
@@ -124,3 +70,7 @@ func runExporter(f *parser.File, e stream.Exporter) error {
 	_, err := convert.Run(f, convert.Options{}, e)
 	return err
 }
+
+// policyTrace and sampleTrace are the shared test traces.
+func policyTrace(t testing.TB) string { return testutil.PolicyTrace(t) }
+func sampleTrace(t testing.TB) string { return testutil.SampleTrace(t) }

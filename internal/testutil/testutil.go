@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/atrace2/atrace2/internal/tracegen"
 )
 
 // Update is the -update flag: rewrite golden files instead of comparing.
@@ -54,4 +56,21 @@ func clip(b []byte) []byte {
 		return append(b[:4000:4000], "\n…"...)
 	}
 	return b
+}
+
+// SampleTrace is the committed sample trace, testdata/sample.trace.
+func SampleTrace(t testing.TB) string {
+	return filepath.Join(RepoRoot(t), "testdata", "sample.trace")
+}
+
+// PolicyTrace writes the trace that exercises every repair of the stack
+// policy (testdata/golden/speedscope/policy-trace.txt, in tracegen's text
+// form) as a binary file in a temporary folder, and returns its path.
+func PolicyTrace(t testing.TB) string {
+	path := filepath.Join(t.TempDir(), "policy.trace")
+	src := filepath.Join(RepoRoot(t), "testdata", "golden", "speedscope", "policy-trace.txt")
+	if err := tracegen.ConvertTextFile(src, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
