@@ -15,29 +15,8 @@ import (
 // process, fetches pprof's pages from it on the loopback address, and stops
 // it through the test hook. Every wait is bounded.
 func TestPprofHTTP(t *testing.T) {
-	type started struct {
-		url  string
-		stop func()
-	}
-	ready := make(chan started, 1)
-	pprofServed = func(url string, stop func()) { ready <- started{url, stop} }
-	defer func() { pprofServed = nil }()
-
 	file := filepath.Join(t.TempDir(), "app.pb.gz")
-	var stdout, stderr bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run([]string{"pprof", "-q", "--http", "127.0.0.1:0", "--no-browser", "-o", file, sample},
-			&env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr})
-	}()
-	var s started
-	select {
-	case s = <-ready:
-	case code := <-done:
-		t.Fatalf("exited %d before serving: %s", code, stderr.String())
-	case <-time.After(2 * time.Minute):
-		t.Fatal("the server did not start within 2 minutes")
-	}
+	s, done, stdout, stderr := serve(t, "pprof", "-q", "--http", "127.0.0.1:0", "--no-browser", "-o", file, sample)
 	stopped := false
 	defer func() {
 		if !stopped {
@@ -75,6 +54,35 @@ func TestPprofHTTP(t *testing.T) {
 	if st, err := os.Stat(file); err != nil || st.Size() == 0 || stdout.Len() != 0 {
 		t.Errorf("-o with --http: file %v (%v), stdout %d bytes", st, err, stdout.Len())
 	}
+}
+
+// served is a running pprof web UI.
+type served struct {
+	url  string
+	stop func()
+}
+
+// serve runs atrace2 with args in the background until it serves pprof's
+// web UI, and returns the server, the channel of its exit code and its
+// output. Every wait is bounded.
+func serve(t *testing.T, args ...string) (s served, done chan int, stdout, stderr *bytes.Buffer) {
+	t.Helper()
+	ready := make(chan served, 1)
+	pprofServed = func(url string, stop func()) { ready <- served{url, stop} }
+	t.Cleanup(func() { pprofServed = nil })
+	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	done = make(chan int, 1)
+	go func() {
+		done <- run(args, &env{stdin: strings.NewReader(""), stdout: stdout, stderr: stderr})
+	}()
+	select {
+	case s = <-ready:
+	case code := <-done:
+		t.Fatalf("exited %d before serving: %s", code, stderr.String())
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the server did not start within 2 minutes")
+	}
+	return s, done, stdout, stderr
 }
 
 func fetch(t *testing.T, c *http.Client, url string) string {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -60,27 +59,7 @@ func TestSampledPprof(t *testing.T) {
 // TestSampledPprofHTTP serves pprof's web UI for a sampled profile.
 func TestSampledPprofHTTP(t *testing.T) {
 	_, f := sampledFiles(t)
-	type started struct {
-		url  string
-		stop func()
-	}
-	ready := make(chan started, 1)
-	pprofServed = func(url string, stop func()) { ready <- started{url, stop} }
-	defer func() { pprofServed = nil }()
-	var stdout, stderr bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run([]string{"pprof", "-q", "--http", "127.0.0.1:0", "--no-browser", f["app.hprof"]},
-			&env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr})
-	}()
-	var s started
-	select {
-	case s = <-ready:
-	case code := <-done:
-		t.Fatalf("exited %d before serving: %s", code, stderr.String())
-	case <-time.After(2 * time.Minute):
-		t.Fatal("the server did not start within 2 minutes")
-	}
+	s, done, stdout, stderr := serve(t, "pprof", "-q", "--http", "127.0.0.1:0", "--no-browser", f["app.hprof"])
 	client := &http.Client{Timeout: 30 * time.Second}
 	body := fetch(t, client, s.url+"top")
 	s.stop()
