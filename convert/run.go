@@ -167,7 +167,7 @@ func newPass(f *parser.File) *pass {
 }
 
 // batchSize is the number of records decoded at once.
-const batchSize = 4096
+const batchSize = 1024
 
 const (
 	frameCacheSize = 4096
@@ -192,7 +192,7 @@ func (p *pass) startSecond(exps []stream.Exporter) {
 
 func (p *pass) run(f *parser.File) error {
 	r := f.NewReader()
-	batch := make([]parser.Event, 1024)
+	batch := make([]parser.Event, batchSize)
 	for {
 		if p.progress != nil {
 			p.progress(p.done+r.Offset(), p.total)

@@ -21,9 +21,6 @@ import (
 // testVersion is the version the tests write into comments.
 const testVersion = "v0.0.0-test"
 
-// repoRoot is the module root.
-func repoRoot(t testing.TB) string { return testutil.RepoRoot(t) }
-
 // writeTrace writes a trace in tracegen's text form as a regular binary
 // file named name in dir and returns its path.
 func writeTrace(t testing.TB, dir, name, text string) string {
