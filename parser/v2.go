@@ -220,7 +220,7 @@ func (h *Header) settleV2Unit(opt Options, sc *v2Scan) error {
 	default:
 		unit, why := guessV2Unit(sc.zeros, sc.steps)
 		h.TimeUnit = unit
-		h.warn("the V2 trace does not state its time unit (no summary): %s, so times count %s; the time unit option overrides it", why, unitName(unit))
+		h.warn("the V2 trace does not state its time unit (no summary): %s, so times count %s; --time-unit overrides it", why, unitName(unit))
 	}
 	switch {
 	case sc.layout == V2b:

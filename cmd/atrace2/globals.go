@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"golang.org/x/term"
 
@@ -32,6 +33,8 @@ type Globals struct {
 	Quiet  bool   `short:"q" help:"Print nothing on stderr but errors: no repair summary and no warnings."`
 	Strict bool   `help:"Fail (exit 1) when the trace needed any repair (orphan exits, open frames, unknown ids, lost bytes …) or the reader had to work around anything."`
 	Clock  string `default:"auto" enum:"auto,wall,cpu,thread-cpu,dual" help:"Clock to read: wall, cpu (thread CPU time) or dual; auto reads every clock the trace has. It can narrow a dual-clock trace to one clock, and it sets the clock of a streaming trace whose summary is missing (there it is otherwise guessed from the record size). One of: ${enum}."`
+
+	TimeUnit string `name:"time-unit" default:"auto" enum:"auto,us,ns" help:"Unit of an ART V2 trace's times: us or ns. auto takes it from the trace's summary, or guesses it from the size of the time steps when the summary is missing (a warning says so). Other traces always count µs. One of: ${enum}."`
 
 	env *env
 }
@@ -75,6 +78,12 @@ func (g *Globals) open(in input) (*parser.File, error) {
 	opt := parser.Options{KeyFile: in.sec, Stdin: g.env.stdin}
 	if g.Clock != "auto" && g.Clock != "" {
 		opt.Clock, _ = parser.ParseClock(g.Clock)
+	}
+	switch g.TimeUnit {
+	case "us":
+		opt.TimeUnit = time.Microsecond
+	case "ns":
+		opt.TimeUnit = time.Nanosecond
 	}
 	f, err := parser.Open(in.path, opt)
 	if err != nil {

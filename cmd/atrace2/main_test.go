@@ -134,7 +134,7 @@ func TestStdinAndQuiet(t *testing.T) {
 
 func TestHelpNamesEveryFlag(t *testing.T) {
 	code, out, _ := runCLI(t, nil, "info", "--help")
-	for _, flag := range []string{"--format", "--quiet", "--strict", "--clock", "--version"} {
+	for _, flag := range []string{"--format", "--quiet", "--strict", "--clock", "--time-unit", "--version"} {
 		if !strings.Contains(out, flag) {
 			t.Errorf("info --help does not mention %s (exit %d)", flag, code)
 		}
