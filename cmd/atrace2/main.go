@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 
 	"github.com/alecthomas/kong"
 )
@@ -92,12 +93,35 @@ func run(args []string, e *env) int {
 			k.FatalIfErrorf(err) // prints usage and exits 80
 		}
 		c.Globals.env = e
-		if err := ctx.Run(&c.Globals); err != nil {
+		stop, err := startCPUProfile(c.CPUProfile)
+		if err != nil {
+			return report(e.stderr, err)
+		}
+		err = ctx.Run(&c.Globals)
+		stop()
+		if err != nil {
 			return report(e.stderr, err)
 		}
 		return exitOK
 	}()
 	return code
+}
+
+// startCPUProfile starts a CPU profile into path when it is set; the
+// returned function stops it.
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // exitPanic unwinds kong's Exit callback back into run.
