@@ -44,3 +44,34 @@ func BenchmarkReadEvent(b *testing.B) {
 		f.Close()
 	}
 }
+
+// BenchmarkReadEvents decodes the same trace in batches, as the converter
+// does.
+func BenchmarkReadEvents(b *testing.B) {
+	data := large()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	batch := make([]parser.Event, 1024)
+	for b.Loop() {
+		f, err := parser.NewFile("large", bytes.NewReader(data), int64(len(data)), parser.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := f.NewReader()
+		var n int64
+		for {
+			k, err := r.ReadEvents(batch)
+			n += int64(k)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		if n != f.Header.Records {
+			b.Fatalf("read %d of %d records", n, f.Header.Records)
+		}
+		f.Close()
+	}
+}

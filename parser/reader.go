@@ -62,17 +62,9 @@ func (r *Reader) ReadEvents(evs []Event) (int, error) {
 	if r.v2 != nil {
 		return r.v2.batch(r.s, evs)
 	}
-	s := r.s
 	n := 0
 	for n < len(evs) {
-		// A tight loop over the whole records in the buffer.
-		off := s.pos()
-		for n < len(evs) && off < r.end && s.w-s.r >= r.recSize && !(r.streaming && s.buf[s.r]|s.buf[s.r+1] == 0) {
-			r.decode(s.buf[s.r:s.r+r.recSize], off, &evs[n])
-			s.r += r.recSize
-			off += int64(r.recSize)
-			n++
-		}
+		n += r.decodeBuffered(evs[n:])
 		if n == len(evs) {
 			break
 		}
@@ -85,6 +77,73 @@ func (r *Reader) ReadEvents(evs []Event) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// decodeBuffered decodes the whole records that lie in the buffer, up to
+// len(evs), and stops before a streaming special item. A loop per layout
+// keeps the layout switch and the calls out of the per-record work.
+func (r *Reader) decodeBuffered(evs []Event) int {
+	s := r.s
+	off := s.pos()
+	size := r.recSize
+	k := min(len(evs), (s.w-s.r)/size)
+	if left := r.end - off; left < int64(k)*int64(size) {
+		k = int(max(left, 0) / int64(size))
+	}
+	b := s.buf[s.r : s.r+k*size]
+	evs = evs[:k]
+	switch r.version {
+	case 1:
+		for i := range evs {
+			rec := b[i*size : i*size+9]
+			word := binary.LittleEndian.Uint32(rec[1:])
+			cpu, wall := oneClock(r.clock, binary.LittleEndian.Uint32(rec[5:]))
+			evs[i] = Event{Offset: off + int64(i*size), Thread: ThreadID(rec[0]),
+				Method: MethodID(word &^ 3), Action: Action(word & 3), CPU: cpu, Wall: wall}
+		}
+	case 2:
+		for i := range evs {
+			rec := b[i*size : i*size+10]
+			if r.streaming && rec[0]|rec[1] == 0 {
+				k = i
+				break
+			}
+			word := binary.LittleEndian.Uint32(rec[2:])
+			cpu, wall := oneClock(r.clock, binary.LittleEndian.Uint32(rec[6:]))
+			evs[i] = Event{Offset: off + int64(i*size), Thread: ThreadID(binary.LittleEndian.Uint16(rec)),
+				Method: MethodID(word &^ 3), Action: Action(word & 3), CPU: cpu, Wall: wall}
+		}
+	default:
+		for i := range evs {
+			rec := b[i*size : i*size+14]
+			if r.streaming && rec[0]|rec[1] == 0 {
+				k = i
+				break
+			}
+			word := binary.LittleEndian.Uint32(rec[2:])
+			evs[i] = Event{Offset: off + int64(i*size), Thread: ThreadID(binary.LittleEndian.Uint16(rec)),
+				Method: MethodID(word &^ 3), Action: Action(word & 3),
+				CPU: uint64(binary.LittleEndian.Uint32(rec[6:])), Wall: uint64(binary.LittleEndian.Uint32(rec[10:]))}
+		}
+		// A dual-clock layout read for one clock (--clock) keeps that one.
+		if !r.clock.HasCPU() || !r.clock.HasWall() {
+			for i := range evs[:k] {
+				r.keepClocks(&evs[i])
+			}
+		}
+	}
+	s.r += k * size
+	return k
+}
+
+// keepClocks clears the times of the clocks the trace is not read for.
+func (r *Reader) keepClocks(ev *Event) {
+	if !r.clock.HasCPU() {
+		ev.CPU = 0
+	}
+	if !r.clock.HasWall() {
+		ev.Wall = 0
+	}
 }
 
 // readSlow refills the buffer and skips streaming special items.
@@ -121,12 +180,7 @@ func (r *Reader) readSlow(ev *Event) error {
 // decode reads one record and keeps only the clocks the trace has.
 func (r *Reader) decode(b []byte, off int64, ev *Event) {
 	decodeRecord(b, r.version, r.clock, ev)
-	if !r.clock.HasCPU() {
-		ev.CPU = 0
-	}
-	if !r.clock.HasWall() {
-		ev.Wall = 0
-	}
+	r.keepClocks(ev)
 	ev.Offset = off
 }
 
