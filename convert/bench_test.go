@@ -17,8 +17,14 @@ func (d *discard) Event(ev *stream.Event) error { d.n++; return nil }
 func (d *discard) Finish() error                { return nil }
 
 // BenchmarkConvert measures both passes of the stack policy over a 100 MB
-// v3 trace, with an exporter that only counts events.
+// v3 trace, with an exporter that only counts events, on the pipeline's
+// second goroutine and on the caller's.
 func BenchmarkConvert(b *testing.B) {
+	b.Run("pipeline", func(b *testing.B) { benchConvert(b, false) })
+	b.Run("serial", func(b *testing.B) { benchConvert(b, true) })
+}
+
+func benchConvert(b *testing.B, serial bool) {
 	data := tracegen.LargeRegular(tracegen.LargeOptions{Bytes: 100 << 20, Seed: 1})
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
@@ -28,7 +34,7 @@ func BenchmarkConvert(b *testing.B) {
 			b.Fatal(err)
 		}
 		d := &discard{}
-		if _, err := convert.Run(f, convert.Options{}, d); err != nil {
+		if _, err := convert.Run(f, convert.Options{Serial: serial}, d); err != nil {
 			b.Fatal(err)
 		}
 		f.Close()

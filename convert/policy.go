@@ -1,6 +1,8 @@
 package convert
 
 import (
+	"errors"
+
 	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/parser"
 )
@@ -168,11 +170,30 @@ func (p *pass) finish(ts *threadState) {
 	}
 }
 
+// send queues an event; the queue goes to the exporters when it is full
+// and at the end of the pass.
 func (p *pass) send(k stream.Kind, fl stream.Flags, ts *threadState, f stream.FrameID, depth int, wall, cpu int64) {
-	p.ev = stream.Event{Kind: k, Flags: fl, Thread: ts.idx, Frame: f, Depth: int32(depth), Wall: wall, CPU: cpu}
-	for _, e := range p.exps {
-		if err := e.Event(&p.ev); err != nil && p.err == nil {
-			p.err = err
-		}
+	p.out = append(p.out, stream.Event{Kind: k, Flags: fl, Thread: ts.idx, Frame: f, Depth: int32(depth), Wall: wall, CPU: cpu})
+	if len(p.out) == cap(p.out) {
+		p.flush()
 	}
 }
+
+// flush hands the queued events to every exporter, or to the pipeline.
+func (p *pass) flush() {
+	if p.pipe != nil {
+		var ok bool
+		if p.out, ok = p.pipe.swap(p.out); !ok && p.err == nil {
+			p.err = errExporter
+		}
+		return
+	}
+	if err := deliver(p.exps, p.out); err != nil && p.err == nil {
+		p.err = err
+	}
+	p.out = p.out[:0]
+}
+
+// errExporter stops a pass whose exporters failed on the pipeline's
+// goroutine; the pipeline then returns their error.
+var errExporter = errors.New("an exporter failed")

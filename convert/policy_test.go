@@ -115,8 +115,11 @@ func TestPolicyCases(t *testing.T) {
 			variants["streaming"] = tr.Streaming(tracegen.StreamOptions{SummaryThreads: true})
 		}
 		for name, data := range variants {
+			// The streaming variant runs the exporter on the caller's
+			// goroutine, the regular one on the pipeline's.
+			opt := convert.Options{Serial: name == "streaming"}
 			t.Run(filepath.Base(file)+"/"+name, func(t *testing.T) {
-				rec, st, err := convertBytes(t, data, convert.Options{})
+				rec, st, err := convertBytes(t, data, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -169,7 +172,9 @@ func TestExporterErrorStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, err = convert.Run(f, convert.Options{}, &failing{n: 10_000}); err == nil || err.Error() != "disk full" {
-		t.Errorf("err %v, want the exporter's error", err)
+	for _, serial := range []bool{false, true} {
+		if _, err = convert.Run(f, convert.Options{Serial: serial}, &failing{n: 10_000}); err == nil || err.Error() != "disk full" {
+			t.Errorf("serial %v: err %v, want the exporter's error", serial, err)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 
 	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/parser"
@@ -17,6 +18,10 @@ type Options struct {
 	// TwoPasses makes exporters that could take the stream in one pass get
 	// it as the others do (tests compare the two).
 	TwoPasses bool
+	// Serial runs the exporters on the caller's goroutine. By default, with
+	// more than one CPU, they run on a second goroutine fed in batches while
+	// the first decodes and applies the policy.
+	Serial bool
 	// Progress, when set, is called now and then with the bytes read so far
 	// and the bytes the whole run will read (each pass reads the input once).
 	Progress func(done, total int64)
@@ -62,7 +67,7 @@ func Run(f *parser.File, opt Options, exps ...stream.Exporter) (*stream.Trace, e
 		return nil, err
 	}
 	p.startSecond(exps)
-	return p.t, p.drive(f, exps, false)
+	return p.t, p.drive(f, exps, false, opt.Serial)
 }
 
 // onePassAll reports whether every exporter takes the stream in one pass.
@@ -82,19 +87,31 @@ func onePassAll(exps []stream.Exporter) bool {
 func runOnce(f *parser.File, opt Options, exps []stream.Exporter) (*stream.Trace, error) {
 	p := newPass(f)
 	p.emit, p.onePass, p.exps = true, true, exps
+	p.out = make([]stream.Event, 0, batchSize)
 	p.progress, p.total = opt.Progress, f.Size()
-	return p.t, p.drive(f, exps, opt.Strict)
+	return p.t, p.drive(f, exps, opt.Strict, opt.Serial)
 }
 
 // drive runs the emitting pass between the exporters' Begin and Finish.
 // strict checks the repairs before Finish, when this pass also counts them.
-func (p *pass) drive(f *parser.File, exps []stream.Exporter, strict bool) error {
+func (p *pass) drive(f *parser.File, exps []stream.Exporter, strict, serial bool) error {
 	for _, e := range exps {
 		if err := e.Begin(p.t); err != nil {
 			return err
 		}
 	}
-	if err := p.run(f); err != nil {
+	if !serial && runtime.GOMAXPROCS(0) > 1 {
+		p.pipe = newPipeline(exps)
+		p.out = make([]stream.Event, 0, pipeBatch)
+	}
+	err := p.run(f)
+	if p.pipe != nil {
+		if perr := p.pipe.close(); perr != nil && (err == nil || err == errExporter) {
+			err = perr
+		}
+		p.pipe = nil
+	}
+	if err != nil {
 		return err
 	}
 	if strict {
@@ -143,7 +160,8 @@ type pass struct {
 	lastTS     *threadState
 	frameCache [frameCacheSize]frameSlot
 	dense      []stream.FrameID // by method id >> 2: FrameID+1, 0 when unseen
-	ev         stream.Event
+	out        []stream.Event   // events not yet given to the exporters
+	pipe       *pipeline        // the exporters' goroutine, when they run on one
 	err        error
 	samp       samplingProbe
 
@@ -183,6 +201,7 @@ type frameSlot struct {
 // startSecond rewinds the thread states for the emitting pass.
 func (p *pass) startSecond(exps []stream.Exporter) {
 	p.emit, p.count, p.exps, p.stats = true, false, exps, &p.scratch
+	p.out = make([]stream.Event, 0, batchSize)
 	p.done += p.t.Size
 	for _, ts := range p.order {
 		ts.stack, ts.floor, ts.started = ts.stack[:0], 0, false
@@ -198,9 +217,7 @@ func (p *pass) run(f *parser.File) error {
 			p.progress(p.done+r.Offset(), p.total)
 		}
 		n, err := r.ReadEvents(batch)
-		for i := range batch[:n] {
-			p.record(&batch[i])
-		}
+		p.records(batch[:n])
 		if p.err != nil {
 			return p.err
 		}
@@ -214,6 +231,9 @@ func (p *pass) run(f *parser.File) error {
 	for _, ts := range p.order {
 		p.finish(ts)
 	}
+	if p.emit {
+		p.flush()
+	}
 	if p.count {
 		p.stats.LostBytes = f.Header.LostBytes
 		p.stats.Overflow = f.Header.DataFileOverflow()
@@ -222,31 +242,53 @@ func (p *pass) run(f *parser.File) error {
 	return p.err
 }
 
-// record applies the policy to one record.
-func (p *pass) record(rec *parser.Event) {
-	if rec.Action == parser.Bad {
-		p.stats.BadActions++
-		return
-	}
-	ts := p.thread(rec.Thread)
-	f := p.frame(rec.Method)
-	wall := p.nanos(ts.wall.next(rec.Wall, p.wrap32, p.stats))
-	cpu := p.nanos(ts.cpu.next(rec.CPU, p.wrap32, p.stats))
-	if !ts.started {
-		p.start(ts)
-	}
-	if p.count {
-		ts.lastCPU, ts.lastWall = cpu, wall
-		p.t.WallEnd = max(p.t.WallEnd, wall)
-		if ts.probed < probeEvents {
-			ts.probed++
-			p.samp.add(ts.idx, wall, cpu)
+// records applies the policy to a batch of records. It is the hot loop of
+// every command: the common cases (same thread as the record before, a
+// known method, an enter, an exit of the top frame) are handled inline,
+// everything else by the functions of policy.go.
+func (p *pass) records(batch []parser.Event) {
+	ts, rid := p.lastTS, p.lastRID
+	wallEnd := p.t.WallEnd
+	for i := range batch {
+		rec := &batch[i]
+		if rec.Action == parser.Bad {
+			p.stats.BadActions++
+			continue
+		}
+		if ts == nil || rec.Thread != rid {
+			ts, rid = p.thread(rec.Thread), rec.Thread
+		}
+		var f stream.FrameID
+		if j := rec.Method >> 2; j < parser.MethodID(len(p.dense)) && p.dense[j] != 0 {
+			f = p.dense[j] - 1
+		} else {
+			f = p.frame(rec.Method)
+		}
+		wall := p.nanos(ts.wall.next(rec.Wall, p.wrap32, p.stats))
+		cpu := p.nanos(ts.cpu.next(rec.CPU, p.wrap32, p.stats))
+		if !ts.started {
+			p.start(ts)
+		}
+		if p.count {
+			ts.lastCPU, ts.lastWall = cpu, wall
+			wallEnd = max(wallEnd, wall)
+			if ts.probed < probeEvents {
+				ts.probed++
+				p.samp.add(ts.idx, wall, cpu)
+			}
+		}
+		switch top := len(ts.stack) - 1; {
+		case rec.Action == parser.Enter:
+			p.enter(ts, f, wall, cpu)
+		case rec.Action == parser.Exit && top >= ts.floor && ts.stack[top].frame == f:
+			p.end(ts, top, 0, wall, cpu)
+		default:
+			p.exit(ts, f, rec.Action, wall, cpu)
 		}
 	}
-	if rec.Action == parser.Enter {
-		p.enter(ts, f, wall, cpu)
-	} else {
-		p.exit(ts, f, rec.Action, wall, cpu)
+	p.lastTS, p.lastRID = ts, rid
+	if p.count {
+		p.t.WallEnd = wallEnd
 	}
 }
 
@@ -262,12 +304,7 @@ func (p *pass) nanos(ticks uint64) int64 {
 // thread finds a thread's state by its record id, creating it on first sight
 // (only the first pass can meet a new thread).
 func (p *pass) thread(rid parser.ThreadID) *threadState {
-	// Records come in per-thread chunks, so the last thread is usually it.
-	if p.lastTS != nil && p.lastRID == rid {
-		return p.lastTS
-	}
 	if ts, ok := p.threads[rid]; ok {
-		p.lastRID, p.lastTS = rid, ts
 		return ts
 	}
 	t := p.t

@@ -60,7 +60,10 @@ type Exporter struct {
 	agg *stacks.Aggregator
 }
 
-var _ stream.Exporter = (*Exporter)(nil)
+var (
+	_ stream.BatchExporter   = (*Exporter)(nil)
+	_ stream.OnePassExporter = (*Exporter)(nil)
+)
 
 // New returns an exporter that writes to w.
 func New(w io.Writer, opt Options) *Exporter {
@@ -72,6 +75,13 @@ func (e *Exporter) Begin(t *stream.Trace) error { return e.agg.Begin(t) }
 
 // Event adds one event to the call tree.
 func (e *Exporter) Event(ev *stream.Event) error { return e.agg.Event(ev) }
+
+// OnePass marks the exporter as able to take the stream in one read of the
+// trace, as its call tree can (stream.OnePassExporter).
+func (e *Exporter) OnePass() {}
+
+// Events adds a batch of events to the call tree.
+func (e *Exporter) Events(evs []stream.Event) error { return e.agg.Events(evs) }
 
 // Finish writes the lines.
 func (e *Exporter) Finish() error {

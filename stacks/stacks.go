@@ -35,6 +35,11 @@ type Node struct {
 	// Open marks a stack whose frame was still running when tracing stopped
 	// (at least one of its instances ended at the trace end).
 	Open bool
+
+	// lastChild is the child entered last, tried before the edge map: a
+	// method mostly calls the same callee again, so this finds the child
+	// without the map's cache misses. Finish clears it.
+	lastChild NodeID
 }
 
 // IsRoot reports whether n is a thread's root.
@@ -54,7 +59,6 @@ func edgeOf(parent NodeID, frame stream.FrameID, orphan bool) edge {
 
 type threadCursor struct {
 	root, cur      NodeID
-	hint           []NodeID // by depth: the node last entered there, tried before the map
 	lastWall, last int64    // last wall and CPU time seen on the thread
 	nodes          []NodeID // one pass: the thread's nodes, for re-rooting
 }
@@ -70,7 +74,10 @@ type Aggregator struct {
 	threads []threadCursor
 }
 
-var _ stream.OnePassExporter = (*Aggregator)(nil)
+var (
+	_ stream.OnePassExporter = (*Aggregator)(nil)
+	_ stream.BatchExporter   = (*Aggregator)(nil)
+)
 
 // New returns an empty aggregator.
 func New() *Aggregator { return &Aggregator{edges: make(map[edge]NodeID)} }
@@ -98,52 +105,66 @@ func (a *Aggregator) grow(i stream.ThreadIndex) {
 // Event gives the time since the thread's previous event to the current
 // stack, then moves into or out of a frame.
 func (a *Aggregator) Event(ev *stream.Event) error {
-	if int(ev.Thread) >= len(a.threads) {
-		a.grow(ev.Thread)
-	}
-	tc := &a.threads[ev.Thread]
-	n := &a.nodes[tc.cur]
-	n.Wall += ev.Wall - tc.lastWall
-	n.CPU += ev.CPU - tc.last
-	tc.lastWall, tc.last = ev.Wall, ev.CPU
-	switch ev.Kind {
-	case stream.End:
-		if ev.Flags&stream.Synthetic != 0 {
-			n.Open = true
+	return a.Events([]stream.Event{*ev})
+}
+
+// Events takes a batch of events (stream.BatchExporter).
+func (a *Aggregator) Events(evs []stream.Event) error {
+	var tc *threadCursor
+	last := stream.ThreadIndex(-1)
+	for i := range evs {
+		ev := &evs[i]
+		// Records come in per-thread runs: look the thread up once per run.
+		if ev.Thread != last {
+			if int(ev.Thread) >= len(a.threads) {
+				a.grow(ev.Thread)
+			}
+			tc, last = &a.threads[ev.Thread], ev.Thread
 		}
-		tc.cur = n.Parent
-		return nil
-	case stream.Orphan:
-		a.reroot(tc, ev)
-		return nil
+		n := &a.nodes[tc.cur]
+		n.Wall += ev.Wall - tc.lastWall
+		n.CPU += ev.CPU - tc.last
+		tc.lastWall, tc.last = ev.Wall, ev.CPU
+		switch ev.Kind {
+		case stream.End:
+			if ev.Flags&stream.Synthetic != 0 {
+				n.Open = true
+			}
+			tc.cur = n.Parent
+		case stream.Orphan:
+			a.reroot(tc, ev)
+		default:
+			a.enter(tc, n, ev)
+		}
 	}
+	return nil
+}
+
+// enter moves the thread into a child of its current node n.
+func (a *Aggregator) enter(tc *threadCursor, n *Node, ev *stream.Event) {
 	orphan := ev.Flags&stream.Synthetic != 0
-	// Loops call the same methods again and again: the node last entered
-	// at this depth is usually the one (a map lookup costs a cache miss).
-	d := n.Depth
-	if d < len(tc.hint) {
-		if h := &a.nodes[tc.hint[d]]; h.Parent == tc.cur && h.Frame == ev.Frame && h.Orphan == orphan {
+	// Loops call the same methods again and again: the child last entered
+	// is usually the one (a map lookup costs cache misses).
+	if c := n.lastChild; c > 0 {
+		if h := &a.nodes[c]; h.Frame == ev.Frame && h.Orphan == orphan {
 			h.Calls++
-			tc.cur = tc.hint[d]
-			return nil
+			tc.cur = c
+			return
 		}
 	}
-	k := edgeOf(tc.cur, ev.Frame, orphan)
+	parent := tc.cur
+	k := edgeOf(parent, ev.Frame, orphan)
 	id, ok := a.edges[k]
 	if !ok {
 		id = NodeID(len(a.nodes))
-		a.nodes = append(a.nodes, Node{Parent: tc.cur, Thread: ev.Thread, Frame: ev.Frame,
+		a.nodes = append(a.nodes, Node{Parent: parent, Thread: ev.Thread, Frame: ev.Frame,
 			Depth: n.Depth + 1, Orphan: orphan})
 		a.edges[k] = id
 		tc.nodes = append(tc.nodes, id)
 	}
 	a.nodes[id].Calls++
+	a.nodes[parent].lastChild = id
 	tc.cur = id
-	for len(tc.hint) <= d {
-		tc.hint = append(tc.hint, id)
-	}
-	tc.hint[d] = id
-	return nil
 }
 
 // reroot handles an orphan exit in one pass: the frame ran from the trace
@@ -157,6 +178,7 @@ func (a *Aggregator) reroot(tc *threadCursor, ev *stream.Event) {
 	a.nodes = append(a.nodes, Node{Parent: root, Thread: ev.Thread, Frame: ev.Frame, Depth: 1,
 		Orphan: true, Calls: 1, Wall: rn.Wall, CPU: rn.CPU})
 	a.nodes[root].Wall, a.nodes[root].CPU = 0, 0
+	a.nodes[o].lastChild, a.nodes[root].lastChild = a.nodes[root].lastChild, 0
 	for _, id := range tc.nodes {
 		n := &a.nodes[id]
 		if id == root {
@@ -230,6 +252,7 @@ func (a *Aggregator) canonical() {
 	nodes := make([]Node, n)
 	for i, id := range order {
 		nd := a.nodes[id]
+		nd.lastChild = 0
 		if nd.Parent != NoNode {
 			nd.Parent = newID[nd.Parent]
 		}

@@ -124,6 +124,15 @@ type Exporter interface {
 	Finish() error
 }
 
+// BatchExporter is an Exporter that also takes events many at a time, in
+// order: one call per batch instead of one per event, so its loop stays
+// tight. The slice is reused after the call returns. Run calls Events, and
+// never Event, on an exporter that has it.
+type BatchExporter interface {
+	Exporter
+	Events(evs []Event) error
+}
+
 // OnePassExporter is an Exporter that can take the stream in a single
 // read of the trace, which halves the work. The price: Begin gets a Trace
 // whose Threads, Frames, WallEnd and Stats grow until Finish (an event's

@@ -1,0 +1,85 @@
+package convert
+
+import (
+	"sync/atomic"
+
+	"github.com/atrace2/atrace2/convert/stream"
+)
+
+// pipeline runs the exporters on a second goroutine: decoding and the stack
+// policy fill one batch of events on one core while the exporters take the
+// previous batch on the other. A few buffers circulate, so memory stays
+// fixed.
+type pipeline struct {
+	exps   []stream.Exporter
+	full   chan []stream.Event
+	free   chan []stream.Event
+	done   chan struct{}
+	err    error // the first exporter error; read after done
+	failed atomic.Bool
+}
+
+// pipelineBuffers is how many batches circulate: one being filled, one
+// being exported, and one of slack for uneven batches.
+const pipelineBuffers = 4
+
+const pipeBatch = 1 << 16
+
+func newPipeline(exps []stream.Exporter) *pipeline {
+	q := &pipeline{
+		exps: exps,
+		full: make(chan []stream.Event, pipelineBuffers),
+		free: make(chan []stream.Event, pipelineBuffers),
+		done: make(chan struct{}),
+	}
+	for range pipelineBuffers - 1 {
+		q.free <- make([]stream.Event, 0, pipeBatch)
+	}
+	go q.consume()
+	return q
+}
+
+// swap hands a full batch to the exporters and returns an empty one. It
+// reports false once an exporter has failed.
+func (q *pipeline) swap(b []stream.Event) ([]stream.Event, bool) {
+	q.full <- b
+	return <-q.free, !q.failed.Load()
+}
+
+// close waits for the exporters to take every batch handed over.
+func (q *pipeline) close() error {
+	close(q.full)
+	<-q.done
+	return q.err
+}
+
+func (q *pipeline) consume() {
+	defer close(q.done)
+	for b := range q.full {
+		if q.err == nil {
+			if err := deliver(q.exps, b); err != nil {
+				q.err = err
+				q.failed.Store(true)
+			}
+		}
+		q.free <- b[:0]
+	}
+}
+
+// deliver gives a batch of events to every exporter.
+func deliver(exps []stream.Exporter, b []stream.Event) error {
+	for _, e := range exps {
+		if be, ok := e.(stream.BatchExporter); ok {
+			if err := be.Events(b); err != nil {
+				return err
+			}
+			continue
+		}
+		for i := range b {
+			if err := e.Event(&b[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
