@@ -1,7 +1,10 @@
 package pprofout_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -58,7 +61,20 @@ func tree(t testing.TB, path string) *stacks.Aggregator {
 
 // build converts trace files into one profile and round-trips it through
 // Write and profile.Parse, which runs CheckValid again on the decoded form.
+// On the way it checks that Builder.Write writes the bytes pprof's library
+// writes for Builder.Profile.
 func build(t testing.TB, paths ...string) *profile.Profile {
+	t.Helper()
+	p, err := builder(t, paths...).Profile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBuilderWrite(t, p, builder(t, paths...))
+	return roundTrip(t, p)
+}
+
+// builder adds trace files to a new Builder.
+func builder(t testing.TB, paths ...string) *pprofout.Builder {
 	t.Helper()
 	b := pprofout.New(testVersion)
 	for _, p := range paths {
@@ -66,11 +82,32 @@ func build(t testing.TB, paths ...string) *profile.Profile {
 			t.Fatal(err)
 		}
 	}
-	p, err := b.Profile()
+	return b
+}
+
+// checkBuilderWrite checks that b.Write writes what pprof's library writes
+// for p, which a builder of the same traces made.
+func checkBuilderWrite(t testing.TB, p *profile.Profile, b *pprofout.Builder) {
+	t.Helper()
+	var want bytes.Buffer
+	if err := p.WriteUncompressed(&want); err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	if err := b.Write(&gz); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(&gz)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return roundTrip(t, p)
+	got, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Fatalf("Builder.Write: %d bytes differ from the library's %d bytes of the same profile", len(got), want.Len())
+	}
 }
 
 func roundTrip(t testing.TB, p *profile.Profile) *profile.Profile {

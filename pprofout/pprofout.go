@@ -68,9 +68,12 @@ type Builder struct {
 	locList []*profile.Location
 	paths   []pathEntry
 	pathIdx map[pathEntry]int32
+	labels  []labelKey         // interned label sets, by labelID
+	labelOf map[labelKey]int32 // label set → labelID
 	samples []sampleAcc
 	index   map[sampleKey]int32
 	traces  []traceInfo
+	built   bool // Profile ran: the indexes are gone
 }
 
 // funcKey de-duplicates functions across the frame tables of all traces.
@@ -86,17 +89,26 @@ type pathEntry struct {
 	loc    int32 // index into Builder.locList
 }
 
-// sampleKey identifies one sample.
-type sampleKey struct {
+// labelKey is the labels of a sample: its thread and whether the converter
+// completed its frame.
+type labelKey struct {
 	thread string
 	tid    int64
-	path   int32
 	synth  string
+}
+
+// sampleKey identifies one sample: its interned label set in the high half,
+// its interned stack in the low half. A word, not a struct of strings,
+// because a long trace has hundreds of thousands of samples.
+type sampleKey uint64
+
+func sampleKeyOf(label, path int32) sampleKey {
+	return sampleKey(uint32(label))<<32 | sampleKey(uint32(path))
 }
 
 // sampleAcc holds one sample's sums.
 type sampleAcc struct {
-	key              sampleKey
+	path, label      int32
 	calls, cpu, wall int64
 }
 
@@ -115,6 +127,7 @@ func New(version string) *Builder {
 		funcs:   make(map[funcKey]*profile.Function),
 		locs:    make(map[*profile.Function]*profile.Location),
 		pathIdx: make(map[pathEntry]int32),
+		labelOf: make(map[labelKey]int32),
 		index:   make(map[sampleKey]int32),
 	}
 }
@@ -126,8 +139,13 @@ func (b *Builder) Add(a *stacks.Aggregator) error {
 	if t == nil {
 		return errors.New("pprof: the call tree has no trace")
 	}
+	if b.built {
+		return errors.New("pprof: Add after Profile")
+	}
 	info := traceInfo{t: t}
 	locOf := make([]int32, len(t.Frames)) // frame → location index + 1
+	// thread → its label sets (by synthetic kind) + 1, to look each up once
+	labelsOf := make([][syntheticKinds]int32, len(t.Threads))
 	nodes := a.Nodes()
 	nodePath := make([]int32, len(nodes))
 	for i := range nodes {
@@ -143,23 +161,39 @@ func (b *Builder) Add(a *stacks.Aggregator) error {
 			locOf[n.Frame] = b.location(&t.Frames[n.Frame]) + 1
 		}
 		nodePath[i] = b.path(nodePath[n.Parent], locOf[n.Frame]-1)
-		if b.addNode(t, n, nodePath[i]) {
+		kind := syntheticKind(n)
+		if kind != 0 {
 			info.synthetics++
 		}
+		ls := &labelsOf[n.Thread][kind]
+		if *ls == 0 {
+			th := &t.Threads[n.Thread]
+			*ls = b.label(labelKey{thread: th.Name, tid: int64(th.ID), synth: syntheticValues[kind]}) + 1
+		}
+		b.addNode(t, n, *ls-1, nodePath[i])
 	}
 	b.traces = append(b.traces, info)
 	return nil
 }
 
-// addNode adds one node's values to its sample and reports whether the
-// sample is marked synthetic.
-func (b *Builder) addNode(t *stream.Trace, n *stacks.Node, path int32) bool {
-	th := &t.Threads[n.Thread]
-	k := sampleKey{thread: th.Name, tid: int64(th.ID), path: path, synth: syntheticValue(n)}
+// label interns a label set.
+func (b *Builder) label(lk labelKey) int32 {
+	id, ok := b.labelOf[lk]
+	if !ok {
+		id = int32(len(b.labels))
+		b.labels = append(b.labels, lk)
+		b.labelOf[lk] = id
+	}
+	return id
+}
+
+// addNode adds one node's values to its sample.
+func (b *Builder) addNode(t *stream.Trace, n *stacks.Node, label, path int32) {
+	k := sampleKeyOf(label, path)
 	i, ok := b.index[k]
 	if !ok {
 		i = int32(len(b.samples))
-		b.samples = append(b.samples, sampleAcc{key: k})
+		b.samples = append(b.samples, sampleAcc{path: path, label: label})
 		b.index[k] = i
 	}
 	s := &b.samples[i]
@@ -170,20 +204,25 @@ func (b *Builder) addNode(t *stream.Trace, n *stacks.Node, path int32) bool {
 	if t.HasWall {
 		s.wall += n.Wall
 	}
-	return k.synth != ""
 }
 
-// syntheticValue is the LabelSynthetic value of a node, "" for none.
-func syntheticValue(n *stacks.Node) string {
-	switch {
-	case n.Orphan && n.Open:
-		return SyntheticBoth
-	case n.Orphan:
-		return SyntheticOrphan
-	case n.Open:
-		return SyntheticOpen
+// syntheticKinds counts the LabelSynthetic values, "" (none) included.
+const syntheticKinds = 4
+
+// syntheticValues are the LabelSynthetic values by syntheticKind.
+var syntheticValues = [syntheticKinds]string{"", SyntheticOrphan, SyntheticOpen, SyntheticBoth}
+
+// syntheticKind says whether the converter began (orphan) or ended (open)
+// a node's frame: an index into syntheticValues, 0 for neither.
+func syntheticKind(n *stacks.Node) int {
+	k := 0
+	if n.Orphan {
+		k |= 1
 	}
-	return ""
+	if n.Open {
+		k |= 2
+	}
+	return k
 }
 
 // path interns the stack loc-on-parent.

@@ -30,8 +30,17 @@ func (b *Builder) commonClocks() clocks {
 // The profile shares its functions, locations and mapping with the builder:
 // call it once, after the last Add.
 func (b *Builder) Profile() (*profile.Profile, error) {
+	return b.build(false)
+}
+
+// build makes the profile. With firstOfLabels, it holds only the first
+// sample of each label set (see Write).
+func (b *Builder) build(firstOfLabels bool) (*profile.Profile, error) {
 	if len(b.traces) == 0 {
 		return nil, errors.New("pprof: no trace was added")
+	}
+	if b.built {
+		return nil, errors.New("pprof: the profile was built already")
 	}
 	c := b.commonClocks()
 	p := &profile.Profile{
@@ -58,7 +67,7 @@ func (b *Builder) Profile() (*profile.Profile, error) {
 		}
 	}
 	b.mapping.File = b.mappingFile()
-	b.samplesInto(p, c)
+	b.samplesInto(p, c, firstOfLabels)
 	b.header(p)
 	p.Comments = b.comments(c)
 	if err := p.CheckValid(); err != nil {
@@ -68,12 +77,24 @@ func (b *Builder) Profile() (*profile.Profile, error) {
 }
 
 // samplesInto turns the sums into samples, in first-seen order.
-func (b *Builder) samplesInto(p *profile.Profile, c clocks) {
-	p.Sample = make([]*profile.Sample, len(b.samples))
-	values := make([]int64, len(b.samples)*len(p.SampleType))
-	labels := labelCache{}
-	for i := range b.samples {
-		acc := &b.samples[i]
+func (b *Builder) samplesInto(p *profile.Profile, c clocks, firstOfLabels bool) {
+	// The indexes are not needed any more; let the collector have them
+	// before the samples take their place.
+	b.index, b.pathIdx, b.labelOf, b.built = nil, nil, nil, true
+	sets := make([]labelSet, len(b.labels))
+	for i, lk := range b.labels {
+		sets[i] = newLabelSet(lk)
+	}
+	samples := b.samples
+	if firstOfLabels {
+		samples = b.firstOfLabels()
+	}
+	p.Sample = make([]*profile.Sample, len(samples))
+	structs := make([]profile.Sample, len(samples))
+	values := make([]int64, len(samples)*len(p.SampleType))
+	stacks := b.stacks(samples)
+	for i := range samples {
+		acc := &samples[i]
 		v := values[:0:len(p.SampleType)]
 		values = values[len(p.SampleType):]
 		v = append(v, acc.calls)
@@ -83,56 +104,66 @@ func (b *Builder) samplesInto(p *profile.Profile, c clocks) {
 		if c.wall {
 			v = append(v, acc.wall)
 		}
-		lb := labels.of(acc.key.thread, acc.key.tid, acc.key.synth)
-		p.Sample[i] = &profile.Sample{Location: b.stack(acc.key.path), Value: v, Label: lb.str, NumLabel: lb.num}
+		lb := sets[acc.label]
+		s := &structs[i]
+		*s = profile.Sample{Location: stacks.of(acc.path), Value: v, Label: lb.str, NumLabel: lb.num}
+		p.Sample[i] = s
 	}
 }
 
 // labelSet is the label maps of one (thread, tid, synthetic) combination.
+// The samples of a thread share them: a profile of a long trace has
+// hundreds of thousands of samples but few threads, and two maps per sample
+// were most of its memory. Nothing writes to them.
 type labelSet struct {
 	str map[string][]string
 	num map[string][]int64
 }
 
-// labelCache shares label maps between the samples of a thread: a profile
-// of a long trace has hundreds of thousands of samples but few threads, and
-// two maps per sample were most of its memory. Nothing writes to them.
-type labelCache map[labelKey]labelSet
-
-type labelKey struct {
-	thread string
-	tid    int64
-	synth  string
-}
-
-func (c labelCache) of(thread string, tid int64, synth string) labelSet {
-	k := labelKey{thread, tid, synth}
-	if ls, ok := c[k]; ok {
-		return ls
-	}
+func newLabelSet(k labelKey) labelSet {
 	ls := labelSet{
-		str: map[string][]string{LabelThread: {thread}},
-		num: map[string][]int64{LabelTID: {tid}},
+		str: map[string][]string{LabelThread: {k.thread}},
+		num: map[string][]int64{LabelTID: {k.tid}},
 	}
-	if synth != "" {
-		ls.str[LabelSynthetic] = []string{synth}
+	if k.synth != "" {
+		ls.str[LabelSynthetic] = []string{k.synth}
 	}
-	c[k] = ls
 	return ls
 }
 
-// stack returns the locations of an interned stack, leaf first as pprof
-// wants them.
-func (b *Builder) stack(path int32) []*profile.Location {
+// stackArena hands out the location lists of interned stacks, leaf first
+// as pprof wants them, from one allocation: a slice per sample would cost
+// an allocation and its header each.
+type stackArena struct {
+	b     *Builder
+	depth []int32 // by path
+	locs  []*profile.Location
+}
+
+// stacks sizes the arena for the stacks of samples.
+func (b *Builder) stacks(samples []sampleAcc) *stackArena {
+	a := &stackArena{b: b, depth: make([]int32, len(b.paths))}
+	for i, e := range b.paths { // parents come before their children
+		a.depth[i] = 1
+		if e.parent >= 0 {
+			a.depth[i] += a.depth[e.parent]
+		}
+	}
 	n := 0
-	for i := path; i >= 0; i = b.paths[i].parent {
-		n++
+	for i := range samples {
+		n += int(a.depth[samples[i].path])
 	}
-	locs := make([]*profile.Location, 0, n)
-	for i := path; i >= 0; i = b.paths[i].parent {
-		locs = append(locs, b.locList[b.paths[i].loc])
+	a.locs = make([]*profile.Location, 0, n)
+	return a
+}
+
+// of returns the locations of a stack.
+func (a *stackArena) of(path int32) []*profile.Location {
+	start := len(a.locs)
+	for i := path; i >= 0; i = a.b.paths[i].parent {
+		a.locs = append(a.locs, a.b.locList[a.b.paths[i].loc])
 	}
-	return locs
+	return a.locs[start:len(a.locs):len(a.locs)]
 }
 
 // header sets the profile's time and duration: the earliest start that is a

@@ -259,12 +259,7 @@ func (a *Aggregator) canonical() {
 		nodes[i] = nd
 	}
 	a.nodes = nodes
-	clear(a.edges)
-	for id, nd := range a.nodes {
-		if nd.Parent != NoNode {
-			a.edges[edgeOf(nd.Parent, nd.Frame, nd.Orphan)] = NodeID(id)
-		}
-	}
+	a.edges = nil // only Event needs it, and no event comes after Finish
 	for i := range a.threads {
 		a.threads[i].root = newID[a.threads[i].root]
 		a.threads[i].cur = newID[a.threads[i].cur]

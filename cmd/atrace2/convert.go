@@ -113,11 +113,7 @@ func (c *ConvertCmd) Run(g *Globals) error {
 		if err := b.Add(agg); err != nil {
 			return err
 		}
-		p, err := b.Profile()
-		if err != nil {
-			return err
-		}
-		if err := pprofout.Write(pprofOut, p); err != nil {
+		if err := b.Write(pprofOut); err != nil {
 			return err
 		}
 	}

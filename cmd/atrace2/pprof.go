@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/google/pprof/profile"
 
@@ -39,52 +40,82 @@ func (c *PprofCmd) Run(g *Globals) error {
 		}
 		defer srv.close()
 	}
-	p, err := g.pprofProfile(ins)
+	conv, err := g.pprofProfile(ins)
+	if err != nil {
+		return err
+	}
+	if srv == nil {
+		return g.writeProfile(c.Output, conv.write)
+	}
+	p, err := conv.profile()
 	if err != nil {
 		return err
 	}
 	if write {
-		if err := g.writeProfile(c.Output, p); err != nil {
+		if err := g.writeProfile(c.Output, func(w io.Writer) error { return pprofout.Write(w, p) }); err != nil {
 			return err
 		}
-	}
-	if srv == nil {
-		return nil
 	}
 	return srv.serve(p, c.NoBrowser, g)
 }
 
+// converted is what pprofProfile made: a builder of method traces' calls,
+// which writes its profile without holding a profile.Sample per sample, or
+// the profile of sampled profiles.
+type converted struct {
+	b *pprofout.Builder
+	p *profile.Profile
+}
+
+// profile builds the profile; call it once.
+func (c converted) profile() (*profile.Profile, error) {
+	if c.p != nil {
+		return c.p, nil
+	}
+	return c.b.Profile()
+}
+
+// write writes the profile gzipped; call it once.
+func (c converted) write(w io.Writer) error {
+	if c.p != nil {
+		return pprofout.Write(w, c.p)
+	}
+	return c.b.Write(w)
+}
+
 // pprofProfile converts each input into its call tree and merges them.
 // Each tree is released once its samples are in the builder.
-func (g *Globals) pprofProfile(ins []input) (*profile.Profile, error) {
+func (g *Globals) pprofProfile(ins []input) (converted, error) {
 	sampled, err := g.allSampled(ins)
 	if err != nil {
-		return nil, err
+		return converted{}, err
 	}
 	if sampled {
-		return g.sampledProfile(ins)
+		p, err := g.sampledProfile(ins)
+		return converted{p: p}, err
 	}
 	b := pprofout.New(versionString())
 	for _, in := range ins {
 		a := stacks.New()
 		if _, err := g.convert(in, a); err != nil {
-			return nil, err
+			return converted{}, err
 		}
 		if err := b.Add(a); err != nil {
-			return nil, err
+			return converted{}, err
 		}
 	}
-	return b.Profile()
+	return converted{b: b}, nil
 }
 
-// writeProfile writes p to path, or to stdout for "" and "-".
-func (g *Globals) writeProfile(path string, p *profile.Profile) error {
+// writeProfile writes a profile with write to path, or to stdout for ""
+// and "-".
+func (g *Globals) writeProfile(path string, write func(io.Writer) error) error {
 	out, err := g.createOutput(path, true, "pprof")
 	if err != nil {
 		return err
 	}
 	defer out.Abort()
-	if err := pprofout.Write(out, p); err != nil {
+	if err := write(out); err != nil {
 		return err
 	}
 	return out.Close()
