@@ -206,12 +206,12 @@ func appendLabel(b []byte, key, str uint64, num int64) []byte {
 
 // sampleEncoder encodes samples as pprof's library does.
 type sampleEncoder struct {
-	b       *Builder
-	labels  [][]byte // by label id, the encoded label fields
-	clocks  clocks   // the time values the samples have
-	msg     []byte // one Sample message
-	body    []byte // scratch: a packed field's body
-	out     []byte // encoded samples not yet written
+	b      *Builder
+	labels [][]byte // by label id, the encoded label fields
+	clocks clocks   // the time values the samples have
+	msg    []byte   // one Sample message
+	body   []byte   // scratch: a packed field's body
+	out    []byte   // encoded samples not yet written
 }
 
 // writeAround writes raw with its sample fields replaced by samples.
