@@ -149,7 +149,7 @@ func Write(w io.Writer, a *stacks.Aggregator, opt Options) error {
 	if a.Trace() == nil {
 		return fmt.Errorf("folded: the call tree has no trace")
 	}
-	return writeSorted(w, Lines(a, opt), Micros)
+	return newLineTree(a, opt).write(w, Micros)
 }
 
 // writeSorted writes "line value" rows sorted by line, dropping rows whose

@@ -1,0 +1,89 @@
+package folded
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/atrace2/atrace2/internal/testutil"
+	"github.com/atrace2/atrace2/internal/tracegen"
+	"github.com/atrace2/atrace2/parser"
+)
+
+// TestTreeOrder checks that Write, which writes the lines depth first,
+// writes what sorting every line as a string writes (writeSorted of
+// Lines), on names that are prefixes of each other or hold ';' (cleaned to
+// ':', which sorts just before ';'), overloads that fold into one line,
+// threads of one name, the policy cases, a large trace and the corpus.
+func TestTreeOrder(t *testing.T) {
+	dir := t.TempDir()
+	var tricky strings.Builder
+	tricky.WriteString("version 3\nclock dual\nthread 1 main\nthread 2 main\nthread 3 main2\n")
+	names := []string{"a.A f (I)V", "a.A f ()V", "a.A f2 ()V", "a.A fo ()V", "a.A f;x ()V", "a.A f:y ()V", "a.A f- ()V", "a.B g ()V"}
+	for i, n := range names {
+		f := strings.Fields(n)
+		fmt.Fprintf(&tricky, "method %#x %s %s %s A.java\n", (i+1)*4, f[0], f[1], f[2])
+	}
+	at := 0
+	for _, th := range []int{1, 2, 3} {
+		for i := range names {
+			for _, j := range []int{i, (i + 3) % len(names)} {
+				at += 3
+				fmt.Fprintf(&tricky, "%d enter %#x %d %d\n", th, (j+1)*4, at, at)
+			}
+			for _, j := range []int{(i + 3) % len(names), i} {
+				at += 5
+				fmt.Fprintf(&tricky, "%d exit %#x %d %d\n", th, (j+1)*4, at, at)
+			}
+		}
+	}
+	tr, err := tracegen.ParseText(tricky.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := map[string]string{
+		"tricky": filepath.Join(dir, "tricky.trace"),
+		"large":  filepath.Join(dir, "large.trace"),
+		"policy": testutil.PolicyTrace(t),
+		"sample": testutil.SampleTrace(t),
+	}
+	os.WriteFile(paths["tricky"], tr.Regular(), 0o644)
+	os.WriteFile(paths["large"], tracegen.Large(tracegen.LargeOptions{Bytes: 4 << 20, Threads: 5, Methods: 300, Seed: 5}).Regular(), 0o644)
+	corpus := filepath.Join("..", "..", "shared", "corpus")
+	if ents, err := os.ReadDir(corpus); err != nil {
+		t.Logf("corpus not available at %s (%v): checking generated traces only", corpus, err)
+	} else {
+		for _, e := range ents {
+			if n := e.Name(); strings.Contains(n, ".trace") && !strings.Contains(n, "special_char") && !strings.Contains(n, "header.trace") {
+				paths[n] = filepath.Join(corpus, n)
+			}
+		}
+	}
+	for name, path := range paths {
+		for _, opt := range []Options{{}, {NoThread: true}} {
+			t.Run(fmt.Sprintf("%s/nothread=%v", name, opt.NoThread), func(t *testing.T) {
+				got, a := run(t, path, parser.ClockUnknown, opt)
+				var want bytes.Buffer
+				if err := writeSorted(&want, Lines(a, opt), Micros); err != nil {
+					t.Fatal(err)
+				}
+				if got != want.String() {
+					t.Errorf("depth-first lines differ from sorted lines:\n%s\nwant:\n%s", clip(got), clip(want.String()))
+				}
+				if name == "tricky" && strings.Count(got, "\n") < 10 {
+					t.Errorf("only %d lines: the tricky trace lost its point", strings.Count(got, "\n"))
+				}
+			})
+		}
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 2000 {
+		return s[:2000] + "…"
+	}
+	return s
+}
