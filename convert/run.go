@@ -3,7 +3,6 @@ package convert
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"runtime"
 
@@ -18,9 +17,10 @@ type Options struct {
 	// TwoPasses makes exporters that could take the stream in one pass get
 	// it as the others do (tests compare the two).
 	TwoPasses bool
-	// Serial runs the exporters on the caller's goroutine. By default, with
-	// more than one CPU, they run on a second goroutine fed in batches while
-	// the first decodes and applies the policy.
+	// Serial decodes, applies the policy and runs the exporters on the
+	// caller's goroutine. By default, with more than one CPU, records are
+	// decoded on a goroutine of their own and the exporters run on another,
+	// each fed in batches, so the work spreads over the cores.
 	Serial bool
 	// Progress, when set, is called now and then with the bytes read so far
 	// and the bytes the whole run will read (each pass reads the input once).
@@ -41,7 +41,7 @@ func Analyze(f *parser.File, opt Options) (*stream.Trace, error) {
 }
 
 func firstPass(f *parser.File, opt Options, passes int64) (*pass, error) {
-	p := newPass(f)
+	p := newPass(f, opt)
 	p.progress, p.total = opt.Progress, passes*f.Size()
 	if err := p.run(f); err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ func Run(f *parser.File, opt Options, exps ...stream.Exporter) (*stream.Trace, e
 		return nil, err
 	}
 	p.startSecond(exps)
-	return p.t, p.drive(f, exps, false, opt.Serial)
+	return p.t, p.drive(f, exps, false)
 }
 
 // onePassAll reports whether every exporter takes the stream in one pass.
@@ -85,22 +85,22 @@ func onePassAll(exps []stream.Exporter) bool {
 // stream.Orphan events when they are found, not as frames opened at the
 // thread's start. Reading once halves the work.
 func runOnce(f *parser.File, opt Options, exps []stream.Exporter) (*stream.Trace, error) {
-	p := newPass(f)
+	p := newPass(f, opt)
 	p.emit, p.onePass, p.exps = true, true, exps
 	p.out = make([]stream.Event, 0, batchSize)
 	p.progress, p.total = opt.Progress, f.Size()
-	return p.t, p.drive(f, exps, opt.Strict, opt.Serial)
+	return p.t, p.drive(f, exps, opt.Strict)
 }
 
 // drive runs the emitting pass between the exporters' Begin and Finish.
 // strict checks the repairs before Finish, when this pass also counts them.
-func (p *pass) drive(f *parser.File, exps []stream.Exporter, strict, serial bool) error {
+func (p *pass) drive(f *parser.File, exps []stream.Exporter, strict bool) error {
 	for _, e := range exps {
 		if err := e.Begin(p.t); err != nil {
 			return err
 		}
 	}
-	if !serial && runtime.GOMAXPROCS(0) > 1 {
+	if p.parallel {
 		p.pipe = newPipeline(exps)
 		p.out = make([]stream.Event, 0, pipeBatch)
 	}
@@ -143,6 +143,7 @@ func strictCheck(t *stream.Trace) error {
 // states, frames and orphan lists of the first.
 type pass struct {
 	t        *stream.Trace
+	parallel bool // decode and export on goroutines of their own
 	count    bool // first pass or one pass: build the Trace and count repairs
 	emit     bool // second pass or one pass: send events
 	onePass  bool // one pass: orphan exits are sent as stream.Orphan events
@@ -169,13 +170,14 @@ type pass struct {
 	done, total int64 // bytes read by earlier passes; bytes all passes read
 }
 
-func newPass(f *parser.File) *pass {
+func newPass(f *parser.File, opt Options) *pass {
 	h := f.Header
 	p := &pass{
-		threads: make(map[parser.ThreadID]*threadState),
-		frames:  make(map[parser.MethodID]stream.FrameID),
-		unit:    max(int64(h.TimeUnit), 1),
-		wrap32:  h.TimeBits == 32,
+		threads:  make(map[parser.ThreadID]*threadState),
+		frames:   make(map[parser.MethodID]stream.FrameID),
+		unit:     max(int64(h.TimeUnit), 1),
+		wrap32:   h.TimeBits == 32,
+		parallel: !opt.Serial && runtime.GOMAXPROCS(0) > 1,
 	}
 	p.maxTicks = uint64(math.MaxInt64 / p.unit)
 	p.t = &stream.Trace{Name: f.Name, Size: f.Size(), Header: h, HasWall: h.Clock.HasWall(), HasCPU: h.Clock.HasCPU()}
@@ -211,22 +213,12 @@ func (p *pass) startSecond(exps []stream.Exporter) {
 
 func (p *pass) run(f *parser.File) error {
 	r := f.NewReader()
-	batch := make([]parser.Event, batchSize)
-	for {
-		if p.progress != nil {
-			p.progress(p.done+r.Offset(), p.total)
-		}
-		n, err := r.ReadEvents(batch)
-		p.records(batch[:n])
-		if p.err != nil {
-			return p.err
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
+	read := p.readSerial
+	if p.parallel {
+		read = p.readParallel
+	}
+	if err := read(r); err != nil {
+		return err
 	}
 	for _, ts := range p.order {
 		p.finish(ts)
