@@ -43,8 +43,8 @@ func BenchmarkPerfetto(b *testing.B) {
 		e = perfetto.New(&countWriter{}, perfetto.Options{})
 		run(b, data, convert.Options{}, e)
 	}
-	b.ReportMetric(float64(e.Written())/float64(e.Events()), "bytes/event")
-	b.ReportMetric(float64(e.Events()), "events")
+	b.ReportMetric(float64(e.Written())/float64(e.EventCount()), "bytes/event")
+	b.ReportMetric(float64(e.EventCount()), "events")
 }
 
 // BenchmarkConvertOnly is BenchmarkPerfetto without an exporter doing any

@@ -67,7 +67,7 @@ type thread struct {
 // openSlice is where a written slice began, for the annotations of its end.
 type openSlice struct{ ts, cpu int64 }
 
-var _ stream.Exporter = (*Exporter)(nil)
+var _ stream.BatchExporter = (*Exporter)(nil)
 
 // New returns an exporter writing to w. Nothing is written before Begin.
 func New(w io.Writer, opts Options) *Exporter {
@@ -151,6 +151,17 @@ func (e *Exporter) Event(ev *stream.Event) error {
 	return e.maybeFlush()
 }
 
+// Events writes a batch of slice begins and ends (stream.BatchExporter):
+// one call per batch instead of one per event.
+func (e *Exporter) Events(evs []stream.Event) error {
+	for i := range evs {
+		if err := e.Event(&evs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Finish writes what is buffered and notes the folded frames.
 func (e *Exporter) Finish() error {
 	if e.folded > 0 {
@@ -174,8 +185,8 @@ func (e *Exporter) Warnings() []string { return e.warns }
 // Written returns the number of bytes written so far.
 func (e *Exporter) Written() int64 { return e.written }
 
-// Events returns the number of slice begins and ends written.
-func (e *Exporter) Events() int64 { return e.events }
+// EventCount returns the number of slice begins and ends written.
+func (e *Exporter) EventCount() int64 { return e.events }
 
 func (e *Exporter) warnf(format string, args ...any) {
 	e.warns = append(e.warns, fmt.Sprintf(format, args...))

@@ -45,8 +45,8 @@ func TestCorpus(t *testing.T) {
 			defer f.Close()
 			x := export(t, f, perfetto.Options{})
 			checkSlices(t, x)
-			if n := int64(len(x.got.Slices)) * 2; n != x.exp.Events() {
-				t.Errorf("%d slices for %d events", n/2, x.exp.Events())
+			if n := int64(len(x.got.Slices)) * 2; n != x.exp.EventCount() {
+				t.Errorf("%d slices for %d events", n/2, x.exp.EventCount())
 			}
 		})
 	}
@@ -344,8 +344,8 @@ func TestBytesPerEvent(t *testing.T) {
 	var w countWriter
 	e := perfetto.New(&w, perfetto.Options{})
 	run(t, data, convert.Options{}, e)
-	per := float64(w.n) / float64(e.Events())
-	t.Logf("%d events, %d bytes, %.2f bytes/event", e.Events(), w.n, per)
+	per := float64(w.n) / float64(e.EventCount())
+	t.Logf("%d events, %d bytes, %.2f bytes/event", e.EventCount(), w.n, per)
 	if per > 20 || w.n != e.Written() {
 		t.Errorf("%.2f bytes per event (written %d, counted %d), want at most 20", per, e.Written(), w.n)
 	}

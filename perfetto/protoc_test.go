@@ -37,8 +37,8 @@ func TestProtocDecode(t *testing.T) {
 			if m := unknownField.Find(text); m != nil {
 				t.Errorf("protoc shows a field outside the subset: %q", m)
 			}
-			if n := int64(strings.Count(string(text), "\n  track_event {")); n != x.exp.Events() {
-				t.Errorf("protoc shows %d track events, the exporter wrote %d", n, x.exp.Events())
+			if n := int64(strings.Count(string(text), "\n  track_event {")); n != x.exp.EventCount() {
+				t.Errorf("protoc shows %d track events, the exporter wrote %d", n, x.exp.EventCount())
 			}
 		})
 	}
