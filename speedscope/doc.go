@@ -20,6 +20,16 @@
 // close at the trace end), and the frames of one method always map to the
 // same shared frame, so the discipline survives de-duplication.
 //
+// One pass. The exporter is a stream.OnePassExporter: convert reads the
+// trace once, and an orphan exit arrives when it is found rather than as
+// a frame opened at the thread's start. The exporter spools the close
+// there, notes the frame, and writes the opens at time 0 (the last found
+// outermost) before the thread's spooled events; a thread's time before
+// its last orphan exit counts as busy, as the frames were open. Events
+// carry stream frame ids, mapped to shared frames at Finish, when the
+// frame table is complete. The file is byte for byte the one two passes
+// give.
+//
 // Choices:
 //
 //   - Frames are de-duplicated by (name, file, line), because speedscope
@@ -45,10 +55,13 @@
 // header and frames, then each thread's blocks in order, decoding them
 // into JSON. Memory is therefore the buffers (Options.Memory in all, 16 MiB
 // by default) plus 16 bytes per spilled block of up to 1 MiB, whatever the
-// number of records; the spool holds about 4 bytes per event, a tenth of
-// the JSON's 37. One spool file rather than one per thread keeps the
-// number of open files at one for traces with thousands of threads, and a
-// trace whose events fit in the buffers never creates it.
+// number of records. Threads appear as the trace is read, so each new one
+// shrinks the others' share, and the buffers are cut down to it whenever
+// it has fallen by a quarter: together they stay under about 4/3 of
+// Options.Memory. The spool holds about 4 bytes per event, a tenth of the
+// JSON's 37. One spool file rather than one per thread keeps the number of
+// open files at one for traces with thousands of threads, and a trace
+// whose events fit in the buffers never creates it.
 //
 // Sampled profiles (hprof text, ART profile files) have no timeline:
 // [WriteSampled] writes them as "sampled" profiles, one per thread, each

@@ -76,6 +76,12 @@ func (e *Exporter) write() error {
 	if e.t == nil {
 		return errors.New("speedscope: Finish without Begin")
 	}
+	// The tables are complete only now in one pass; the threads of the
+	// tables that had no event still get a profile.
+	if n := len(e.t.Threads); n > len(e.threads) {
+		e.threads = append(e.threads, make([]threadBuf, n-len(e.threads))...)
+	}
+	shared, frames := dedupFrames(e.t.Frames)
 	w := &writer{w: e.w, buf: make([]byte, 0, flushAt+4096)}
 	micro := e.subMicro == 0 // every time is a whole µs
 	w.str(`{"$schema":`)
@@ -88,15 +94,16 @@ func (e *Exporter) write() error {
 	w.quoted(e.name())
 	w.str(`,"activeProfileIndex":`)
 	w.int(int64(e.active()))
-	e.writeFrames(w)
+	writeFrameList(w, frames)
 	w.str(`,"profiles":[`)
+	d := decoder{suffix: streamSuffixes(shared, frameSuffixes(len(frames))), micro: micro}
 	var scratch []byte
 	for i := range e.t.Threads {
 		if i > 0 {
 			w.str(",")
 		}
 		var err error
-		if scratch, err = e.writeProfile(w, i, micro, scratch); err != nil {
+		if scratch, err = e.writeProfile(w, i, d, scratch); err != nil {
 			return err
 		}
 	}
@@ -104,9 +111,6 @@ func (e *Exporter) write() error {
 	w.flush()
 	return w.err
 }
-
-// writeFrames writes shared.frames.
-func (e *Exporter) writeFrames(w *writer) { writeFrameList(w, e.frames) }
 
 // writeFrameList writes shared.frames from the de-duplicated frames.
 func writeFrameList(w *writer, frames []frameKey) {
@@ -131,15 +135,16 @@ func writeFrameList(w *writer, frames []frameKey) {
 	w.str("]}")
 }
 
-// writeProfile writes thread i's evented profile: its spilled blocks in
-// order, then what is still buffered.
-func (e *Exporter) writeProfile(w *writer, i int, micro bool, scratch []byte) ([]byte, error) {
+// writeProfile writes thread i's evented profile with a fresh copy of d:
+// its orphan frames opened at time 0, then its spilled blocks in order, then
+// what is still buffered.
+func (e *Exporter) writeProfile(w *writer, i int, d decoder, scratch []byte) ([]byte, error) {
 	th := &e.t.Threads[i]
 	tb := &e.threads[i]
 	w.str(`{"type":"evented","name":`)
 	w.quoted(ProfileName(th))
 	end := max(e.end(th), tb.last)
-	if micro {
+	if d.micro {
 		w.str(`,"unit":"microseconds","startValue":0,"endValue":`)
 		end /= 1000
 	} else {
@@ -147,7 +152,11 @@ func (e *Exporter) writeProfile(w *writer, i int, micro bool, scratch []byte) ([
 	}
 	w.int(end)
 	w.str(`,"events":[`)
-	d := decoder{first: true, suffix: e.suffix, micro: micro}
+	d.first = true
+	scratch = orphanOpens(tb.orphans, scratch[:0])
+	if err := d.events(w, scratch); err != nil {
+		return scratch, err
+	}
 	for _, b := range tb.blocks {
 		var err error
 		if scratch, err = e.sp.read(b, scratch); err != nil {
@@ -164,9 +173,21 @@ func (e *Exporter) writeProfile(w *writer, i int, micro bool, scratch []byte) ([
 	return scratch, w.err
 }
 
+// orphanOpens encodes the opens of a thread's orphan frames at time 0,
+// outermost (the last found) first: what two passes send at the thread's
+// first record. Their closes are in the spooled events already.
+func orphanOpens(orphans []stream.FrameID, buf []byte) []byte {
+	for i := len(orphans) - 1; i >= 0; i-- {
+		buf = binary.AppendUvarint(buf, uint64(orphans[i])<<1)
+		buf = append(buf, 0) // the uvarint of a zero time step
+	}
+	return buf
+}
+
 // decoder turns encoded events back into JSON, carrying the running time
-// across blocks. suffix[f] is the precomputed tail of an event of frame f,
-// `,"frame":f}`, so that the loop formats only the time.
+// across blocks. suffix[f] is the precomputed tail of an event of stream
+// frame f, `,"frame":s}` with s its shared frame, so that the loop formats
+// only the time.
 type decoder struct {
 	at     int64 // ns
 	out    decimal
@@ -216,6 +237,15 @@ func (d *decoder) events(w *writer, p []byte) error {
 	}
 	w.buf = buf
 	return w.err
+}
+
+// streamSuffixes gives every stream frame the suffix of its shared frame.
+func streamSuffixes(shared []int32, suffix [][]byte) [][]byte {
+	out := make([][]byte, len(shared))
+	for i, s := range shared {
+		out[i] = suffix[s]
+	}
+	return out
 }
 
 // frameSuffixes precomputes `,"frame":i}` for every shared frame.

@@ -41,30 +41,37 @@ type Options struct {
 }
 
 // Exporter is a stream.Exporter that writes a speedscope file at Finish.
-// Call Close when the conversion fails before Finish, to remove the spool.
+// It takes the stream in one pass (stream.OnePassExporter): it needs the
+// complete tables only when it writes. Call Close when the conversion fails
+// before Finish, to remove the spool.
 type Exporter struct {
 	w        io.Writer
 	opt      Options
 	t        *stream.Trace
-	cpu      bool    // the timeline is thread CPU time
-	shared   []int32 // stream FrameID → index in shared.frames
-	frames   []frameKey
-	suffix   [][]byte // per shared frame, the end of its events' JSON
+	cpu      bool // the timeline is thread CPU time
 	threads  []threadBuf
 	block    int // bytes a thread buffers before spilling
+	sized    int // the block size the buffers were last cut to
 	sp       spool
 	subMicro int64 // OR of every time modulo 1000: nonzero means write ns
 }
 
-var _ stream.Exporter = (*Exporter)(nil)
+var (
+	_ stream.OnePassExporter = (*Exporter)(nil)
+	_ stream.BatchExporter   = (*Exporter)(nil)
+)
 
 // threadBuf is one thread's encoded events: spilled blocks, then buf.
 type threadBuf struct {
-	buf    []byte
-	blocks []block
-	last   int64 // time of the thread's previous event, ns
-	busy   int64 // time with a frame open, ns
+	buf     []byte
+	blocks  []block
+	orphans []stream.FrameID // one pass: orphan exits in the order found
+	last    int64            // time of the thread's previous event, ns
+	busy    int64            // time with a frame open, ns
 }
+
+// slack is the room past a block for the event that fills it.
+const slack = 2 * binary.MaxVarintLen64
 
 // New returns an exporter that writes to w.
 func New(w io.Writer, opt Options) *Exporter {
@@ -84,44 +91,115 @@ func ProfileName(th *stream.Thread) string {
 	return fmt.Sprintf("%s (tid %d)", th.Name, th.ID)
 }
 
-// Begin de-duplicates the frames and sizes the thread buffers.
+// OnePass marks the exporter as able to take the stream in one pass.
+func (e *Exporter) OnePass() {}
+
+// Begin sizes the buffers of the threads known so far: all of them in two
+// passes, none in one. The frames are de-duplicated at Finish, when the
+// table is complete in both cases.
 func (e *Exporter) Begin(t *stream.Trace) error {
 	e.t = t
 	e.cpu = CPUTimeline(t)
-	e.shared, e.frames = dedupFrames(t.Frames)
-	e.suffix = frameSuffixes(len(e.frames))
-	e.threads = make([]threadBuf, len(t.Threads))
-	e.block = min(max(e.opt.Memory/max(len(t.Threads), 1), minBlock), maxBlock)
+	e.sized = blockSize(e.opt.Memory, len(t.Threads))
+	return e.grow(len(t.Threads))
+}
+
+// blockSize shares the memory budget between n threads.
+func blockSize(memory, n int) int {
+	return min(max(memory/max(n, 1), minBlock), maxBlock)
+}
+
+// Events takes a batch of events (stream.BatchExporter). In one pass it
+// may run on another goroutine than the pass, which is still appending to
+// the Trace's tables: it must not read them.
+func (e *Exporter) Events(evs []stream.Event) error {
+	for i := range evs {
+		if err := e.Event(&evs[i]); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-// Event appends one encoded event to its thread's buffer: the shared frame
-// index shifted left by one with the kind in the low bit (Begin 0, End 1),
-// then the time since the thread's previous event, both as uvarints.
+// Event appends one encoded event to its thread's buffer: the stream
+// FrameID shifted left by one with the kind in the low bit (Begin 0; End
+// and Orphan, which close a frame, 1), then the time since the thread's
+// previous event, both as uvarints.
 func (e *Exporter) Event(ev *stream.Event) error {
+	if int(ev.Thread) >= len(e.threads) {
+		if err := e.grow(int(ev.Thread) + 1); err != nil {
+			return err
+		}
+	}
 	tb := &e.threads[ev.Thread]
 	at := ev.Wall
 	if e.cpu {
 		at = ev.CPU
 	}
 	at = max(at, tb.last) // the stream never goes back; stay safe if it did
-	open := ev.Depth
-	if ev.Kind == stream.End {
-		open++
+	open, closes := ev.Depth, uint64(0)
+	if ev.Kind != stream.Begin {
+		open, closes = open+1, 1
 	}
 	if open > 0 {
 		tb.busy += at - tb.last
 	}
+	if ev.Kind == stream.Orphan {
+		// Two passes open the orphan at the thread's start (write does the
+		// same), so everything until its exit was inside a frame.
+		tb.busy = at
+		tb.orphans = append(tb.orphans, ev.Frame)
+	}
 	e.subMicro |= at % 1000
 	if tb.buf == nil {
-		tb.buf = make([]byte, 0, e.block+2*binary.MaxVarintLen64)
+		tb.buf = make([]byte, 0, e.block+slack)
 	}
-	tb.buf = binary.AppendUvarint(tb.buf, uint64(e.shared[ev.Frame])<<1|uint64(ev.Kind&1))
+	tb.buf = binary.AppendUvarint(tb.buf, uint64(ev.Frame)<<1|closes)
 	tb.buf = binary.AppendUvarint(tb.buf, uint64(at-tb.last))
 	tb.last = at
 	if len(tb.buf) >= e.block {
 		return e.spill(tb)
 	}
+	return nil
+}
+
+// grow makes room for threads up to n-1. In one pass threads appear as the
+// trace is read, so each one shrinks the share of the others; once the
+// share has fallen by a quarter, the buffers are cut down to it, which
+// keeps their total near the budget.
+func (e *Exporter) grow(n int) error {
+	if n > len(e.threads) {
+		e.threads = append(e.threads, make([]threadBuf, n-len(e.threads))...)
+	}
+	e.block = blockSize(e.opt.Memory, n)
+	if e.block*4 >= e.sized*3 {
+		return nil
+	}
+	e.sized = e.block
+	for i := range e.threads {
+		if err := e.shrink(&e.threads[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// shrink cuts a thread's buffer down to the current block size, spilling
+// it first if it holds a block's worth already.
+func (e *Exporter) shrink(tb *threadBuf) error {
+	if cap(tb.buf) <= e.block+slack {
+		return nil
+	}
+	if len(tb.buf) >= e.block {
+		if err := e.spill(tb); err != nil {
+			return err
+		}
+	}
+	if len(tb.buf) == 0 {
+		tb.buf = nil // allocated again at the thread's next event
+		return nil
+	}
+	tb.buf = append(make([]byte, 0, e.block+slack), tb.buf...)
 	return nil
 }
 
