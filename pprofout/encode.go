@@ -43,7 +43,7 @@ func (b *Builder) Write(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	zw, err := gzip.NewWriterLevel(w, gzip.DefaultCompression)
+	zw, err := gzip.NewWriterLevel(w, compression)
 	if err != nil {
 		return err
 	}
@@ -56,6 +56,11 @@ func (b *Builder) Write(w io.Writer) error {
 	}
 	return nil
 }
+
+// compression is the gzip level of written profiles: the fastest. The
+// default level took about a quarter of a 100 MB trace's conversion, for
+// files 12 % smaller.
+const compression = gzip.BestSpeed
 
 // firstOfLabels returns the first sample of each label set, in order.
 func (b *Builder) firstOfLabels() []sampleAcc {

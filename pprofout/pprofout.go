@@ -26,6 +26,7 @@
 package pprofout
 
 import (
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -272,7 +273,14 @@ func Write(w io.Writer, p *profile.Profile) error {
 	if err := p.CheckValid(); err != nil {
 		return fmt.Errorf("pprof: invalid profile: %w", err)
 	}
-	if err := p.Write(w); err != nil {
+	zw, err := gzip.NewWriterLevel(w, compression)
+	if err != nil {
+		return err
+	}
+	if err := p.WriteUncompressed(zw); err != nil {
+		return fmt.Errorf("pprof: writing: %w", err)
+	}
+	if err := zw.Close(); err != nil {
 		return fmt.Errorf("pprof: writing: %w", err)
 	}
 	return nil
