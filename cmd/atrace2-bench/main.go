@@ -24,8 +24,11 @@ import (
 	"github.com/atrace2/atrace2/internal/tracegen"
 )
 
-// commands are run as "atrace2 <args> -q <input>"; "-o OUT" is added for
-// commands that write a file, stdout goes to a file for the others.
+// commands are run as "atrace2 <args> -q <input>", with "-o -" for those
+// that take -o: the output goes through a pipe and is counted, not stored,
+// so that a disk's write speed does not set the numbers (writing the 1.3 GB
+// Perfetto trace of a 1 GB input to a file doubled its time here). -files
+// writes real files instead.
 var commands = []struct {
 	name  string
 	args  []string
@@ -44,6 +47,7 @@ func main() {
 	sizes := flag.String("sizes", "100", "trace sizes in MB, comma separated (e.g. 100,1000)")
 	only := flag.String("commands", "", "comma-separated subset of commands to run (default: all)")
 	bin := flag.String("bin", "", "atrace2 binary to measure (default: built from this checkout into -dir)")
+	flag.BoolVar(&toFiles, "files", false, "write the outputs to a file in -dir instead of counting them through a pipe")
 	flag.Parse()
 	if err := run(*dir, *sizes, *only, *bin); err != nil {
 		fmt.Fprintln(os.Stderr, "atrace2-bench:", err)
@@ -53,6 +57,9 @@ func main() {
 
 // gnuTime reports a child's peak RSS (Debian package "time").
 const gnuTime = "/usr/bin/time"
+
+// toFiles is the -files flag.
+var toFiles bool
 
 func run(dir, sizes, only, bin string) error {
 	if _, err := os.Stat(gnuTime); err != nil {
@@ -74,8 +81,8 @@ func run(dir, sizes, only, bin string) error {
 		return err
 	}
 	fmt.Printf("machine: %s/%s, %d cores, %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel())
-	fmt.Println("| input | command | wall | MB/s | peak RSS | output |")
-	fmt.Println("|---|---|---:|---:|---:|---:|")
+	fmt.Println("| input | command | wall | MB/s | CPU | peak RSS | output |")
+	fmt.Println("|---|---|---:|---:|---:|---:|---:|")
 	for _, in := range inputs {
 		for _, c := range commands {
 			if only != "" && !strings.Contains(","+only+",", ","+c.name+",") {
@@ -83,11 +90,11 @@ func run(dir, sizes, only, bin string) error {
 			}
 			r, err := measure(bin, dir, in, c.args, c.toOut)
 			if err != nil {
-				fmt.Printf("| %s | %s | failed: %v | | | |\n", filepath.Base(in.path), c.name, err)
+				fmt.Printf("| %s | %s | failed: %v | | | | |\n", filepath.Base(in.path), c.name, err)
 				continue
 			}
-			fmt.Printf("| %s | %s | %.2f s | %.0f | %.0f MB | %.1f MB |\n", filepath.Base(in.path), c.name,
-				r.wall.Seconds(), float64(in.bytes)/1e6/r.wall.Seconds(), float64(r.rssKB)/1024, float64(r.out)/1e6)
+			fmt.Printf("| %s | %s | %.2f s | %.0f | %.2f s | %.0f MB | %.1f MB |\n", filepath.Base(in.path), c.name,
+				r.wall.Seconds(), float64(in.bytes)/1e6/r.wall.Seconds(), r.cpu.Seconds(), float64(r.rssKB)/1024, float64(r.out)/1e6)
 		}
 	}
 	return nil
@@ -168,8 +175,17 @@ func gzipFile(w io.Writer, path string) error {
 
 type result struct {
 	wall  time.Duration
+	cpu   time.Duration // user + system
 	rssKB int64
 	out   int64
+}
+
+// counter counts the bytes written to it.
+type counter struct{ n int64 }
+
+func (c *counter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
 }
 
 // measure runs one command under GNU time for its peak RSS. (The kernel's
@@ -180,9 +196,16 @@ func measure(bin, dir string, in input, args []string, toOut bool) (result, erro
 	os.Remove(out)
 	args = append(append([]string{}, args...), "-q")
 	cmd := exec.Command(bin)
-	if toOut {
+	var count counter
+	switch {
+	case !toFiles && toOut:
+		args = append(args, "-o", "-")
+		cmd.Stdout = &count
+	case !toFiles:
+		cmd.Stdout = &count
+	case toOut:
 		args = append(args, "-o", out)
-	} else {
+	default:
 		f, err := os.Create(out)
 		if err != nil {
 			return result{}, err
@@ -192,18 +215,24 @@ func measure(bin, dir string, in input, args []string, toOut bool) (result, erro
 	}
 	rss := filepath.Join(dir, "rss.txt")
 	cmd.Path = gnuTime
-	cmd.Args = append([]string{gnuTime, "-f", "%M", "-o", rss, bin}, append(args, in.path)...)
+	cmd.Args = append([]string{gnuTime, "-f", "%M %U %S", "-o", rss, bin}, append(args, in.path)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
 		return result{}, fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
 	}
-	r := result{wall: time.Since(start)}
+	r := result{wall: time.Since(start), out: count.n}
 	if b, err := os.ReadFile(rss); err == nil {
-		r.rssKB, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		f := strings.Fields(string(b))
+		if len(f) == 3 {
+			r.rssKB, _ = strconv.ParseInt(f[0], 10, 64)
+			user, _ := strconv.ParseFloat(f[1], 64)
+			sys, _ := strconv.ParseFloat(f[2], 64)
+			r.cpu = time.Duration((user + sys) * float64(time.Second))
+		}
 	}
-	if st, err := os.Stat(out); err == nil {
+	if st, err := os.Stat(out); err == nil && toFiles {
 		r.out = st.Size()
 	}
 	return r, nil
