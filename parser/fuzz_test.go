@@ -74,12 +74,37 @@ func FuzzReader(f *testing.F) {
 		defer pf.Close()
 		r := pf.NewReader()
 		var ev parser.Event
+		var one []parser.Event
 		for {
 			if err := r.ReadEvent(&ev); err != nil {
 				if err != io.EOF {
 					t.Fatalf("ReadEvent after a good header: %v", err)
 				}
 				break
+			}
+			one = append(one, ev)
+		}
+		// The batch decoder must read the same records, whatever the
+		// batch size (7 cuts batches at odd places).
+		r = pf.NewReader()
+		batch := make([]parser.Event, 7)
+		var many []parser.Event
+		for {
+			n, err := r.ReadEvents(batch)
+			many = append(many, batch[:n]...)
+			if err != nil {
+				if err != io.EOF {
+					t.Fatalf("ReadEvents after a good header: %v", err)
+				}
+				break
+			}
+		}
+		if len(one) != len(many) {
+			t.Fatalf("ReadEvent read %d records, ReadEvents %d", len(one), len(many))
+		}
+		for i := range one {
+			if one[i] != many[i] {
+				t.Fatalf("record %d: ReadEvent %v, ReadEvents %v", i, one[i], many[i])
 			}
 		}
 		convert.Run(pf, convert.Options{}, &balanceChecker{})
