@@ -172,9 +172,16 @@ func (p *pass) finish(ts *threadState) {
 
 // send queues an event; the queue goes to the exporters when it is full
 // and at the end of the pass.
+// The fields are stored one by one into the queue (see parser's
+// decodeBuffered for why not a struct literal); the queue always has room,
+// as it is handed over when full.
 func (p *pass) send(k stream.Kind, fl stream.Flags, ts *threadState, f stream.FrameID, depth int, wall, cpu int64) {
-	p.out = append(p.out, stream.Event{Kind: k, Flags: fl, Thread: ts.idx, Frame: f, Depth: int32(depth), Wall: wall, CPU: cpu})
-	if len(p.out) == cap(p.out) {
+	n := len(p.out)
+	p.out = p.out[:n+1]
+	ev := &p.out[n]
+	ev.Kind, ev.Flags, ev.Thread, ev.Frame, ev.Depth = k, fl, ts.idx, f, int32(depth)
+	ev.Wall, ev.CPU = wall, cpu
+	if n+1 == cap(p.out) {
 		p.flush()
 	}
 }

@@ -81,7 +81,10 @@ func (r *Reader) ReadEvents(evs []Event) (int, error) {
 
 // decodeBuffered decodes the whole records that lie in the buffer, up to
 // len(evs), and stops before a streaming special item. A loop per layout
-// keeps the layout switch and the calls out of the per-record work.
+// keeps the layout switch and the calls out of the per-record work. The
+// fields are stored one by one: a struct literal is built on the stack and
+// copied in 16-byte moves, which stall on the narrower stores that built
+// it (store-to-load forwarding fails) and cost most of the loop's time.
 func (r *Reader) decodeBuffered(evs []Event) int {
 	s := r.s
 	off := s.pos()
@@ -97,9 +100,10 @@ func (r *Reader) decodeBuffered(evs []Event) int {
 		for i := range evs {
 			rec := b[i*size : i*size+9]
 			word := binary.LittleEndian.Uint32(rec[1:])
-			cpu, wall := oneClock(r.clock, binary.LittleEndian.Uint32(rec[5:]))
-			evs[i] = Event{Offset: off + int64(i*size), Thread: ThreadID(rec[0]),
-				Method: MethodID(word &^ 3), Action: Action(word & 3), CPU: cpu, Wall: wall}
+			ev := &evs[i]
+			ev.Offset, ev.Thread = off+int64(i*size), ThreadID(rec[0])
+			ev.Method, ev.Action = MethodID(word&^3), Action(word&3)
+			ev.CPU, ev.Wall = oneClock(r.clock, binary.LittleEndian.Uint32(rec[5:]))
 		}
 	case 2:
 		for i := range evs {
@@ -109,9 +113,10 @@ func (r *Reader) decodeBuffered(evs []Event) int {
 				break
 			}
 			word := binary.LittleEndian.Uint32(rec[2:])
-			cpu, wall := oneClock(r.clock, binary.LittleEndian.Uint32(rec[6:]))
-			evs[i] = Event{Offset: off + int64(i*size), Thread: ThreadID(binary.LittleEndian.Uint16(rec)),
-				Method: MethodID(word &^ 3), Action: Action(word & 3), CPU: cpu, Wall: wall}
+			ev := &evs[i]
+			ev.Offset, ev.Thread = off+int64(i*size), ThreadID(binary.LittleEndian.Uint16(rec))
+			ev.Method, ev.Action = MethodID(word&^3), Action(word&3)
+			ev.CPU, ev.Wall = oneClock(r.clock, binary.LittleEndian.Uint32(rec[6:]))
 		}
 	default:
 		for i := range evs {
@@ -121,9 +126,11 @@ func (r *Reader) decodeBuffered(evs []Event) int {
 				break
 			}
 			word := binary.LittleEndian.Uint32(rec[2:])
-			evs[i] = Event{Offset: off + int64(i*size), Thread: ThreadID(binary.LittleEndian.Uint16(rec)),
-				Method: MethodID(word &^ 3), Action: Action(word & 3),
-				CPU: uint64(binary.LittleEndian.Uint32(rec[6:])), Wall: uint64(binary.LittleEndian.Uint32(rec[10:]))}
+			ev := &evs[i]
+			ev.Offset, ev.Thread = off+int64(i*size), ThreadID(binary.LittleEndian.Uint16(rec))
+			ev.Method, ev.Action = MethodID(word&^3), Action(word&3)
+			ev.CPU = uint64(binary.LittleEndian.Uint32(rec[6:]))
+			ev.Wall = uint64(binary.LittleEndian.Uint32(rec[10:]))
 		}
 		// A dual-clock layout read for one clock (--clock) keeps that one.
 		if !r.clock.HasCPU() || !r.clock.HasWall() {
