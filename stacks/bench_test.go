@@ -10,8 +10,14 @@ import (
 	"github.com/atrace2/atrace2/stacks"
 )
 
-// BenchmarkAggregate converts a 100 MB v3 trace into per-thread call trees.
+// BenchmarkAggregate converts a 100 MB v3 trace into per-thread call trees,
+// on the pipeline's goroutines and on one.
 func BenchmarkAggregate(b *testing.B) {
+	b.Run("pipeline", func(b *testing.B) { benchAggregate(b, false) })
+	b.Run("serial", func(b *testing.B) { benchAggregate(b, true) })
+}
+
+func benchAggregate(b *testing.B, serial bool) {
 	data := tracegen.LargeRegular(tracegen.LargeOptions{Bytes: 100 << 20, Seed: 1})
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
@@ -21,7 +27,7 @@ func BenchmarkAggregate(b *testing.B) {
 			b.Fatal(err)
 		}
 		a := stacks.New()
-		if _, err := convert.Run(f, convert.Options{}, a); err != nil {
+		if _, err := convert.Run(f, convert.Options{Serial: serial}, a); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(len(a.Nodes())), "nodes")

@@ -155,7 +155,7 @@ func (s *Sampled) child(edges map[edge]NodeID, parent NodeID, f stream.FrameID) 
 	s.counts = append(s.counts, 0)
 	edges[k] = id
 	th := &s.t.Threads[par.Thread]
-	th.MaxDepth = max(th.MaxDepth, par.Depth+1)
+	th.MaxDepth = max(th.MaxDepth, int(par.Depth)+1)
 	return id
 }
 
@@ -213,7 +213,7 @@ func (s *Sampled) UnknownThread() (stream.ThreadIndex, bool) { return s.unknown,
 // (samples.Profile.CutStack).
 func (s *Sampled) Cut(id NodeID) bool {
 	p := s.src
-	return p.DepthLimited && p.MaxDepth > 0 && s.nodes[id].Depth >= p.MaxDepth
+	return p.DepthLimited && p.MaxDepth > 0 && int(s.nodes[id].Depth) >= p.MaxDepth
 }
 
 // Stack appends the frames of node id to buf, outermost first.

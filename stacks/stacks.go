@@ -24,7 +24,7 @@ type Node struct {
 	Parent NodeID
 	Thread stream.ThreadIndex
 	Frame  stream.FrameID
-	Depth  int   // 0 for a thread's root, 1 for an outermost frame
+	Depth  int32 // 0 for a thread's root, 1 for an outermost frame
 	Calls  int64 // times this exact stack was entered
 	Wall   int64 // exclusive wall ns
 	CPU    int64 // exclusive thread CPU ns
