@@ -24,11 +24,11 @@ import (
 	"github.com/atrace2/atrace2/internal/tracegen"
 )
 
-// commands are run as "atrace2 <args> -q <input>", with "-o -" for those
-// that take -o: the output goes through a pipe and is counted, not stored,
-// so that a disk's write speed does not set the numbers (writing the 1.3 GB
-// Perfetto trace of a 1 GB input to a file doubled its time here). -files
-// writes real files instead.
+// commands are run as "atrace2 <args> -q <input>"; "-o OUT" is added for
+// commands that write a file, stdout goes to a file for the others. OUT is
+// in -out, by default /dev/shm (memory), so that a disk's write speed does
+// not set the numbers: writing the 1.3 GB Perfetto trace of a 1 GB input to
+// a disk file doubled its time here, and a pipe added half.
 var commands = []struct {
 	name  string
 	args  []string
@@ -47,7 +47,8 @@ func main() {
 	sizes := flag.String("sizes", "100", "trace sizes in MB, comma separated (e.g. 100,1000)")
 	only := flag.String("commands", "", "comma-separated subset of commands to run (default: all)")
 	bin := flag.String("bin", "", "atrace2 binary to measure (default: built from this checkout into -dir)")
-	flag.BoolVar(&toFiles, "files", false, "write the outputs to a file in -dir instead of counting them through a pipe")
+	flag.StringVar(&outDir, "out", defaultOut(), "folder for the outputs (default: /dev/shm when it exists, else -dir)")
+	flag.IntVar(&procs, "procs", 0, "run atrace2 with GOMAXPROCS=N (1: on one core); 0 leaves it alone")
 	flag.Parse()
 	if err := run(*dir, *sizes, *only, *bin); err != nil {
 		fmt.Fprintln(os.Stderr, "atrace2-bench:", err)
@@ -58,8 +59,18 @@ func main() {
 // gnuTime reports a child's peak RSS (Debian package "time").
 const gnuTime = "/usr/bin/time"
 
-// toFiles is the -files flag.
-var toFiles bool
+// outDir and procs are the -out and -procs flags.
+var (
+	outDir string
+	procs  int
+)
+
+func defaultOut() string {
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		return "/dev/shm"
+	}
+	return ""
+}
 
 func run(dir, sizes, only, bin string) error {
 	if _, err := os.Stat(gnuTime); err != nil {
@@ -80,7 +91,11 @@ func run(dir, sizes, only, bin string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("machine: %s/%s, %d cores, %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel())
+	fmt.Printf("machine: %s/%s, %d cores, %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel())
+	if procs > 0 {
+		fmt.Printf("; atrace2 runs with GOMAXPROCS=%d", procs)
+	}
+	fmt.Printf("\n\n")
 	fmt.Println("| input | command | wall | MB/s | CPU | peak RSS | output |")
 	fmt.Println("|---|---|---:|---:|---:|---:|---:|")
 	for _, in := range inputs {
@@ -180,38 +195,31 @@ type result struct {
 	out   int64
 }
 
-// counter counts the bytes written to it.
-type counter struct{ n int64 }
-
-func (c *counter) Write(p []byte) (int, error) {
-	c.n += int64(len(p))
-	return len(p), nil
-}
 
 // measure runs one command under GNU time for its peak RSS. (The kernel's
 // rusage of a child can include pages of this process from before the
 // exec, and this process holds generated traces.)
 func measure(bin, dir string, in input, args []string, toOut bool) (result, error) {
-	out := filepath.Join(dir, "out.bin")
+	if outDir == "" {
+		outDir = dir
+	}
+	out := filepath.Join(outDir, "atrace2-bench.out")
 	os.Remove(out)
+	defer os.Remove(out)
 	args = append(append([]string{}, args...), "-q")
 	cmd := exec.Command(bin)
-	var count counter
-	switch {
-	case !toFiles && toOut:
-		args = append(args, "-o", "-")
-		cmd.Stdout = &count
-	case !toFiles:
-		cmd.Stdout = &count
-	case toOut:
+	if toOut {
 		args = append(args, "-o", out)
-	default:
+	} else {
 		f, err := os.Create(out)
 		if err != nil {
 			return result{}, err
 		}
 		defer f.Close()
 		cmd.Stdout = f
+	}
+	if procs > 0 {
+		cmd.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", procs))
 	}
 	rss := filepath.Join(dir, "rss.txt")
 	cmd.Path = gnuTime
@@ -222,7 +230,7 @@ func measure(bin, dir string, in input, args []string, toOut bool) (result, erro
 	if err := cmd.Run(); err != nil {
 		return result{}, fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
 	}
-	r := result{wall: time.Since(start), out: count.n}
+	r := result{wall: time.Since(start)}
 	if b, err := os.ReadFile(rss); err == nil {
 		f := strings.Fields(string(b))
 		if len(f) == 3 {
@@ -232,7 +240,7 @@ func measure(bin, dir string, in input, args []string, toOut bool) (result, erro
 			r.cpu = time.Duration((user + sys) * float64(time.Second))
 		}
 	}
-	if st, err := os.Stat(out); err == nil && toFiles {
+	if st, err := os.Stat(out); err == nil {
 		r.out = st.Size()
 	}
 	return r, nil
