@@ -195,7 +195,6 @@ type result struct {
 	out   int64
 }
 
-
 // measure runs one command under GNU time for its peak RSS. (The kernel's
 // rusage of a child can include pages of this process from before the
 // exec, and this process holds generated traces.)
