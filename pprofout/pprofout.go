@@ -149,6 +149,14 @@ func (b *Builder) Add(a *stacks.Aggregator) error {
 	labelsOf := make([][syntheticKinds]int32, len(t.Threads))
 	nodes := a.Nodes()
 	nodePath := make([]int32, len(nodes))
+	if len(b.samples) == 0 {
+		// Sized up front: growing them leaves garbage as large as
+		// themselves, which the collector returns too late for the peak.
+		b.pathIdx = make(map[pathEntry]int32, len(nodes))
+		b.index = make(map[sampleKey]int32, len(nodes))
+		b.paths = make([]pathEntry, 0, len(nodes))
+		b.samples = make([]sampleAcc, 0, len(nodes))
+	}
 	for i := range nodes {
 		n := &nodes[i]
 		if n.IsRoot() {
