@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -149,13 +150,13 @@ func TestOutputIsAtomic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out.WriteString("half")
+	io.WriteString(out, "half")
 	out.Abort()
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Fatalf("an aborted output left %v", entries)
 	}
 	out, _ = g.createOutput(path, true, "test")
-	out.WriteString("whole")
+	io.WriteString(out, "whole")
 	if _, err := os.Stat(path); err == nil {
 		t.Fatal("the output exists before Close")
 	}

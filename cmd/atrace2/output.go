@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +11,7 @@ import (
 // written under a temporary name and renamed only when complete, so a failed
 // conversion never leaves a half-written file behind.
 type output struct {
-	*bufio.Writer
+	bufferedWriter
 	tmp   *os.File
 	final string
 	done  bool
@@ -25,7 +24,7 @@ func (g *Globals) createOutput(path string, binary bool, what string) (*output, 
 		if binary && isTerminal(g.env.stdout) {
 			return nil, usagef("refusing to write binary %s data to a terminal: use -o FILE or redirect stdout", what)
 		}
-		return &output{Writer: bufio.NewWriterSize(g.env.stdout, 256<<10)}, nil
+		return &output{bufferedWriter: newBuffered(g.env.stdout)}, nil
 	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -35,7 +34,7 @@ func (g *Globals) createOutput(path string, binary bool, what string) (*output, 
 	if err != nil {
 		return nil, fmt.Errorf("creating %s: %w", path, err)
 	}
-	return &output{Writer: bufio.NewWriterSize(tmp, 256<<10), tmp: tmp, final: path}, nil
+	return &output{bufferedWriter: newBuffered(tmp), tmp: tmp, final: path}, nil
 }
 
 // Close flushes and, for a file, renames it into place.
@@ -45,6 +44,7 @@ func (o *output) Close() error {
 	}
 	o.done = true
 	err := o.Flush()
+	o.stop()
 	if o.tmp == nil {
 		return err
 	}
@@ -66,12 +66,23 @@ func (o *output) Close() error {
 
 // Abort discards a file that was not closed; it is safe after Close.
 func (o *output) Abort() {
-	if o.done || o.tmp == nil {
+	if o.done {
 		return
 	}
 	o.done = true
+	o.stop()
+	if o.tmp == nil {
+		return
+	}
 	o.tmp.Close()
 	os.Remove(o.tmp.Name())
+}
+
+// stop ends the writing goroutine, if there is one.
+func (o *output) stop() {
+	if a, ok := o.bufferedWriter.(*asyncWriter); ok {
+		a.stop()
+	}
 }
 
 var _ io.Writer = (*output)(nil)

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestAsyncWriter writes pieces of every size across chunk boundaries,
+// flushing now and then, and compares the bytes.
+func TestAsyncWriter(t *testing.T) {
+	var got, want bytes.Buffer
+	a := newAsyncWriter(&got)
+	rng := rand.New(rand.NewPCG(3, 4))
+	piece := make([]byte, 3*asyncChunk)
+	for i := range piece {
+		piece[i] = byte(rng.Uint32())
+	}
+	for i := range 60 {
+		n := rng.IntN(len(piece))
+		if i%7 == 0 {
+			n = rng.IntN(100)
+		}
+		p := piece[rng.IntN(len(piece)-n):][:n]
+		if k, err := a.Write(p); k != n || err != nil {
+			t.Fatalf("Write(%d bytes) = %d, %v", n, k, err)
+		}
+		want.Write(p)
+		if i%10 == 0 {
+			if err := a.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if got.Len() != want.Len() {
+				t.Fatalf("after Flush: %d bytes written, want %d", got.Len(), want.Len())
+			}
+		}
+	}
+	if err := a.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	a.stop()
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Fatalf("%d bytes written differ from the %d given", got.Len(), want.Len())
+	}
+}
+
+type failAfter struct{ n int }
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if f.n -= len(p); f.n < 0 {
+		return 0, errors.New("disk full")
+	}
+	return len(p), nil
+}
+
+// TestAsyncWriterError: a failed write comes back from a later Write or
+// from Flush, never lost.
+func TestAsyncWriterError(t *testing.T) {
+	a := newAsyncWriter(&failAfter{n: 2 * asyncChunk})
+	defer a.stop()
+	p := make([]byte, asyncChunk/2)
+	var err error
+	for range 20 {
+		if _, err = a.Write(p); err != nil {
+			break
+		}
+	}
+	if ferr := a.Flush(); ferr == nil || ferr.Error() != "disk full" {
+		t.Fatalf("Flush after a failed write: %v (Write said %v)", ferr, err)
+	}
+}
