@@ -142,9 +142,12 @@ func (e *Exporter) Event(ev *stream.Event) error {
 	if e.cpuTimeline {
 		ts = cpu
 	}
-	if ev.Kind == stream.Begin {
-		e.begin(th, ev, ts, cpu)
-	} else {
+	switch {
+	case ev.Kind == stream.Begin:
+		if !fastPath || !e.beginFast(th, ev, ts, cpu) {
+			e.begin(th, ev, ts, cpu)
+		}
+	case !fastPath || !e.endFast(th, ev, ts, cpu):
 		e.end(th, ev, ts, cpu)
 	}
 	e.events++

@@ -1,0 +1,66 @@
+package perfetto_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/atrace2/atrace2/internal/testutil"
+	"github.com/atrace2/atrace2/internal/tracegen"
+	"github.com/atrace2/atrace2/parser"
+	"github.com/atrace2/atrace2/perfetto"
+)
+
+// TestFastPathBytes: the fast encoders write exactly what the general ones
+// write, on the policy cases, deep recursion (folded frames), both
+// timelines, the sample trace, a large trace with 200 threads (sequence
+// ids past one byte) and the corpus.
+func TestFastPathBytes(t *testing.T) {
+	defer perfetto.SetFastPath(true)
+	files := map[string]func(t *testing.T) *parser.File{}
+	for _, c := range policyCases {
+		files["policy/"+c.name] = func(t *testing.T) *parser.File { return openText(t, c.name+".trace", c.src) }
+	}
+	files["deep"] = func(t *testing.T) *parser.File { return openText(t, "deep.trace", deepRecursion()) }
+	dir := t.TempDir()
+	large := filepath.Join(dir, "large.trace")
+	os.WriteFile(large, tracegen.Large(tracegen.LargeOptions{Bytes: 3 << 20, Threads: 200, Methods: 400, Seed: 9}).Regular(), 0o644)
+	paths := map[string]string{"sample": testutil.SampleTrace(t), "large": large}
+	corpus := filepath.Join(repoRoot(t), "..", "shared", "corpus")
+	names, _ := filepath.Glob(filepath.Join(corpus, "*.trace*"))
+	if len(names) == 0 {
+		t.Logf("corpus not available at %s: checking generated traces only", corpus)
+	}
+	for _, n := range names {
+		if !strings.Contains(n, "special_char") && !strings.Contains(n, "header.trace") {
+			paths["corpus/"+filepath.Base(n)] = n
+		}
+	}
+	for name, path := range paths {
+		for _, clock := range []parser.Clock{parser.ClockUnknown, parser.ClockThreadCPU} {
+			files[name+"/"+clock.String()] = func(t *testing.T) *parser.File {
+				f, err := parser.Open(path, parser.Options{Clock: clock})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return f
+			}
+		}
+	}
+	for name, open := range files {
+		t.Run(name, func(t *testing.T) {
+			var out [2][]byte
+			for i, fast := range []bool{false, true} {
+				perfetto.SetFastPath(fast)
+				f := open(t)
+				out[i] = export(t, f, perfetto.Options{}).out
+				f.Close()
+			}
+			if !bytes.Equal(out[0], out[1]) {
+				t.Fatalf("fast path: %d bytes, general: %d bytes, not the same", len(out[1]), len(out[0]))
+			}
+		})
+	}
+}
