@@ -57,19 +57,6 @@ func (u *unwrapper) next(raw uint64, wrap32 bool, st *stream.Stats) uint64 {
 	return v
 }
 
-// enter pushes a frame.
-func (p *pass) enter(ts *threadState, f stream.FrameID, wall, cpu int64) {
-	depth := len(ts.stack)
-	ts.stack = append(ts.stack, frameRef{f})
-	if p.emit {
-		p.send(stream.Begin, 0, ts, f, depth, wall, cpu)
-	}
-	if p.count {
-		ts.events++
-		ts.segDepth = max(ts.segDepth, len(ts.stack)-ts.floor)
-	}
-}
-
 // exit applies the policy to an exit or unwind record.
 func (p *pass) exit(ts *threadState, f stream.FrameID, a parser.Action, wall, cpu int64) {
 	var fl stream.Flags

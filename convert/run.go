@@ -269,13 +269,38 @@ func (p *pass) records(batch []parser.Event) {
 				p.samp.add(ts.idx, wall, cpu)
 			}
 		}
-		switch top := len(ts.stack) - 1; {
+		// An enter, and the exit of the top frame, written out here:
+		// calling functions for them cost a tenth of the loop. Every other
+		// exit goes to exit (policy.go).
+		var kind stream.Kind
+		depth := len(ts.stack) - 1
+		switch {
 		case rec.Action == parser.Enter:
-			p.enter(ts, f, wall, cpu)
-		case rec.Action == parser.Exit && top >= ts.floor && ts.stack[top].frame == f:
-			p.end(ts, top, 0, wall, cpu)
+			depth++
+			ts.stack = append(ts.stack, frameRef{f})
+			if p.count {
+				ts.events++
+				ts.segDepth = max(ts.segDepth, len(ts.stack)-ts.floor)
+			}
+		case rec.Action == parser.Exit && depth >= ts.floor && ts.stack[depth].frame == f:
+			kind = stream.End
+			ts.stack = ts.stack[:depth]
+			if p.count {
+				ts.events++
+			}
 		default:
 			p.exit(ts, f, rec.Action, wall, cpu)
+			continue
+		}
+		if p.emit {
+			n := len(p.out)
+			p.out = p.out[:n+1]
+			ev := &p.out[n]
+			ev.Kind, ev.Flags, ev.Thread, ev.Frame, ev.Depth = kind, 0, ts.idx, f, int32(depth)
+			ev.Wall, ev.CPU = wall, cpu
+			if n+1 == cap(p.out) {
+				p.flush()
+			}
 		}
 	}
 	p.lastTS, p.lastRID = ts, rid
