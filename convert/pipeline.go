@@ -6,10 +6,10 @@ import (
 	"github.com/atrace2/atrace2/convert/stream"
 )
 
-// pipeline runs the exporters on a second goroutine: decoding and the stack
-// policy fill one batch of events on one core while the exporters take the
-// previous batch on the other. A few buffers circulate, so memory stays
-// fixed.
+// pipeline runs the exporters on a goroutine of their own: the stack
+// policy fills one batch of events while the exporters take the previous
+// one (and the decoder's goroutine reads ahead, see decode.go). A few
+// buffers circulate, so memory stays fixed.
 type pipeline struct {
 	exps   []stream.Exporter
 	full   chan []stream.Event
