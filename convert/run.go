@@ -106,7 +106,9 @@ func (p *pass) drive(f *parser.File, exps []stream.Exporter, strict bool) error 
 	}
 	err := p.run(f)
 	if p.pipe != nil {
-		if perr := p.pipe.close(); perr != nil && (err == nil || err == errExporter) {
+		// An exporter's error wins over a later reader error, as it does on
+		// one goroutine: the events it failed on came first.
+		if perr := p.pipe.close(); perr != nil {
 			err = perr
 		}
 		p.pipe = nil

@@ -65,7 +65,11 @@ func (a *asyncWriter) run() {
 			continue
 		}
 		if a.error() == nil {
-			if _, err := a.w.Write(b); err != nil {
+			n, err := a.w.Write(b)
+			if err == nil && n < len(b) {
+				err = io.ErrShortWrite // as bufio reports it
+			}
+			if err != nil {
 				a.mu.Lock()
 				a.err = err
 				a.mu.Unlock()

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"testing"
 )
@@ -68,5 +69,20 @@ func TestAsyncWriterError(t *testing.T) {
 	}
 	if ferr := a.Flush(); ferr == nil || ferr.Error() != "disk full" {
 		t.Fatalf("Flush after a failed write: %v (Write said %v)", ferr, err)
+	}
+}
+
+type shortWriter struct{}
+
+func (shortWriter) Write(p []byte) (int, error) { return len(p) - 1, nil }
+
+// TestAsyncWriterShortWrite: a writer that takes less than it was given
+// without an error is an error, as bufio says.
+func TestAsyncWriterShortWrite(t *testing.T) {
+	a := newAsyncWriter(shortWriter{})
+	defer a.stop()
+	a.Write([]byte("abc"))
+	if err := a.Flush(); err != io.ErrShortWrite {
+		t.Fatalf("Flush = %v, want io.ErrShortWrite", err)
 	}
 }

@@ -23,6 +23,7 @@ func (c *DumpCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	defer out.Abort()
 	for _, in := range ins {
 		if err := g.noTimeline(in, "dump prints the events of a method trace"); err != nil {
 			return err

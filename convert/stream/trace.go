@@ -118,6 +118,12 @@ type Sampling struct {
 // Exporter consumes the balanced event stream. Begin gets the complete
 // tables before the first event; Event gets a pointer to a reused value that
 // must not be kept; Finish flushes or builds the output.
+//
+// With more than one CPU, convert.Run calls Event (or Events) on a
+// goroutine of its own, after Begin and before Finish, one call at a time.
+// In one pass (OnePassExporter) the pass is then still appending to the
+// Trace's Threads and Frames and updating WallEnd and Stats: such an
+// exporter must read the Trace only in Begin and Finish.
 type Exporter interface {
 	Begin(t *Trace) error
 	Event(ev *Event) error
