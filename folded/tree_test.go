@@ -52,15 +52,8 @@ func TestTreeOrder(t *testing.T) {
 	}
 	os.WriteFile(paths["tricky"], tr.Regular(), 0o644)
 	os.WriteFile(paths["large"], tracegen.Large(tracegen.LargeOptions{Bytes: 4 << 20, Threads: 5, Methods: 300, Seed: 5}).Regular(), 0o644)
-	corpus := filepath.Join("..", "..", "shared", "corpus")
-	if ents, err := os.ReadDir(corpus); err != nil {
-		t.Logf("corpus not available at %s (%v): checking generated traces only", corpus, err)
-	} else {
-		for _, e := range ents {
-			if n := e.Name(); strings.Contains(n, ".trace") && !strings.Contains(n, "special_char") && !strings.Contains(n, "header.trace") {
-				paths[n] = filepath.Join(corpus, n)
-			}
-		}
+	for _, c := range testutil.CorpusTraces(t) {
+		paths[filepath.Base(c)] = c
 	}
 	for name, path := range paths {
 		for _, opt := range []Options{{}, {NoThread: true}} {

@@ -18,15 +18,6 @@ const maxFastPacket = 64
 // packet is the room a fast packet is written into.
 type packet = []byte
 
-// room returns the spare room of the output buffer for one fast packet, or
-// false when there is too little (the general path grows the buffer).
-func (e *Exporter) room() (packet, bool) {
-	if cap(e.out)-len(e.out) < maxFastPacket {
-		return nil, false
-	}
-	return e.out[len(e.out):][:maxFastPacket], true
-}
-
 // putVarint writes v at p[i:] and returns the index after it.
 func putVarint(p packet, i int, v uint64) int {
 	for v >= 0x80 {
@@ -38,18 +29,21 @@ func putVarint(p packet, i int, v uint64) int {
 	return i + 1
 }
 
-// fastHeader writes an event packet's timestamp delta and sequence, or
-// reports false when the packet needs the general encoding.
-// The packet's body starts at p[2], after its tag and length.
-func fastHeader(p packet, th *thread, ts int64) (int, bool) {
+// fastStart makes room for a fast packet in the output buffer and writes
+// its tag, its timestamp delta and its sequence; the caller fills in the
+// length p[1] and the body from p[n]. It reports false when the packet
+// needs the general encoding, or the buffer lacks room (the general path
+// grows it).
+func (e *Exporter) fastStart(th *thread, ts int64) (p packet, n int, ok bool) {
 	d := ts - th.ts
-	if d < 0 || th.seq >= 0x80 {
-		return 0, false
+	if d < 0 || th.seq >= 0x80 || cap(e.out)-len(e.out) < maxFastPacket {
+		return nil, 0, false
 	}
+	p = e.out[len(e.out):][:maxFastPacket]
 	p[0], p[2] = tagTracePacket, tagTimestamp
-	n := putVarint(p, 3, uint64(d))
+	n = putVarint(p, 3, uint64(d))
 	p[n], p[n+1], p[n+2], p[n+3] = tagSequenceID, byte(th.seq), tagSequenceFlags, seqNeeds
-	return n + 4, true
+	return p, n + 4, true
 }
 
 // beginFast writes a SLICE_BEGIN as begin does, for a method already
@@ -58,11 +52,7 @@ func (e *Exporter) beginFast(th *thread, ev *stream.Event, ts, cpu int64) bool {
 	if ev.Flags&stream.Synthetic != 0 || th.interned[ev.Frame/64]&(1<<(ev.Frame%64)) == 0 {
 		return false
 	}
-	p, ok := e.room()
-	if !ok {
-		return false
-	}
-	n, ok := fastHeader(p, th, ts)
+	p, n, ok := e.fastStart(th, ts)
 	if !ok {
 		return false
 	}
@@ -93,11 +83,7 @@ func (e *Exporter) endFast(th *thread, ev *stream.Event, ts, cpu int64) bool {
 	if ev.Flags != 0 || ev.Depth == MaxDepth-1 && th.folded > 0 {
 		return false
 	}
-	p, ok := e.room()
-	if !ok {
-		return false
-	}
-	n, ok := fastHeader(p, th, ts)
+	p, n, ok := e.fastStart(th, ts)
 	if !ok {
 		return false
 	}

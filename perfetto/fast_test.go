@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/atrace2/atrace2/internal/testutil"
@@ -28,15 +27,8 @@ func TestFastPathBytes(t *testing.T) {
 	large := filepath.Join(dir, "large.trace")
 	os.WriteFile(large, tracegen.Large(tracegen.LargeOptions{Bytes: 3 << 20, Threads: 200, Methods: 400, Seed: 9}).Regular(), 0o644)
 	paths := map[string]string{"sample": testutil.SampleTrace(t), "large": large}
-	corpus := filepath.Join(repoRoot(t), "..", "shared", "corpus")
-	names, _ := filepath.Glob(filepath.Join(corpus, "*.trace*"))
-	if len(names) == 0 {
-		t.Logf("corpus not available at %s: checking generated traces only", corpus)
-	}
-	for _, n := range names {
-		if !strings.Contains(n, "special_char") && !strings.Contains(n, "header.trace") {
-			paths["corpus/"+filepath.Base(n)] = n
-		}
+	for _, n := range testutil.CorpusTraces(t) {
+		paths["corpus/"+filepath.Base(n)] = n
 	}
 	for name, path := range paths {
 		for _, clock := range []parser.Clock{parser.ClockUnknown, parser.ClockThreadCPU} {

@@ -2,7 +2,6 @@ package pprofout_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,19 +43,9 @@ func TestBuilderWrite(t *testing.T) {
 		"policy+sample":   {testutil.PolicyTrace(t), testutil.SampleTrace(t)},
 		"deep+policy+cpu": {deep, testutil.PolicyTrace(t), cpuOnly},
 	}
-	corpus := filepath.Join("..", "..", "shared", "corpus")
-	if ents, err := os.ReadDir(corpus); err != nil {
-		t.Logf("corpus not available at %s (%v): checking generated traces only", corpus, err)
-	} else {
-		var all []string
-		for _, e := range ents {
-			name := e.Name()
-			if !strings.Contains(name, ".trace") || strings.Contains(name, "special_char") || strings.Contains(name, "header.trace") {
-				continue // not a method trace, or one the reader refuses (convert's corpus test)
-			}
-			path := filepath.Join(corpus, name)
-			cases["corpus/"+name] = []string{path}
-			all = append(all, path)
+	if all := testutil.CorpusTraces(t); all != nil {
+		for _, path := range all {
+			cases["corpus/"+filepath.Base(path)] = []string{path}
 		}
 		cases["corpus/all"] = all
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/atrace2/atrace2/internal/tracegen"
@@ -73,4 +74,34 @@ func PolicyTrace(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// CorpusTraces returns the method traces of ../shared/corpus that the
+// reader accepts (every one but the two that must fail), or nil after
+// logging why when the corpus is not there.
+func CorpusTraces(t testing.TB) []string {
+	dir := filepath.Join(RepoRoot(t), "..", "shared", "corpus")
+	names, _ := filepath.Glob(filepath.Join(dir, "*.trace*"))
+	if len(names) == 0 {
+		t.Logf("corpus not available at %s: checking generated traces only", dir)
+		return nil
+	}
+	var paths []string
+	for _, n := range names {
+		if !strings.Contains(n, "special_char") && !strings.HasSuffix(n, "header.trace") {
+			paths = append(paths, n)
+		}
+	}
+	return paths
+}
+
+// Main runs a package's tests with at least two Ps, so that convert.Run
+// takes its pipelined path (decoding and exporting on goroutines of their
+// own) even on a one-CPU machine; tests that want one goroutine ask for
+// convert.Options.Serial.
+func Main(m *testing.M) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		runtime.GOMAXPROCS(2)
+	}
+	os.Exit(m.Run())
 }
