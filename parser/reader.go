@@ -99,6 +99,10 @@ func (r *Reader) decodeBuffered(evs []Event) int {
 	case 1:
 		for i := range evs {
 			rec := b[i*size : i*size+9]
+			if r.streaming && rec[0]|rec[1] == 0 {
+				k = i
+				break
+			}
 			word := binary.LittleEndian.Uint32(rec[1:])
 			ev := &evs[i]
 			ev.Offset, ev.Thread = off+int64(i*size), ThreadID(rec[0])
