@@ -25,9 +25,14 @@
 // Frames begun or ended by rules 3 and 5 carry the Synthetic flag; every
 // repair is counted in [stream.Stats].
 //
-// Exporters that aggregate (stream.OnePassExporter) can do without the first
-// pass: they get an orphan exit as a stream.Orphan event when it is found and
-// put what the thread did so far under it, so [Run] reads the trace once for
-// them. Timelines (Perfetto, speedscope) need the orphan frames opened at the
-// thread's start, and so two passes.
+// Exporters that can wait for the end (stream.OnePassExporter) do without
+// the first pass: they get an orphan exit as a stream.Orphan event when it is
+// found, and put what the thread did so far under it (the call tree) or open
+// the frame at the thread's start when they write (speedscope), so [Run]
+// reads the trace once for them. Perfetto writes each event as it comes and
+// needs the orphan frames opened at the thread's start, and so two passes.
+//
+// With more than one CPU, [Run] decodes on one goroutine, applies the policy
+// on another and runs the exporters on a third, handing batches between
+// them (decode.go, pipeline.go); Options.Serial keeps all on one.
 package convert
