@@ -70,7 +70,7 @@ type threadCursor struct {
 type Aggregator struct {
 	t       *stream.Trace
 	nodes   []Node
-	edges   map[edge]NodeID
+	edges   *edgeTable
 	threads []threadCursor
 }
 
@@ -80,7 +80,7 @@ var (
 )
 
 // New returns an empty aggregator.
-func New() *Aggregator { return &Aggregator{edges: make(map[edge]NodeID)} }
+func New() *Aggregator { return &Aggregator{edges: newEdgeTable()} }
 
 // OnePass marks the aggregator as able to take the stream in one pass.
 func (a *Aggregator) OnePass() {}
@@ -154,12 +154,12 @@ func (a *Aggregator) enter(tc *threadCursor, n *Node, ev *stream.Event) {
 	}
 	parent := tc.cur
 	k := edgeOf(parent, ev.Frame, orphan)
-	id, ok := a.edges[k]
+	id, ok := a.edges.get(k)
 	if !ok {
 		id = NodeID(len(a.nodes))
 		a.nodes = append(a.nodes, Node{Parent: parent, Thread: ev.Thread, Frame: ev.Frame,
 			Depth: n.Depth + 1, Orphan: orphan})
-		a.edges[k] = id
+		a.edges.put(k, id)
 		tc.nodes = append(tc.nodes, id)
 	}
 	a.nodes[id].Calls++
@@ -186,12 +186,12 @@ func (a *Aggregator) reroot(tc *threadCursor, ev *stream.Event) {
 		}
 		n.Depth++
 		if n.Parent == root {
-			delete(a.edges, edgeOf(root, n.Frame, n.Orphan))
+			a.edges.delete(edgeOf(root, n.Frame, n.Orphan))
 			n.Parent = o
-			a.edges[edgeOf(o, n.Frame, n.Orphan)] = id
+			a.edges.put(edgeOf(o, n.Frame, n.Orphan), id)
 		}
 	}
-	a.edges[edgeOf(root, ev.Frame, true)] = o
+	a.edges.put(edgeOf(root, ev.Frame, true), o)
 	tc.nodes = append(tc.nodes, o)
 }
 
