@@ -2,7 +2,6 @@ package stacks
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/parser"
@@ -84,7 +83,7 @@ func (s *Sampled) frames() {
 	for _, f := range s.src.Frames {
 		s.addFrame(stream.Frame{
 			Name: f.Name, Class: f.Class, Short: f.Method, Signature: f.Signature,
-			File: sourcePath(f.Class, f.File), Line: f.Line, HasLine: f.HasLine, Known: true,
+			File: stream.SourcePath(f.Class, f.File), Line: f.Line, HasLine: f.HasLine, Known: true,
 		})
 	}
 }
@@ -218,27 +217,5 @@ func (s *Sampled) Cut(id NodeID) bool {
 
 // Stack appends the frames of node id to buf, outermost first.
 func (s *Sampled) Stack(id NodeID, buf []stream.FrameID) []stream.FrameID {
-	start := len(buf)
-	for n := &s.nodes[id]; !n.IsRoot(); n = &s.nodes[n.Parent] {
-		buf = append(buf, n.Frame)
-	}
-	f := buf[start:]
-	for i, j := 0, len(f)-1; i < j; i, j = i+1, j-1 {
-		f[i], f[j] = f[j], f[i]
-	}
-	return buf
-}
-
-// sourcePath prefixes a bare source file name with the class's package
-// directory, as stream.Frame.File is for method traces:
-// (java.lang.Long, Long.java) gives java/lang/Long.java.
-func sourcePath(class, source string) string {
-	if source == "" || strings.Contains(source, "/") {
-		return source
-	}
-	i := strings.LastIndexByte(class, '.')
-	if i < 0 {
-		return source
-	}
-	return strings.ReplaceAll(class[:i], ".", "/") + "/" + source
+	return appendStack(s.nodes, id, buf)
 }

@@ -275,8 +275,13 @@ func (a *Aggregator) Nodes() []Node { return a.nodes }
 
 // Stack appends the frames of node id to buf, outermost first.
 func (a *Aggregator) Stack(id NodeID, buf []stream.FrameID) []stream.FrameID {
+	return appendStack(a.nodes, id, buf)
+}
+
+// appendStack appends the frames from a thread's root down to node id.
+func appendStack(nodes []Node, id NodeID, buf []stream.FrameID) []stream.FrameID {
 	start := len(buf)
-	for n := &a.nodes[id]; !n.IsRoot(); n = &a.nodes[n.Parent] {
+	for n := &nodes[id]; !n.IsRoot(); n = &nodes[n.Parent] {
 		buf = append(buf, n.Frame)
 	}
 	s := buf[start:]

@@ -164,14 +164,15 @@ func NewFrame(id FrameID, mid parser.MethodID, h *parser.Header) Frame {
 		Name:  m.Class + "." + m.Name,
 		Class: m.Class, Short: m.Name, Signature: m.Signature,
 		Line: m.Line, HasLine: m.HasLine,
-		File: sourcePath(m.Class, m.Source),
+		File: SourcePath(m.Class, m.Source),
 	}
 	return f
 }
 
-// sourcePath prefixes a source file with its class's package path, so that
-// pprof's -source_path finds android/app/Activity.java.
-func sourcePath(class, source string) string {
+// SourcePath prefixes a bare source file name with its class's package
+// path, so that pprof's -source_path finds android/app/Activity.java:
+// (android.app.Activity, Activity.java) gives android/app/Activity.java.
+func SourcePath(class, source string) string {
 	if source == "" || strings.Contains(source, "/") {
 		return source
 	}
