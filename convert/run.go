@@ -191,6 +191,9 @@ func newPass(f *parser.File, opt Options) *pass {
 // batchSize is the number of records decoded at once.
 const batchSize = 1024
 
+// noFrame stands for the top of an empty stack; no trace has 2^32-1 methods.
+const noFrame = ^stream.FrameID(0)
+
 const (
 	frameCacheSize = 4096
 	denseLimit     = 1 << 20 // ids below 4Mi (index<<2) use the dense table
@@ -272,27 +275,38 @@ func (p *pass) records(batch []parser.Event) {
 			}
 		}
 		// An enter, and the exit of the top frame, written out here:
-		// calling functions for them cost a tenth of the loop. Every other
-		// exit goes to exit (policy.go).
-		var kind stream.Kind
-		depth := len(ts.stack) - 1
-		switch {
-		case rec.Action == parser.Enter:
-			depth++
-			ts.stack = append(ts.stack, frameRef{f})
-			if p.count {
-				ts.events++
-				ts.segDepth = max(ts.segDepth, len(ts.stack)-ts.floor)
-			}
-		case rec.Action == parser.Exit && depth >= ts.floor && ts.stack[depth].frame == f:
-			kind = stream.End
-			ts.stack = ts.stack[:depth]
-			if p.count {
-				ts.events++
-			}
-		default:
+		// calling functions for them cost a tenth of the loop. Which of the
+		// two a record is does not follow a pattern, so the code for them
+		// has no branch on it (a mispredicted branch per record was the
+		// loop's largest cost): both write the slot above the top, and the
+		// stack grows or shrinks by the action. Every other exit goes to
+		// exit (policy.go).
+		n := len(ts.stack)
+		var isExit, topMatch int // 0 or 1, set without branches
+		if rec.Action == parser.Exit {
+			isExit = 1
+		}
+		top := noFrame
+		if n > ts.floor {
+			top = ts.stack[n-1].frame
+		}
+		if top == f {
+			topMatch = 1
+		}
+		if rec.Action > parser.Exit || isExit > topMatch {
 			p.exit(ts, f, rec.Action, wall, cpu)
 			continue
+		}
+		if n == cap(ts.stack) {
+			ts.stack = append(ts.stack, frameRef{})[:n]
+		}
+		ts.stack[:n+1][n] = frameRef{f}
+		ts.stack = ts.stack[:n+1-2*isExit]
+		depth := n - isExit
+		kind := stream.Kind(isExit)
+		if p.count {
+			ts.events++
+			ts.segDepth = max(ts.segDepth, len(ts.stack)-ts.floor)
 		}
 		if p.emit { // send, written out: a call costs 8 % of the loop (too big to inline)
 			n := len(p.out)
