@@ -193,17 +193,35 @@ type decoder struct {
 	out    decimal
 	first  bool
 	micro  bool // write µs: divide by a constant, which compiles to a multiply
-	suffix [][]byte
+	suffix []suffix
+}
+
+// suffix is an event's tail in a fixed-size array, so that the loop copies
+// it with a few moves instead of a call to memmove.
+type suffix struct {
+	b [23]byte // b[:n] is the tail
+	n uint8
 }
 
 var errCorrupt = errors.New("speedscope: invariant violation: undecodable spooled event")
 
-// Event heads, with and without the comma that separates events.
-var heads = [2][2]string{
-	{`{"type":"O","at":`, `{"type":"C","at":`},
-	{`,{"type":"O","at":`, `,{"type":"C","at":`},
+// Event heads after the first, which has no comma: `,{"type":"O","at":` and
+// `,{"type":"C","at":`, by the code's low bit.
+var heads = [2][headLen]byte{
+	[headLen]byte([]byte(`,{"type":"O","at":`)),
+	[headLen]byte([]byte(`,{"type":"C","at":`)),
 }
 
+const (
+	headLen  = 18
+	maxEvent = headLen + 20 + len(suffix{}.b) // head, digits, fixed-size tail
+)
+
+// events writes the encoded events p. Every event is written with
+// fixed-size copies into the room at the end of the buffer (the loop
+// keeps maxEvent bytes of it): the time's digits as the 16 bytes that end
+// with them, then the head over the bytes before the digits, then the tail
+// with whatever follows it, which the next event overwrites.
 func (d *decoder) events(w *writer, p []byte) error {
 	buf := w.buf
 	for len(p) > 0 {
@@ -217,47 +235,64 @@ func (d *decoder) events(w *writer, p []byte) error {
 		}
 		p = p[n+m:]
 		d.at += int64(delta)
-		comma := 1
-		if d.first {
-			comma, d.first = 0, false
-		}
-		buf = append(buf, heads[comma][code&1]...)
 		at := uint64(d.at)
 		if d.micro {
 			at /= 1000
 		}
 		d.out.advance(at)
-		buf = append(buf, d.out.digits()...)
-		buf = append(buf, d.suffix[code>>1]...)
-		if len(buf) >= flushAt {
+		if len(buf) >= flushAt || cap(buf)-len(buf) < maxEvent {
 			w.buf = buf
 			w.flush()
 			buf = w.buf
 		}
+		digits := d.out.digits()
+		sf := &d.suffix[code>>1]
+		if d.first || len(digits) > 16 {
+			// The first event has no comma; a time of 17 digits or more
+			// does not fit the window. Both are rare.
+			head := heads[code&1][:]
+			if d.first {
+				head, d.first = head[1:], false
+			}
+			buf = append(buf, head...)
+			buf = append(buf, digits...)
+			buf = append(buf, sf.b[:sf.n]...)
+			continue
+		}
+		i := len(buf)
+		room := buf[i : i+maxEvent]
+		e := headLen + len(digits)
+		*(*[16]byte)(room[e-16 : e]) = [16]byte(d.out.d[len(d.out.d)-16:])
+		*(*[headLen]byte)(room) = heads[code&1]
+		*(*[len(suffix{}.b)]byte)(room[e:]) = sf.b
+		buf = buf[:i+e+int(sf.n)]
+	}
+	if len(buf) >= flushAt {
+		w.buf = buf
+		w.flush()
+		buf = w.buf
 	}
 	w.buf = buf
 	return w.err
 }
 
 // streamSuffixes gives every stream frame the suffix of its shared frame.
-func streamSuffixes(shared []int32, suffix [][]byte) [][]byte {
-	out := make([][]byte, len(shared))
+func streamSuffixes(shared []int32, sufs []suffix) []suffix {
+	out := make([]suffix, len(shared))
 	for i, s := range shared {
-		out[i] = suffix[s]
+		out[i] = sufs[s]
 	}
 	return out
 }
 
 // frameSuffixes precomputes `,"frame":i}` for every shared frame.
-func frameSuffixes(n int) [][]byte {
-	all := make([]byte, 0, n*16)
-	out := make([][]byte, n)
+func frameSuffixes(n int) []suffix {
+	out := make([]suffix, n)
 	for i := range out {
-		start := len(all)
-		all = append(all, `,"frame":`...)
-		all = strconv.AppendInt(all, int64(i), 10)
-		all = append(all, '}')
-		out[i] = all[start:len(all):len(all)]
+		b := append(out[i].b[:0], `,"frame":`...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, '}')
+		out[i].n = uint8(len(b))
 	}
 	return out
 }
