@@ -127,6 +127,27 @@ func (e *Exporter) setStart() {
 
 // Event writes one slice begin or end.
 func (e *Exporter) Event(ev *stream.Event) error {
+	return e.Events([]stream.Event{*ev})
+}
+
+// Events writes a batch of slice begins and ends (stream.BatchExporter):
+// runs of common events in the fast encoding, the others one by one.
+func (e *Exporter) Events(evs []stream.Event) error {
+	for i := 0; i < len(evs); i++ {
+		if fastPath {
+			if i += e.fastRun(evs[i:]); i == len(evs) {
+				break
+			}
+		}
+		if err := e.general(&evs[i]); err != nil {
+			return err
+		}
+	}
+	return e.maybeFlush()
+}
+
+// general writes one event with the general encoders.
+func (e *Exporter) general(ev *stream.Event) error {
 	if e.err != nil {
 		return e.err
 	}
@@ -142,27 +163,13 @@ func (e *Exporter) Event(ev *stream.Event) error {
 	if e.cpuTimeline {
 		ts = cpu
 	}
-	switch {
-	case ev.Kind == stream.Begin:
-		if !fastPath || !e.beginFast(th, ev, ts, cpu) {
-			e.begin(th, ev, ts, cpu)
-		}
-	case !fastPath || !e.endFast(th, ev, ts, cpu):
+	if ev.Kind == stream.Begin {
+		e.begin(th, ev, ts, cpu)
+	} else {
 		e.end(th, ev, ts, cpu)
 	}
 	e.events++
 	return e.maybeFlush()
-}
-
-// Events writes a batch of slice begins and ends (stream.BatchExporter):
-// one call per batch instead of one per event.
-func (e *Exporter) Events(evs []stream.Event) error {
-	for i := range evs {
-		if err := e.Event(&evs[i]); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Finish writes what is buffered and notes the folded frames.
