@@ -276,11 +276,11 @@ func (p *pass) records(batch []parser.Event) {
 		}
 		// An enter, and the exit of the top frame, written out here:
 		// calling functions for them cost a tenth of the loop. Which of the
-		// two a record is does not follow a pattern, so the code for them
-		// has no branch on it (a mispredicted branch per record was the
-		// loop's largest cost): both write the slot above the top, and the
-		// stack grows or shrinks by the action. Every other exit goes to
-		// exit (policy.go).
+		// two a record is follows no pattern, so the code for them has no
+		// branch on it, which the CPU would mispredict half the time: both
+		// write the slot above the top, and the stack grows or shrinks by
+		// the action (a few percent faster). Every other exit goes to exit
+		// (policy.go).
 		n := len(ts.stack)
 		var isExit, topMatch int // 0 or 1, set without branches
 		if rec.Action == parser.Exit {
