@@ -2,6 +2,7 @@
 package units
 
 import (
+	"math"
 	"strconv"
 )
 
@@ -47,11 +48,24 @@ func scaled(v, unit int64) string {
 // Micros formats nanoseconds as microseconds for columns that must line up
 // and stay exact: "1234" or "1234.567".
 func Micros(ns int64) string {
-	if ns%1000 == 0 {
-		return strconv.FormatInt(ns/1000, 10)
+	return string(AppendMicros(nil, ns))
+}
+
+// AppendMicros appends Micros(ns) to b, with integer arithmetic only, so
+// that it is exact at any size.
+func AppendMicros(b []byte, ns int64) []byte {
+	if ns < 0 {
+		b = append(b, '-')
+		if ns == math.MinInt64 {
+			return append(b, "9223372036854775.808"...)
+		}
+		ns = -ns
 	}
-	s := strconv.FormatFloat(float64(ns)/1000, 'f', 3, 64)
-	return s
+	b = strconv.AppendInt(b, ns/1000, 10)
+	if frac := ns % 1000; frac != 0 {
+		b = append(b, '.', byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10))
+	}
+	return b
 }
 
 // Count formats an integer with thousands separators: "1,234,567".

@@ -1,6 +1,11 @@
 package units
 
-import "testing"
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
 
 func TestDuration(t *testing.T) {
 	for _, c := range []struct {
@@ -26,6 +31,31 @@ func TestMicrosAndCount(t *testing.T) {
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -4500: "-4,500"} {
 		if got := Count(n); got != want {
 			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestMicrosExact(t *testing.T) {
+	for ns, want := range map[int64]string{
+		0: "0", 1: "0.001", 10: "0.010", 999: "0.999", 1000: "1", 1001: "1.001", -1: "-0.001", -1_234_500: "-1234.500",
+		math.MaxInt64: "9223372036854775.807", math.MinInt64: "-9223372036854775.808",
+		1<<62 + 7: "4611686018427387.911", // past float64's exact range
+	} {
+		if got := Micros(ns); got != want {
+			t.Errorf("Micros(%d) = %q, want %q", ns, got, want)
+		}
+	}
+	// Where float64 is exact enough, the result is what formatting the
+	// quotient as a float gives.
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 100_000 {
+		ns := rng.Int64N(1<<52) - 1<<51
+		want := strconv.FormatFloat(float64(ns)/1000, 'f', 3, 64)
+		if ns%1000 == 0 {
+			want = strconv.FormatInt(ns/1000, 10)
+		}
+		if got := Micros(ns); got != want {
+			t.Fatalf("Micros(%d) = %q, want %q", ns, got, want)
 		}
 	}
 }
