@@ -191,7 +191,7 @@ func newPass(f *parser.File, opt Options) *pass {
 // batchSize is the number of records decoded at once.
 const batchSize = 1024
 
-// noFrame stands for the top of an empty stack; no trace has 2^32-1 methods.
+// noFrame stands for the top of an empty stack: frame ids are never negative.
 const noFrame = ^stream.FrameID(0)
 
 const (

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -83,5 +84,33 @@ func TestEventsFormatting(t *testing.T) {
 			lo := max(i-60, 0)
 			t.Fatalf("micro=%v: output differs at byte %d:\ngot  %q\nwant %q", micro, i, g[lo:min(i+60, len(g))], x[lo:min(i+60, len(x))])
 		}
+	}
+}
+
+// TestEventsWithoutRoom: a writer made without a buffer gets one instead
+// of the loop writing past its capacity.
+func TestEventsWithoutRoom(t *testing.T) {
+	var enc []byte
+	for i := range 10 {
+		enc = binary.AppendUvarint(enc, uint64(i%2))
+		enc = binary.AppendUvarint(enc, 1000)
+	}
+	var got bytes.Buffer
+	w := &writer{w: &got}
+	sufs := make([]suffix, 1)
+	sufs[0].n = uint8(len(fmt.Appendf(sufs[0].b[:0], `,"frame":0}`)))
+	d := decoder{suffix: sufs, micro: true}
+	if err := d.events(w, enc); err != nil {
+		t.Fatal(err)
+	}
+	w.flush()
+	want := strings.Repeat(`,{"type":"O","at":1,"frame":0},{"type":"C","at":2,"frame":0}`, 5)
+	want = strings.NewReplacer(`"at":1,`, `"at":%d,`, `"at":2,`, `"at":%d,`).Replace(want)
+	args := make([]any, 10)
+	for i := range args {
+		args[i] = i + 1
+	}
+	if w := fmt.Sprintf(want, args...); got.String() != w {
+		t.Errorf("got  %s\nwant %s", got.String(), w)
 	}
 }

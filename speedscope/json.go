@@ -244,6 +244,9 @@ func (d *decoder) events(w *writer, p []byte) error {
 			w.buf = buf
 			w.flush()
 			buf = w.buf
+			if cap(buf) < maxEvent { // a writer made without room
+				buf = make([]byte, 0, flushAt+4096)
+			}
 		}
 		digits := d.out.digits()
 		sf := &d.suffix[code>>1]
