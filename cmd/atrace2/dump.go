@@ -90,8 +90,8 @@ func (d *dumper) Events(evs []stream.Event) error {
 		ev := &evs[i]
 		b = append(b, d.threads[ev.Thread]...)
 		b = append(b, dumpAction(ev)...)
-		b = d.appendMicros(b, d.t.HasWall, ev.Wall)
-		b = d.appendMicros(b, d.t.HasCPU, ev.CPU)
+		b = appendMicrosColumn(b, d.t.HasWall, ev.Wall)
+		b = appendMicrosColumn(b, d.t.HasCPU, ev.CPU)
 		b = append(b, "  "...)
 		for n := 2 * int(ev.Depth); n > 0; n -= len(dumpIndent) {
 			b = append(b, dumpIndent[:min(n, len(dumpIndent))]...)
@@ -108,9 +108,9 @@ func (d *dumper) Events(evs []stream.Event) error {
 	return nil
 }
 
-// appendMicros appends a space and a time right-aligned in 12 columns, or
+// appendMicrosColumn appends a space and a time right-aligned in 12 columns, or
 // "-" when the trace lacks its clock.
-func (d *dumper) appendMicros(b []byte, has bool, ns int64) []byte {
+func appendMicrosColumn(b []byte, has bool, ns int64) []byte {
 	var num [24]byte
 	s := []byte("-")
 	if has {
