@@ -299,42 +299,50 @@ func sleb(b []byte) (v uint64, n int) {
 }
 
 func lebLong(b []byte, signed bool) (v uint64, n int) {
-	var shift uint
+	var d leb
 	for i, c := range b {
-		if shift < 64 {
-			v |= uint64(c&0x7f) << shift
-			shift += 7
-		}
-		if c < 0x80 {
-			if signed && c&0x40 != 0 && shift < 64 {
-				v |= ^uint64(0) << shift
-			}
-			return v, i + 1
+		if d.add(c, signed) {
+			return d.v, i + 1
 		}
 	}
 	return 0, 0
 }
 
+// leb accumulates a LEB128 value a byte at a time; bits past 64 are
+// dropped.
+type leb struct {
+	v     uint64
+	shift uint
+}
+
+// add takes the next byte and reports whether it was the last one.
+func (d *leb) add(c byte, signed bool) bool {
+	if d.shift < 64 {
+		d.v |= uint64(c&0x7f) << d.shift
+		d.shift += 7
+	}
+	if c >= 0x80 {
+		return false
+	}
+	if signed && c&0x40 != 0 && d.shift < 64 {
+		d.v |= ^uint64(0) << d.shift // sign-extend
+	}
+	return true
+}
+
 // readLEB decodes a LEB128 value from the cursor, across buffer refills,
 // without reading past end; ok is false when end comes first.
 func readLEB(s *source, end int64, signed bool) (v uint64, ok bool) {
-	var shift uint
+	var d leb
 	for s.pos() < end {
 		b := s.peek(int(min(end-s.pos(), 64)))
 		if len(b) == 0 {
 			return 0, false
 		}
 		for i, c := range b {
-			if shift < 64 {
-				v |= uint64(c&0x7f) << shift
-				shift += 7
-			}
-			if c < 0x80 {
-				if signed && c&0x40 != 0 && shift < 64 {
-					v |= ^uint64(0) << shift
-				}
+			if d.add(c, signed) {
 				s.skip(int64(i + 1))
-				return v, true
+				return d.v, true
 			}
 		}
 		s.skip(int64(len(b)))
