@@ -9,12 +9,15 @@ import (
 
 // output is where a command writes its result: stdout, or a file that is
 // written under a temporary name and renamed only when complete, so a failed
-// conversion never leaves a half-written file behind.
+// conversion never leaves a half-written file behind. A path that names an
+// existing device or pipe (-o /dev/null, a FIFO) is written directly: a
+// rename would replace the device with a regular file.
 type output struct {
 	bufferedWriter
-	tmp   *os.File
-	final string
-	done  bool
+	tmp    *os.File // the temporary file, renamed to final at Close
+	direct *os.File // a device or pipe written in place
+	final  string
+	done   bool
 }
 
 // createOutput opens path ("" or "-" for stdout). Binary data is refused on
@@ -25,6 +28,25 @@ func (g *Globals) createOutput(path string, binary bool, what string) (*output, 
 			return nil, usagef("refusing to write binary %s data to a terminal: use -o FILE or redirect stdout", what)
 		}
 		return &output{bufferedWriter: newBuffered(g.env.stdout)}, nil
+	}
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		if st.IsDir() {
+			return nil, fmt.Errorf("creating %s: is a directory", path)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, fmt.Errorf("opening %s: %w", path, err)
+		}
+		if binary && isTerminal(f) {
+			f.Close()
+			return nil, usagef("refusing to write binary %s data to the terminal %s: use a file", what, path)
+		}
+		return &output{bufferedWriter: newBuffered(f), direct: f, final: path}, nil
+	}
+	// Through a symbolic link, the file it points to is replaced, not the
+	// link.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
 	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -45,6 +67,15 @@ func (o *output) Close() error {
 	o.done = true
 	err := o.Flush()
 	o.stop()
+	if o.direct != nil {
+		if cerr := o.direct.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", o.final, err)
+		}
+		return nil
+	}
 	if o.tmp == nil {
 		return err
 	}
@@ -71,6 +102,10 @@ func (o *output) Abort() {
 	}
 	o.done = true
 	o.stop()
+	if o.direct != nil {
+		o.direct.Close()
+		return
+	}
 	if o.tmp == nil {
 		return
 	}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// convertTo runs "atrace2 perfetto -o path sample" and fails the test on
+// a nonzero exit.
+func convertTo(t *testing.T, path string) {
+	t.Helper()
+	if code, _, errOut := runCLI(t, nil, "perfetto", "-q", "-o", path, sample); code != exitOK {
+		t.Fatalf("perfetto -o %s: exit %d: %s", path, code, errOut)
+	}
+}
+
+// TestOutputToDevice: -o /dev/null writes into the device. Renaming a
+// temporary file over it, as for a regular file, replaced /dev/null with a
+// regular file (as root) or failed at the end (as anyone else).
+func TestOutputToDevice(t *testing.T) {
+	st, err := os.Stat(os.DevNull)
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		t.Skipf("%s is not a character device here", os.DevNull)
+	}
+	convertTo(t, os.DevNull)
+	st, err = os.Stat(os.DevNull)
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("after -o %s: mode %v, %v: no longer a character device", os.DevNull, st.Mode(), err)
+	}
+	if matches, _ := filepath.Glob(filepath.Join(filepath.Dir(os.DevNull), ".null.tmp-*")); len(matches) > 0 {
+		t.Errorf("temporary files left beside %s: %v", os.DevNull, matches)
+	}
+}
+
+// TestOutputToFIFO: a named pipe gets the same bytes a regular file does,
+// and stays a pipe.
+func TestOutputToFIFO(t *testing.T) {
+	dir := t.TempDir()
+	regular := filepath.Join(dir, "regular.perfetto-trace")
+	convertTo(t, regular)
+	want, err := os.ReadFile(regular)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	got := make(chan []byte)
+	go func() {
+		f, err := os.Open(fifo) // blocks until the writer opens it
+		if err != nil {
+			got <- nil
+			return
+		}
+		defer f.Close()
+		b, _ := io.ReadAll(f)
+		got <- b
+	}()
+	convertTo(t, fifo)
+	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatalf("after the conversion %s is %v, %v: not a pipe", fifo, st.Mode(), err)
+	}
+	// If the conversion never opened the pipe, the reader still waits in
+	// open: opening and closing a write end lets it finish (with nothing).
+	if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		w.Close()
+	}
+	if b := <-got; !bytes.Equal(b, want) {
+		t.Errorf("the pipe carried %d bytes, want the %d of the regular file", len(b), len(want))
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("files left in %s: %v", dir, entries)
+	}
+}
+
+// TestOutputThroughSymlink: the file a link points to is replaced; the
+// link stays a link.
+func TestOutputThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target.perfetto-trace")
+	if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.perfetto-trace")
+	if err := os.Symlink("target.perfetto-trace", link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	convertTo(t, link)
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("after the conversion %s is %v, %v: not a link", link, st.Mode(), err)
+	}
+	b, err := os.ReadFile(target)
+	if err != nil || len(b) < 100 || string(b) == "old" {
+		t.Errorf("the target holds %d bytes (%v): not the converted trace", len(b), err)
+	}
+}
+
+// TestOutputToDirectoryOrTerminal: a directory fails before converting;
+// a terminal named with -o is refused binary data, as stdout is.
+func TestOutputToDirectoryOrTerminal(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := runCLI(t, nil, "perfetto", "-q", "-o", dir, sample)
+	if want := "atrace2: creating " + dir + ": is a directory\n"; code != exitError || errOut != want {
+		t.Errorf("-o a directory: exit %d, stderr %q; want %d, %q", code, errOut, exitError, want)
+	}
+	tty := openPty(t)
+	code, _, errOut = runCLI(t, nil, "perfetto", "-q", "-o", tty.Name(), sample)
+	if code != exitUsage || !strings.Contains(errOut, "refusing to write binary Perfetto data to the terminal "+tty.Name()) {
+		t.Errorf("-o a terminal: exit %d, stderr %q; want %d and a refusal", code, errOut, exitUsage)
+	}
+}
