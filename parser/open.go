@@ -33,6 +33,9 @@ type Options struct {
 	KeyFile string
 	// Stdin is read when the name is "-"; nil means os.Stdin.
 	Stdin io.Reader
+	// Input, when set, is read instead of opening the named file: a pipe
+	// or device the caller has opened (and perhaps peeked at) already.
+	Input io.Reader
 }
 
 // File is an opened trace: its header, and the records, which can be read
@@ -63,8 +66,8 @@ func (f *File) Close() error {
 
 // Open opens a trace by name: a file, "-" for standard input, either half of
 // a NAME.key/NAME.data pair or its base name. gzip input is recognised by its
-// magic bytes. Input that cannot be read twice (a pipe, gzip) is copied to a
-// temporary file first, so memory never holds the records.
+// magic bytes. Input that cannot be read twice (a pipe or device, gzip) is
+// copied to a temporary file first, so memory never holds the records.
 func Open(name string, opt Options) (*File, error) {
 	f := &File{Name: name}
 	if err := f.openInput(opt); err != nil {
@@ -95,6 +98,12 @@ func NewFile(name string, ra io.ReaderAt, size int64, opt Options) (*File, error
 }
 
 func (f *File) openInput(opt Options) error {
+	if opt.Input != nil {
+		if err := f.spool(opt.Input); err != nil {
+			return err
+		}
+		return f.maybeGunzip()
+	}
 	if f.Name == "-" {
 		in := opt.Stdin
 		if in == nil {
@@ -125,6 +134,14 @@ func (f *File) openInput(opt Options) error {
 	}
 	if st.IsDir() {
 		return &notTraceError{"a directory (an Apple Instruments .trace bundle opens in Xcode's Instruments)"}
+	}
+	if !st.Mode().IsRegular() {
+		// A pipe, such as bash's <(gunzip -c app.trace.gz), or a device:
+		// its size is unknown and it can be read only once.
+		if err := f.spool(of); err != nil {
+			return err
+		}
+		return f.maybeGunzip()
 	}
 	f.ra, f.size = of, st.Size()
 	return f.maybeGunzip()

@@ -20,6 +20,7 @@ import (
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	pipes          map[string]*pipeInput // named inputs that are pipes or devices
 }
 
 // isTerminal reports whether w is a terminal.
@@ -87,6 +88,9 @@ func (g *Globals) open(in input) (*parser.File, error) {
 		opt.TimeUnit = time.Microsecond
 	case "ns":
 		opt.TimeUnit = time.Nanosecond
+	}
+	if p, ok := g.pipe(in); ok {
+		opt.Input = p.r
 	}
 	f, err := parser.Open(in.path, opt)
 	if err != nil {

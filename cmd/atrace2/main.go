@@ -79,6 +79,7 @@ func run(args []string, e *env) int {
 		fmt.Fprintln(e.stderr, "atrace2: invariant violation:", err)
 		return exitError
 	}
+	defer e.closePipes()
 	code := func() (code int) {
 		defer func() {
 			if r := recover(); r != nil {
