@@ -147,13 +147,19 @@ func (f *File) openInput(opt Options) error {
 	return f.maybeGunzip()
 }
 
-// spool copies r to a temporary file that Close removes.
+// spool copies r to a temporary file. On Unix the file is unlinked at
+// once, so it disappears even if the process is killed; elsewhere Close
+// removes it.
 func (f *File) spool(r io.Reader) error {
 	tmp, err := os.CreateTemp("", "atrace2-*.trace")
 	if err != nil {
 		return fmt.Errorf("copying the input to a temporary file: %w", err)
 	}
-	f.close = append(f.close, func() error { tmp.Close(); return os.Remove(tmp.Name()) })
+	if os.Remove(tmp.Name()) == nil {
+		f.close = append(f.close, tmp.Close)
+	} else {
+		f.close = append(f.close, func() error { tmp.Close(); return os.Remove(tmp.Name()) })
+	}
 	n, err := io.Copy(tmp, r)
 	f.ra, f.size = tmp, n
 	return err

@@ -38,3 +38,22 @@ func TestOpenNamedPipe(t *testing.T) {
 		r.Close()
 	}
 }
+
+// TestSpoolLeavesNoFile: the copy of a pipe or of a gzip input has no name
+// even while it is open, so a killed run leaves nothing in TMPDIR.
+func TestSpoolLeavesNoFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	data := tracegen.Gzip(sampleTrace(3, "dual", "art").Regular())
+	f, err := parser.Open("-", parser.Options{Stdin: bytes.NewReader(data)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the open spool is visible in TMPDIR: %v", entries)
+	}
+	if _, _, err := drain(f); err != nil {
+		t.Error(err)
+	}
+}
