@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // output is where a command writes its result: stdout, or a file that is
@@ -56,7 +57,39 @@ func (g *Globals) createOutput(path string, binary bool, what string) (*output, 
 	if err != nil {
 		return nil, fmt.Errorf("creating %s: %w", path, err)
 	}
+	pending.add(tmp.Name())
 	return &output{bufferedWriter: newBuffered(tmp), tmp: tmp, final: path}, nil
+}
+
+// pending holds the names of the temporary files being written, which an
+// interrupt removes before the process exits (see main).
+var pending = pendingFiles{names: map[string]bool{}}
+
+type pendingFiles struct {
+	mu    sync.Mutex
+	names map[string]bool
+}
+
+func (p *pendingFiles) add(name string) {
+	p.mu.Lock()
+	p.names[name] = true
+	p.mu.Unlock()
+}
+
+func (p *pendingFiles) done(name string) {
+	p.mu.Lock()
+	delete(p.names, name)
+	p.mu.Unlock()
+}
+
+// removeAll removes every pending file. It keeps the lock, so that no
+// output is renamed into place while the process exits.
+func (p *pendingFiles) removeAll() {
+	p.mu.Lock()
+	for name := range p.names {
+		os.Remove(name)
+		delete(p.names, name)
+	}
 }
 
 // Close flushes and, for a file, renames it into place.
@@ -85,9 +118,15 @@ func (o *output) Close() error {
 	if cerr := o.tmp.Close(); err == nil {
 		err = cerr
 	}
+	pending.mu.Lock() // an interrupt now waits for the rename, or prevents it
+	if _, ok := pending.names[o.tmp.Name()]; !ok && err == nil {
+		err = os.ErrNotExist // removed by an interrupt
+	}
 	if err == nil {
 		err = os.Rename(o.tmp.Name(), o.final)
 	}
+	delete(pending.names, o.tmp.Name())
+	pending.mu.Unlock()
 	if err != nil {
 		os.Remove(o.tmp.Name())
 		return fmt.Errorf("writing %s: %w", o.final, err)
@@ -111,6 +150,7 @@ func (o *output) Abort() {
 	}
 	o.tmp.Close()
 	os.Remove(o.tmp.Name())
+	pending.done(o.tmp.Name())
 }
 
 // stop ends the writing goroutine, if there is one.
