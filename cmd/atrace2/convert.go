@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/folded"
@@ -46,12 +48,36 @@ func (c *ConvertCmd) Validate() error {
 	if stdout > 1 {
 		return fmt.Errorf("at most one output can go to standard output (-)")
 	}
+	flags := []string{"--pprof", "--perfetto", "--speedscope", "--folded"}
+	for i := range paths {
+		for j := i + 1; j < len(paths); j++ {
+			if samePath(paths[i], paths[j]) {
+				return fmt.Errorf("%s and %s name the same file %s: one output would replace the other", flags[i], flags[j], paths[j])
+			}
+		}
+	}
 	return nil
+}
+
+// samePath reports whether two output paths (not "" or "-") name the same
+// file: the same path once cleaned, or the same existing file.
+func samePath(a, b string) bool {
+	if a == "" || b == "" || a == "-" || b == "-" {
+		return false
+	}
+	if aa, err := filepath.Abs(a); err == nil {
+		if bb, err := filepath.Abs(b); err == nil && aa == bb {
+			return true
+		}
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
 // Run converts one trace into every requested output.
 func (c *ConvertCmd) Run(g *Globals) error {
-	in, err := oneInput(c.Trace, "convert")
+	in, err := g.oneInput(c.Trace, "convert")
 	if err != nil {
 		return err
 	}

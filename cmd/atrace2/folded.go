@@ -31,7 +31,7 @@ whose thread the file does not record have no thread frame.`
 
 // Run converts the trace.
 func (c *FoldedCmd) Run(g *Globals) error {
-	in, err := oneInput(c.Trace, "folded")
+	in, err := g.oneInput(c.Trace, "folded")
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	pipes          map[string]*pipeInput // named inputs that are pipes or devices
+	inputs         []string              // the inputs no output may overwrite
 }
 
 // isTerminal reports whether w is a terminal.
@@ -75,6 +76,38 @@ func pairInputs(args []string) ([]input, error) {
 		return nil, usagef("no trace given")
 	}
 	return ins, nil
+}
+
+// outputInputs reads the trace arguments of a command that writes files,
+// and remembers them, so that no output can overwrite one (checkOutput).
+func (g *Globals) outputInputs(args []string) ([]input, error) {
+	ins, err := pairInputs(args)
+	for _, in := range ins {
+		for _, p := range []string{in.path, in.sec} {
+			if p != "" && p != "-" {
+				g.env.inputs = append(g.env.inputs, p)
+			}
+		}
+	}
+	return ins, err
+}
+
+// checkOutput refuses an output path that names one of the inputs: the
+// rename at the end would replace the trace with the conversion.
+func (g *Globals) checkOutput(path, what string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	out, err := os.Stat(path)
+	if err != nil || !out.Mode().IsRegular() {
+		return nil
+	}
+	for _, p := range g.env.inputs {
+		if in, err := os.Stat(p); err == nil && os.SameFile(in, out) {
+			return usagef("refusing to write the %s output over the input %s", what, p)
+		}
+	}
+	return nil
 }
 
 // open opens one input with the global options.

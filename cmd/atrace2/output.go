@@ -30,6 +30,9 @@ func (g *Globals) createOutput(path string, binary bool, what string) (*output, 
 		}
 		return &output{bufferedWriter: newBuffered(g.env.stdout)}, nil
 	}
+	if err := g.checkOutput(path, what); err != nil {
+		return nil, err
+	}
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		if st.IsDir() {
 			return nil, fmt.Errorf("creating %s: is a directory", path)

@@ -115,3 +115,45 @@ func TestOutputToDirectoryOrTerminal(t *testing.T) {
 		t.Errorf("-o a terminal: exit %d, stderr %q; want %d and a refusal", code, errOut, exitUsage)
 	}
 }
+
+// TestOutputNeverReplacesInput: an output path that names the trace (also
+// through another spelling or a link) or another output of the same run is
+// refused before converting, and the trace is left intact.
+func TestOutputNeverReplacesInput(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "app.trace")
+	data, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(trace, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.trace")
+	if err := os.Symlink("app.trace", link); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "out")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"perfetto", "-o", trace, trace}, "refusing to write the Perfetto output over the input " + trace},
+		{[]string{"pprof", "-o", dir + "/./app.trace", trace}, "refusing to write the pprof output over the input " + trace},
+		{[]string{"speedscope", "-o", link, trace}, "refusing to write the speedscope output over the input " + trace},
+		{[]string{"folded", "-o", trace, link}, "refusing to write the folded output over the input " + link},
+		{[]string{"convert", "--folded", trace, trace}, "refusing to write the folded output over the input " + trace},
+		{[]string{"convert", "--pprof", other, "--folded", dir + "//out", trace}, "--pprof and --folded name the same file"},
+	} {
+		code, _, errOut := runCLI(t, nil, append([]string{"-q"}, c.args...)...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, errOut, exitUsage, c.want)
+		}
+		if b, err := os.ReadFile(trace); err != nil || !bytes.Equal(b, data) {
+			t.Fatalf("%v: the trace was changed (%d bytes, %v)", c.args, len(b), err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("files left in %s: %v", dir, entries)
+	}
+}

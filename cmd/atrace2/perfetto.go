@@ -15,7 +15,7 @@ type PerfettoCmd struct {
 
 // Run converts the trace.
 func (c *PerfettoCmd) Run(g *Globals) error {
-	ins, err := pairInputs(c.Trace)
+	ins, err := g.outputInputs(c.Trace)
 	if err != nil {
 		return err
 	}

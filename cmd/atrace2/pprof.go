@@ -21,7 +21,7 @@ type PprofCmd struct {
 
 // Run converts the traces, then writes the profile, serves it, or both.
 func (c *PprofCmd) Run(g *Globals) error {
-	ins, err := pairInputs(c.Trace)
+	ins, err := g.outputInputs(c.Trace)
 	if err != nil {
 		return err
 	}
@@ -29,6 +29,9 @@ func (c *PprofCmd) Run(g *Globals) error {
 		return usagef("--no-browser only makes sense with --http")
 	}
 	write := c.Output != "" || c.HTTP == ""
+	if err := g.checkOutput(c.Output, "pprof"); err != nil { // before converting
+		return err
+	}
 	if write && (c.Output == "" || c.Output == "-") && isTerminal(g.env.stdout) {
 		return usagef("refusing to write a binary pprof profile to a terminal: use -o app.pb.gz (then go tool pprof -http :0 app.pb.gz), redirect stdout, or view it at once with --http :0")
 	}

@@ -32,7 +32,7 @@ count (by its CPU time in nanoseconds for JVM hprof cpu=times).`
 
 // Run converts the trace.
 func (c *SpeedscopeCmd) Run(g *Globals) error {
-	in, err := oneInput(c.Trace, "speedscope")
+	in, err := g.oneInput(c.Trace, "speedscope")
 	if err != nil {
 		return err
 	}
@@ -61,8 +61,8 @@ func (c *SpeedscopeCmd) Run(g *Globals) error {
 }
 
 // oneInput reads the arguments of a command that converts one trace.
-func oneInput(args []string, cmd string) (input, error) {
-	ins, err := pairInputs(args)
+func (g *Globals) oneInput(args []string, cmd string) (input, error) {
+	ins, err := g.outputInputs(args)
 	if err != nil {
 		return input{}, err
 	}
