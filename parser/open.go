@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -151,6 +152,17 @@ func (f *File) openInput(opt Options) error {
 // once, so it disappears even if the process is killed; elsewhere Close
 // removes it.
 func (f *File) spool(r io.Reader) error {
+	// The first bytes must be able to start a trace before anything is
+	// copied: /dev/zero or a large file of something else would otherwise
+	// fill the disk before the format check.
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, err := br.Peek(64)
+	if len(head) == 0 && err != nil && err != io.EOF {
+		return err
+	}
+	if err := plausibleStart(head); err != nil {
+		return &startError{err}
+	}
 	tmp, err := os.CreateTemp("", "atrace2-*.trace")
 	if err != nil {
 		return fmt.Errorf("copying the input to a temporary file: %w", err)
@@ -160,10 +172,30 @@ func (f *File) spool(r io.Reader) error {
 	} else {
 		f.close = append(f.close, func() error { tmp.Close(); return os.Remove(tmp.Name()) })
 	}
-	n, err := io.Copy(tmp, r)
+	n, err := io.Copy(tmp, br)
 	f.ra, f.size = tmp, n
 	return err
 }
+
+// plausibleStart checks the first bytes of an input that is about to be
+// copied the way parse will: key text, SLOW, a V2 method packet, or gzip.
+func plausibleStart(head []byte) error {
+	switch {
+	case len(head) == 0:
+		return formatErr(0, emptyFile)
+	case head[0] == '*', head[0] == v2MethodInfo, bytes.HasPrefix(head, []byte("SLOW")),
+		len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
+		return nil
+	}
+	return identify(head)
+}
+
+// startError is an input refused by plausibleStart; a damaged gzip stream
+// is only a warning, this is not.
+type startError struct{ err error }
+
+func (e *startError) Error() string { return e.err.Error() }
+func (e *startError) Unwrap() error { return e.err }
 
 // maybeGunzip replaces a gzip input with its decompressed copy. A stream cut
 // short keeps what was decompressed, with a warning: the records in it are
@@ -179,6 +211,9 @@ func (f *File) maybeGunzip() error {
 		return fmt.Errorf("gzip: %w", err)
 	}
 	err = f.spool(zr)
+	if se := (*startError)(nil); errors.As(err, &se) {
+		return err
+	}
 	var warn string
 	if err != nil && !errors.Is(err, fs.ErrClosed) {
 		warn = "the gzip stream is damaged or cut short (" + err.Error() + "); reading what was decompressed"
@@ -269,6 +304,8 @@ func (c *concatReaderAt) ReadAt(b []byte, off int64) (int, error) {
 	return n, nil
 }
 
+const emptyFile = "empty file: expected an Android method trace (key text starting with *version, or SLOW)"
+
 // parse reads the key text and the data header and, for streaming files,
 // scans the items for definitions and the summary.
 func (f *File) parse(opt Options) error {
@@ -281,7 +318,7 @@ func (f *File) parse(opt Options) error {
 	head := s.peek(64)
 	switch {
 	case len(head) == 0:
-		return formatErr(0, "empty file: expected an Android method trace (key text starting with *version, or SLOW)")
+		return formatErr(0, emptyFile)
 	case head[0] == '*':
 		return f.parseRegular(s, h, opt)
 	case bytes.HasPrefix(head, []byte("SLOW")):

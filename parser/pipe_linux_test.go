@@ -3,7 +3,9 @@ package parser_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/atrace2/atrace2/internal/tracegen"
@@ -55,5 +57,56 @@ func TestSpoolLeavesNoFile(t *testing.T) {
 	}
 	if _, _, err := drain(f); err != nil {
 		t.Error(err)
+	}
+}
+
+// zeros is an endless stream of zero bytes, as /dev/zero, that counts what
+// was read and ends after 64 MiB, so that a failing test cannot fill the
+// disk.
+type zeros struct{ n int }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	if z.n >= 64<<20 {
+		return 0, io.EOF
+	}
+	clear(p)
+	z.n += len(p)
+	return len(p), nil
+}
+
+// TestSpoolChecksTheStart: input that cannot start a trace is refused
+// before it is copied: /dev/zero used to be copied until the disk was full.
+func TestSpoolChecksTheStart(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	png := append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 1000)...)
+	z := &zeros{}
+	for _, c := range []struct {
+		name string
+		open func() (*parser.File, error)
+		want string
+	}{
+		{"zeros", func() (*parser.File, error) { return parser.Open("-", parser.Options{Stdin: z}) }, "unrecognised data"},
+		{"PNG on stdin", func() (*parser.File, error) { return parser.Open("-", parser.Options{Stdin: bytes.NewReader(png)}) }, "a PNG image"},
+		{"gzip PNG", func() (*parser.File, error) {
+			return parser.Open("-", parser.Options{Stdin: bytes.NewReader(tracegen.Gzip(png))})
+		}, "a PNG image"},
+		{"empty", func() (*parser.File, error) { return parser.Open("-", parser.Options{Stdin: bytes.NewReader(nil)}) }, "empty file"},
+	} {
+		f, err := c.open()
+		if err == nil {
+			f.Close()
+			t.Errorf("%s: opened", c.name)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	if z.n > 1<<20 {
+		t.Errorf("%d zero bytes were read before the refusal", z.n)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left in TMPDIR: %v", entries)
 	}
 }
