@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"runtime/pprof"
-	"syscall"
 
 	"github.com/alecthomas/kong"
 )
@@ -60,26 +58,8 @@ func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit)
 	}
-	go removeOutputsOnInterrupt()
+	handleSignals()
 	os.Exit(run(os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}))
-}
-
-// removeOutputsOnInterrupt makes Ctrl-C (or SIGTERM) remove the outputs
-// being written before the process exits, as a failed conversion does;
-// the exit code is the shell's for a signal, 128 + its number.
-func removeOutputsOnInterrupt() {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM)
-	if !signal.Ignored(os.Interrupt) { // a background job ignores Ctrl-C: keep it so
-		signal.Notify(sigs, os.Interrupt)
-	}
-	s := <-sigs
-	pending.removeAll()
-	code := 130
-	if s == syscall.SIGTERM {
-		code = 143
-	}
-	os.Exit(code)
 }
 
 // run parses args and runs one command; tests call it in-process.

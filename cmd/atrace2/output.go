@@ -1,11 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 )
 
 // output is where a command writes its result: stdout, or a file that is
@@ -39,7 +40,7 @@ func (g *Globals) createOutput(path string, binary bool, what string) (*output, 
 		}
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
-			return nil, fmt.Errorf("opening %s: %w", path, err)
+			return nil, fmt.Errorf("opening %s: %w", path, pathErr(err))
 		}
 		if binary && isTerminal(f) {
 			f.Close()
@@ -47,52 +48,45 @@ func (g *Globals) createOutput(path string, binary bool, what string) (*output, 
 		}
 		return &output{bufferedWriter: newBuffered(f), direct: f, final: path}, nil
 	}
-	// Through a symbolic link, the file it points to is replaced, not the
-	// link.
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
+	path = linkTarget(path)
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	tmp, err := pending.create(dir, "."+base+".tmp-*")
 	if err != nil {
-		return nil, fmt.Errorf("creating %s: %w", path, err)
+		return nil, fmt.Errorf("creating %s: %w", path, pathErr(err))
 	}
-	pending.add(tmp.Name())
 	return &output{bufferedWriter: newBuffered(tmp), tmp: tmp, final: path}, nil
 }
 
-// pending holds the names of the temporary files being written, which an
-// interrupt removes before the process exits (see main).
-var pending = pendingFiles{names: map[string]bool{}}
-
-type pendingFiles struct {
-	mu    sync.Mutex
-	names map[string]bool
-}
-
-func (p *pendingFiles) add(name string) {
-	p.mu.Lock()
-	p.names[name] = true
-	p.mu.Unlock()
-}
-
-func (p *pendingFiles) done(name string) {
-	p.mu.Lock()
-	delete(p.names, name)
-	p.mu.Unlock()
-}
-
-// removeAll removes every pending file. It keeps the lock, so that no
-// output is renamed into place while the process exits.
-func (p *pendingFiles) removeAll() {
-	p.mu.Lock()
-	for name := range p.names {
-		os.Remove(name)
-		delete(p.names, name)
+// linkTarget follows symbolic links from path to the file they name, which
+// may not exist yet: the output replaces that file, not the link.
+func linkTarget(path string) string {
+	for range 40 { // as many links as Linux follows
+		st, err := os.Lstat(path)
+		if err != nil || st.Mode()&os.ModeSymlink == 0 {
+			return path
+		}
+		to, err := os.Readlink(path)
+		if err != nil {
+			return path
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(path), to)
+		}
+		path = to
 	}
+	return path
+}
+
+// pathErr drops the *fs.PathError around err, whose operation and path
+// the message already names.
+func pathErr(err error) error {
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // Close flushes and, for a file, renames it into place.
@@ -108,7 +102,7 @@ func (o *output) Close() error {
 			err = cerr
 		}
 		if err != nil {
-			return fmt.Errorf("writing %s: %w", o.final, err)
+			return fmt.Errorf("writing %s: %w", o.final, pathErr(err))
 		}
 		return nil
 	}
@@ -121,18 +115,13 @@ func (o *output) Close() error {
 	if cerr := o.tmp.Close(); err == nil {
 		err = cerr
 	}
-	pending.mu.Lock() // an interrupt now waits for the rename, or prevents it
-	if _, ok := pending.names[o.tmp.Name()]; !ok && err == nil {
-		err = os.ErrNotExist // removed by an interrupt
-	}
 	if err == nil {
-		err = os.Rename(o.tmp.Name(), o.final)
+		err = pending.rename(o.tmp.Name(), o.final)
 	}
-	delete(pending.names, o.tmp.Name())
-	pending.mu.Unlock()
 	if err != nil {
 		os.Remove(o.tmp.Name())
-		return fmt.Errorf("writing %s: %w", o.final, err)
+		pending.done(o.tmp.Name())
+		return fmt.Errorf("writing %s: %w", o.final, pathErr(err))
 	}
 	return nil
 }

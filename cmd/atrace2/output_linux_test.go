@@ -19,21 +19,32 @@ func convertTo(t *testing.T, path string) {
 	}
 }
 
-// TestOutputToDevice: -o /dev/null writes into the device. Renaming a
+// TestOutputToDevice: -o naming a device writes into it. Renaming a
 // temporary file over it, as for a regular file, replaced /dev/null with a
-// regular file (as root) or failed at the end (as anyone else).
+// regular file (as root) or failed at the end (as anyone else). The test
+// makes its own null device, so that a regression cannot harm the
+// machine's.
 func TestOutputToDevice(t *testing.T) {
-	st, err := os.Stat(os.DevNull)
-	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		t.Skipf("%s is not a character device here", os.DevNull)
+	dir := t.TempDir()
+	null := filepath.Join(dir, "null")
+	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, 1<<8|3); err != nil { // major 1, minor 3: /dev/null
+		t.Skipf("cannot make a device here: %v", err)
 	}
-	convertTo(t, os.DevNull)
-	st, err = os.Stat(os.DevNull)
+	convertTo(t, null)
+	st, err := os.Lstat(null)
 	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		t.Fatalf("after -o %s: mode %v, %v: no longer a character device", os.DevNull, st.Mode(), err)
+		t.Fatalf("after -o %s: mode %v, %v: no longer a character device", null, st.Mode(), err)
 	}
-	if matches, _ := filepath.Glob(filepath.Join(filepath.Dir(os.DevNull), ".null.tmp-*")); len(matches) > 0 {
-		t.Errorf("temporary files left beside %s: %v", os.DevNull, matches)
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("files left beside the device: %v", entries)
+	}
+	// A failed write names the device once, without the PathError's
+	// repetition ("writing /dev/full: write /dev/full: ...").
+	if _, err := os.Stat("/dev/full"); err == nil {
+		code, _, errOut := runCLI(t, nil, "perfetto", "-q", "-o", "/dev/full", sample)
+		if want := "atrace2: writing /dev/full: no space left on device\n"; code != exitError || errOut != want {
+			t.Errorf("-o /dev/full: exit %d, stderr %q; want %d, %q", code, errOut, exitError, want)
+		}
 	}
 }
 
@@ -79,8 +90,8 @@ func TestOutputToFIFO(t *testing.T) {
 	}
 }
 
-// TestOutputThroughSymlink: the file a link points to is replaced; the
-// link stays a link.
+// TestOutputThroughSymlink: the file a link points to is replaced, or
+// created when the link dangles; the link stays a link.
 func TestOutputThroughSymlink(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "target.perfetto-trace")
@@ -99,6 +110,27 @@ func TestOutputThroughSymlink(t *testing.T) {
 	if err != nil || len(b) < 100 || string(b) == "old" {
 		t.Errorf("the target holds %d bytes (%v): not the converted trace", len(b), err)
 	}
+	dangling := filepath.Join(dir, "dangling.perfetto-trace")
+	if err := os.Symlink("sub/../new.perfetto-trace", dangling); err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	convertTo(t, dangling)
+	if st, err := os.Lstat(dangling); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("after the conversion %s is %v, %v: not a link", dangling, st.Mode(), err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "new.perfetto-trace")); err != nil || !bytes.Equal(b, mustRead(t, target)) {
+		t.Errorf("the dangling link's target holds %d bytes (%v), want the conversion", len(b), err)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // TestOutputToDirectoryOrTerminal: a directory fails before converting;
