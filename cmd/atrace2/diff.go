@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"os"
 
 	reports "github.com/atrace2/atrace2/report"
 )
@@ -36,6 +37,9 @@ func (c *DiffCmd) Run(g *Globals) error {
 	if ins[0].path == "-" && ins[1].path == "-" {
 		return usagef("only one of OLD and NEW can be standard input")
 	}
+	if g.oneStream(ins[0], ins[1]) {
+		return usagef("OLD and NEW name the same pipe, which can be read only once")
+	}
 	old, err := g.loadProfile(ins[0])
 	if err != nil {
 		return err
@@ -52,4 +56,22 @@ func (c *DiffCmd) Run(g *Globals) error {
 		return err
 	}
 	return c.write(g, r)
+}
+
+// oneStream reports whether two inputs read the same pipe or device, such
+// as "-" and /dev/stdin, or /dev/stdin twice: the first would read it all.
+func (g *Globals) oneStream(a, b input) bool {
+	stat := func(in input) os.FileInfo {
+		if in.path != "-" {
+			st, _ := os.Stat(in.path)
+			return st
+		}
+		if f, ok := g.stdin().(*os.File); ok {
+			st, _ := f.Stat()
+			return st
+		}
+		return nil
+	}
+	sa, sb := stat(a), stat(b)
+	return sa != nil && sb != nil && !sa.Mode().IsRegular() && os.SameFile(sa, sb)
 }

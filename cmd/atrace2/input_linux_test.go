@@ -71,3 +71,21 @@ func TestInputFromNamedPipe(t *testing.T) {
 		})
 	}
 }
+
+// TestDiffOfOnePipe: diff refuses OLD and NEW that read the same pipe,
+// which the first would consume whole ("empty file" for the second).
+func TestDiffOfOnePipe(t *testing.T) {
+	trace, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipe := pipePath(t, trace)
+	code, _, errOut := runCLI(t, nil, "diff", pipe, pipe)
+	if want := "atrace2: OLD and NEW name the same pipe, which can be read only once\n"; code != exitUsage || errOut != want {
+		t.Errorf("exit %d, stderr %q; want %d, %q", code, errOut, exitUsage, want)
+	}
+	// Two pipes are fine.
+	if code, _, errOut := runCLI(t, nil, "diff", "-q", pipePath(t, trace), pipePath(t, trace)); code != exitOK {
+		t.Errorf("two pipes: exit %d: %s", code, errOut)
+	}
+}
