@@ -37,6 +37,12 @@ type Options struct {
 	// Input, when set, is read instead of opening the named file: a pipe
 	// or device the caller has opened (and perhaps peeked at) already.
 	Input io.Reader
+	// Progress, when set, is called now and then while Open copies an
+	// input that cannot be read twice (standard input, a pipe, gzip) to a
+	// temporary file: with the bytes of the input read so far, and its
+	// size, or -1 when that is unknown (a pipe). Decompressing a large
+	// gzip file takes longer than converting it.
+	Progress func(done, total int64)
 }
 
 // File is an opened trace: its header, and the records, which can be read
@@ -51,6 +57,8 @@ type File struct {
 	compressed bool   // the input was gzip
 	gzipWarn   string // the gzip stream was damaged
 	pair       bool   // a NAME.key/NAME.data pair
+
+	progress func(done, total int64) // Options.Progress
 }
 
 // Size returns the number of bytes of the (decompressed) input.
@@ -70,7 +78,7 @@ func (f *File) Close() error {
 // magic bytes. Input that cannot be read twice (a pipe or device, gzip) is
 // copied to a temporary file first, so memory never holds the records.
 func Open(name string, opt Options) (*File, error) {
-	f := &File{Name: name}
+	f := &File{Name: name, progress: opt.Progress}
 	if err := f.openInput(opt); err != nil {
 		f.Close()
 		return nil, err
@@ -100,7 +108,7 @@ func NewFile(name string, ra io.ReaderAt, size int64, opt Options) (*File, error
 
 func (f *File) openInput(opt Options) error {
 	if opt.Input != nil {
-		if err := f.spool(opt.Input); err != nil {
+		if err := f.spool(opt.Input, -1); err != nil {
 			return err
 		}
 		return f.maybeGunzip()
@@ -116,7 +124,7 @@ func (f *File) openInput(opt Options) error {
 				return f.maybeGunzip()
 			}
 		}
-		if err := f.spool(in); err != nil {
+		if err := f.spool(in, -1); err != nil {
 			return err
 		}
 		return f.maybeGunzip()
@@ -139,7 +147,7 @@ func (f *File) openInput(opt Options) error {
 	if !st.Mode().IsRegular() {
 		// A pipe, such as bash's <(gunzip -c app.trace.gz), or a device:
 		// its size is unknown and it can be read only once.
-		if err := f.spool(of); err != nil {
+		if err := f.spool(of, -1); err != nil {
 			return err
 		}
 		return f.maybeGunzip()
@@ -150,8 +158,12 @@ func (f *File) openInput(opt Options) error {
 
 // spool copies r to a temporary file. On Unix the file is unlinked at
 // once, so it disappears even if the process is killed; elsewhere Close
-// removes it.
-func (f *File) spool(r io.Reader) error {
+// removes it. total is r's size for the progress (-1: unknown), or 0 when
+// the caller counts the progress itself.
+func (f *File) spool(r io.Reader, total int64) error {
+	if total != 0 {
+		r = f.counted(r, total)
+	}
 	// The first bytes must be able to start a trace before anything is
 	// copied: /dev/zero or a large file of something else would otherwise
 	// fill the disk before the format check.
@@ -175,6 +187,32 @@ func (f *File) spool(r io.Reader) error {
 	n, err := io.Copy(tmp, br)
 	f.ra, f.size = tmp, n
 	return err
+}
+
+// counted reports the progress of reading r, when there is a callback.
+func (f *File) counted(r io.Reader, total int64) io.Reader {
+	if f.progress == nil {
+		return r
+	}
+	return &progressReader{r: r, total: total, report: f.progress}
+}
+
+// progressReader calls report after every MiB read, and at the end.
+type progressReader struct {
+	r           io.Reader
+	done, total int64
+	next        int64
+	report      func(done, total int64)
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.done += int64(n)
+	if p.done >= p.next || err != nil { // and at the end
+		p.report(p.done, p.total)
+		p.next = p.done + 1<<20
+	}
+	return n, err
 }
 
 // plausibleStart checks the first bytes of an input that is about to be
@@ -206,11 +244,13 @@ func (f *File) maybeGunzip() error {
 	if n < 2 || magic[0] != 0x1f || magic[1] != 0x8b {
 		return nil
 	}
-	zr, err := gzip.NewReader(io.NewSectionReader(f.ra, 0, f.size))
+	// Progress counts the compressed bytes, whose total is known.
+	compressed := f.counted(io.NewSectionReader(f.ra, 0, f.size), f.size)
+	zr, err := gzip.NewReader(compressed)
 	if err != nil {
 		return fmt.Errorf("gzip: %w", err)
 	}
-	err = f.spool(zr)
+	err = f.spool(zr, 0)
 	if se := (*startError)(nil); errors.As(err, &se) {
 		return err
 	}

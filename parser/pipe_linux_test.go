@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -108,5 +110,51 @@ func TestSpoolChecksTheStart(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("left in TMPDIR: %v", entries)
+	}
+}
+
+// TestSpoolProgress: copying standard input reports its bytes with an
+// unknown total; decompressing a gzip file reports its compressed bytes
+// against the file's size, up to the whole file.
+func TestSpoolProgress(t *testing.T) {
+	tr := sampleTrace(3, "dual", "art")
+	// Records that do not compress, past the 1 MiB between reports.
+	noise := make([]byte, 3<<20)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range noise {
+		noise[i] = byte(rng.Uint32())
+	}
+	raw := append(append([]byte{}, tr.Regular()...), noise...)
+	gz := tracegen.Gzip(raw)
+	path := filepath.Join(t.TempDir(), "app.trace.gz")
+	if err := os.WriteFile(path, gz, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name        string
+		open        func(parser.Options) (*parser.File, error)
+		done, total int64
+	}{
+		{"stdin", func(o parser.Options) (*parser.File, error) {
+			o.Stdin = bytes.NewReader(raw)
+			return parser.Open("-", o)
+		}, int64(len(raw)), -1},
+		{"gzip file", func(o parser.Options) (*parser.File, error) { return parser.Open(path, o) }, int64(len(gz)), int64(len(gz))},
+	} {
+		var calls int
+		var last, total int64 = -1, 0
+		f, err := c.open(parser.Options{Progress: func(done, tot int64) {
+			if done < last {
+				t.Errorf("%s: progress went back from %d to %d", c.name, last, done)
+			}
+			calls, last, total = calls+1, done, tot
+		}})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		f.Close()
+		if calls < 2 || last != c.done || total != c.total {
+			t.Errorf("%s: %d reports, the last %d of %d; want several, the last %d of %d", c.name, calls, last, total, c.done, c.total)
+		}
 	}
 }

@@ -125,7 +125,14 @@ func (g *Globals) open(in input) (*parser.File, error) {
 	if p, ok := g.pipe(in); ok {
 		opt.Input = p.r
 	}
+	// Standard input, pipes and gzip are copied to a temporary file first,
+	// which can take longer than the conversion.
+	bar := g.progress(in.name() + " (reading)")
+	if bar != nil {
+		opt.Progress = bar.update
+	}
 	f, err := parser.Open(in.path, opt)
+	bar.clear()
 	if err != nil {
 		var ce *parser.ClockError
 		if errors.As(err, &ce) {

@@ -8,7 +8,8 @@ import (
 )
 
 // progressBar draws one line on a terminal's stderr for conversions that
-// last more than a second: bytes read, rate and time left. It is never
+// last more than a second: bytes read, rate and time left (only bytes and
+// rate while a pipe of unknown length is read). It is never
 // shown when stderr is not a terminal, or with -q.
 type progressBar struct {
 	w     io.Writer
@@ -32,11 +33,15 @@ func (g *Globals) progress(name string) *progressBar {
 func (p *progressBar) update(done, total int64) {
 	now := p.now()
 	elapsed := now.Sub(p.start)
-	if elapsed < time.Second || now.Sub(p.last) < 100*time.Millisecond || total <= 0 {
+	if elapsed < time.Second || now.Sub(p.last) < 100*time.Millisecond {
 		return
 	}
 	p.last, p.shown = now, true
 	rate := float64(done) / elapsed.Seconds()
+	if total <= 0 { // a pipe: no end to measure against
+		fmt.Fprintf(p.w, "\r%s  %.1f MB  %.1f MB/s\x1b[K", p.name, float64(done)/1e6, rate/1e6)
+		return
+	}
 	left := "?"
 	if rate > 0 {
 		left = (time.Duration(float64(total-done)/rate) * time.Second).Round(time.Second).String()

@@ -23,6 +23,15 @@ func TestProgressBar(t *testing.T) {
 	}
 	out.Reset()
 	p.update(60_000_000, 100_000_000) // less than 100 ms later: no redraw
+	if out.Len() != 0 {
+		t.Fatalf("redrew %q within 100 ms", out.String())
+	}
+	now = now.Add(2 * time.Second)
+	p.update(80_000_000, -1) // a pipe: bytes and rate only
+	if want := "\rapp.trace  80.0 MB  20.0 MB/s\x1b[K"; out.String() != want {
+		t.Errorf("drew %q, want %q", out.String(), want)
+	}
+	out.Reset()
 	p.clear()
 	if out.String() != "\r\x1b[K" {
 		t.Errorf("clear wrote %q", out.String())
