@@ -170,6 +170,9 @@ func (f *File) spool(r io.Reader, total int64) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(64)
 	if len(head) == 0 && err != nil && err != io.EOF {
+		// Nothing could be read (a gzip stream broken at once): the input
+		// is what was copied, nothing.
+		f.ra, f.size = bytes.NewReader(nil), 0
 		return err
 	}
 	if err := plausibleStart(head); err != nil {
