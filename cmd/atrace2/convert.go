@@ -143,10 +143,5 @@ func (c *ConvertCmd) Run(g *Globals) error {
 			return err
 		}
 	}
-	for _, o := range outs {
-		if err := o.Close(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return closeAll(outs)
 }

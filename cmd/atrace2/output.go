@@ -19,7 +19,8 @@ type output struct {
 	tmp    *os.File // the temporary file, renamed to final at Close
 	direct *os.File // a device or pipe written in place
 	final  string
-	done   bool
+	closed bool // flushed and closed (a temporary file not yet renamed)
+	done   bool // renamed into place, or removed
 }
 
 // createOutput opens path ("" or "-" for stdout). Binary data is refused on
@@ -91,58 +92,75 @@ func pathErr(err error) error {
 
 // Close flushes and, for a file, renames it into place.
 func (o *output) Close() error {
-	if o.done {
+	return closeAll([]*output{o})
+}
+
+// closeAll closes outputs so that all of them are kept or none: each is
+// flushed and closed under its temporary name first, then all are renamed
+// into place at once, which a signal cannot split. The caller Aborts them
+// all, which removes what is left after an error.
+func closeAll(outs []*output) error {
+	for _, o := range outs {
+		if err := o.finish(); err != nil {
+			return err
+		}
+	}
+	return pending.commit(outs)
+}
+
+// finish flushes the output and closes its file, keeping a temporary file
+// under its temporary name.
+func (o *output) finish() error {
+	if o.done || o.closed {
 		return nil
 	}
-	o.done = true
+	o.closed = true
 	err := o.Flush()
 	o.stop()
-	if o.direct != nil {
+	switch {
+	case o.direct != nil:
+		o.done = true
 		if cerr := o.direct.Close(); err == nil {
 			err = cerr
 		}
-		if err != nil {
-			return fmt.Errorf("writing %s: %w", o.final, pathErr(err))
+	case o.tmp != nil:
+		if cerr := o.tmp.Chmod(0o644); err == nil {
+			err = cerr // CreateTemp makes 0600 files; outputs are ordinary files
 		}
-		return nil
-	}
-	if o.tmp == nil {
+		if cerr := o.tmp.Close(); err == nil {
+			err = cerr
+		}
+	default: // standard output
+		o.done = true
 		return err
 	}
-	if cerr := o.tmp.Chmod(0o644); err == nil {
-		err = cerr // CreateTemp makes 0600 files; outputs are ordinary files
-	}
-	if cerr := o.tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = pending.rename(o.tmp.Name(), o.final)
-	}
 	if err != nil {
-		os.Remove(o.tmp.Name())
-		pending.done(o.tmp.Name())
 		return fmt.Errorf("writing %s: %w", o.final, pathErr(err))
 	}
 	return nil
 }
 
-// Abort discards a file that was not closed; it is safe after Close.
+// Abort discards an output that was not closed, removing its temporary
+// file; it is safe after Close.
 func (o *output) Abort() {
 	if o.done {
 		return
 	}
 	o.done = true
-	o.stop()
-	if o.direct != nil {
-		o.direct.Close()
-		return
+	if !o.closed {
+		o.closed = true
+		o.stop()
+		if o.direct != nil {
+			o.direct.Close()
+		}
+		if o.tmp != nil {
+			o.tmp.Close()
+		}
 	}
-	if o.tmp == nil {
-		return
+	if o.tmp != nil {
+		os.Remove(o.tmp.Name())
+		pending.done(o.tmp.Name())
 	}
-	o.tmp.Close()
-	os.Remove(o.tmp.Name())
-	pending.done(o.tmp.Name())
 }
 
 // stop ends the writing goroutine, if there is one.

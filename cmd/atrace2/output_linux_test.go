@@ -189,3 +189,21 @@ func TestOutputNeverReplacesInput(t *testing.T) {
 		t.Errorf("files left in %s: %v", dir, entries)
 	}
 }
+
+// TestConvertKeepsAllOrNone: when one of convert's outputs fails at the
+// end, the others are not kept either ("No output is kept unless every
+// one is complete"); they used to be renamed one by one.
+func TestConvertKeepsAllOrNone(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full here")
+	}
+	dir := t.TempDir()
+	code, _, errOut := runCLI(t, nil, "convert", "-q", "--pprof", filepath.Join(dir, "app.pb.gz"),
+		"--speedscope", filepath.Join(dir, "app.speedscope.json"), "--folded", "/dev/full", sample)
+	if want := "atrace2: writing /dev/full: no space left on device\n"; code != exitError || errOut != want {
+		t.Errorf("exit %d, stderr %q; want %d, %q", code, errOut, exitError, want)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("kept although --folded failed: %v", entries)
+	}
+}

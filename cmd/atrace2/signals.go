@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/signal"
 	"runtime"
@@ -30,15 +31,26 @@ func (p *pendingFiles) create(dir, pattern string) (*os.File, error) {
 	return f, err
 }
 
-// rename moves a finished file into place, unless a signal removed it.
-func (p *pendingFiles) rename(tmp, final string) error {
+// commit renames the finished temporary files of outs into place, all
+// while holding the lock, so that a signal removes all or none of them.
+func (p *pendingFiles) commit(outs []*output) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, ok := p.files[tmp]; !ok {
-		return os.ErrNotExist
+	for _, o := range outs {
+		if o.done || o.tmp == nil {
+			continue
+		}
+		name := o.tmp.Name()
+		if _, ok := p.files[name]; !ok {
+			return fmt.Errorf("writing %s: removed by a signal", o.final)
+		}
+		if err := os.Rename(name, o.final); err != nil {
+			return fmt.Errorf("writing %s: %w", o.final, err)
+		}
+		delete(p.files, name)
+		o.done = true
 	}
-	delete(p.files, tmp)
-	return os.Rename(tmp, final)
+	return nil
 }
 
 // done forgets a file that was removed.
