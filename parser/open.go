@@ -41,7 +41,9 @@ type Options struct {
 	// input that cannot be read twice (standard input, a pipe, gzip) to a
 	// temporary file: with the bytes of the input read so far, and its
 	// size, or -1 when that is unknown (a pipe). Decompressing a large
-	// gzip file takes longer than converting it.
+	// gzip file takes longer than converting it. Each copy counts from 0
+	// with its own total: a gzip stream on stdin is copied, then
+	// decompressed from the copy.
 	Progress func(done, total int64)
 }
 
@@ -85,6 +87,9 @@ func Open(name string, opt Options) (*File, error) {
 	}
 	if err := f.parse(opt); err != nil {
 		f.Close()
+		if f.gzipWarn != "" { // the likely cause, which no one would see
+			err = fmt.Errorf("%w (%s)", err, f.gzipWarn)
+		}
 		return nil, err
 	}
 	return f, nil
@@ -167,16 +172,17 @@ func (f *File) spool(r io.Reader, total int64) error {
 	// The first bytes must be able to start a trace before anything is
 	// copied: /dev/zero or a large file of something else would otherwise
 	// fill the disk before the format check.
-	br := bufio.NewReaderSize(r, 64<<10)
+	src := &recordingReader{r: r}
+	br := bufio.NewReaderSize(src, 64<<10)
 	head, err := br.Peek(64)
 	if len(head) == 0 && err != nil && err != io.EOF {
 		// Nothing could be read (a gzip stream broken at once): the input
 		// is what was copied, nothing.
 		f.ra, f.size = bytes.NewReader(nil), 0
-		return err
+		return &readError{err}
 	}
 	if err := plausibleStart(head); err != nil {
-		return &startError{err}
+		return err
 	}
 	tmp, err := os.CreateTemp("", "atrace2-*.trace")
 	if err != nil {
@@ -189,8 +195,36 @@ func (f *File) spool(r io.Reader, total int64) error {
 	}
 	n, err := io.Copy(tmp, br)
 	f.ra, f.size = tmp, n
-	return err
+	switch {
+	case err == nil:
+		return nil
+	case err == src.err:
+		return &readError{err}
+	}
+	return fmt.Errorf("copying the input to a temporary file: %w", err) // a full disk
 }
+
+// recordingReader keeps the error of its reader, to tell it from the
+// temporary file's.
+type recordingReader struct {
+	r   io.Reader
+	err error
+}
+
+func (r *recordingReader) Read(b []byte) (int, error) {
+	n, err := r.r.Read(b)
+	if err != nil && err != io.EOF {
+		r.err = err
+	}
+	return n, err
+}
+
+// readError is a failure to read the input that spool copies; what was
+// read before it is in the copy. For a gzip stream it is only a warning.
+type readError struct{ err error }
+
+func (e *readError) Error() string { return e.err.Error() }
+func (e *readError) Unwrap() error { return e.err }
 
 // counted reports the progress of reading r, when there is a callback.
 func (f *File) counted(r io.Reader, total int64) io.Reader {
@@ -231,21 +265,23 @@ func plausibleStart(head []byte) error {
 	return identify(head)
 }
 
-// startError is an input refused by plausibleStart; a damaged gzip stream
-// is only a warning, this is not.
-type startError struct{ err error }
-
-func (e *startError) Error() string { return e.err.Error() }
-func (e *startError) Unwrap() error { return e.err }
-
 // maybeGunzip replaces a gzip input with its decompressed copy. A stream cut
 // short keeps what was decompressed, with a warning: the records in it are
 // as good as those of a truncated file.
-func (f *File) maybeGunzip() error {
+func (f *File) maybeGunzip() error { return f.gunzip(0) }
+
+// maxGzipLayers bounds gzip within gzip, which a crafted file could nest
+// without end.
+const maxGzipLayers = 4
+
+func (f *File) gunzip(layer int) error {
 	var magic [4]byte
 	n, _ := f.ra.ReadAt(magic[:], 0)
 	if n < 2 || magic[0] != 0x1f || magic[1] != 0x8b {
 		return nil
+	}
+	if layer == maxGzipLayers {
+		return fmt.Errorf("gzip: more than %d layers of gzip inside each other", maxGzipLayers)
 	}
 	// Progress counts the compressed bytes, whose total is known.
 	compressed := f.counted(io.NewSectionReader(f.ra, 0, f.size), f.size)
@@ -254,19 +290,40 @@ func (f *File) maybeGunzip() error {
 		return fmt.Errorf("gzip: %w", err)
 	}
 	err = f.spool(zr, 0)
-	if se := (*startError)(nil); errors.As(err, &se) {
-		return err
-	}
 	var warn string
-	if err != nil && !errors.Is(err, fs.ErrClosed) {
-		warn = "the gzip stream is damaged or cut short (" + err.Error() + "); reading what was decompressed"
+	if re := (*readError)(nil); errors.As(err, &re) {
+		// The copy holds what was decompressed.
+		if !errors.Is(err, fs.ErrClosed) {
+			warn = "the gzip stream is damaged or cut short (" + err.Error() + "); reading what was decompressed"
+		}
+	} else if err != nil {
+		return err // not a trace, or no room for the copy
 	}
-	if err := f.maybeGunzip(); err != nil { // gzip within gzip: unwrap again
+	if err := f.gunzip(layer + 1); err != nil { // gzip within gzip: unwrap again
 		return err
 	}
 	f.gzipWarn = warn
 	f.compressed = true
 	return nil
+}
+
+// Sources lists the files Open reads for name: the file itself, or both
+// halves of a NAME.key/NAME.data pair, and a NAME.sec key file beside it.
+// A caller writing files can so make sure it never writes over one.
+func Sources(name string) []string {
+	if name == "-" {
+		return nil
+	}
+	var out []string
+	if key, data, ok := splitPair(name); ok {
+		out = append(out, key, data)
+	} else {
+		out = append(out, name)
+	}
+	if exists(name + ".sec") {
+		out = append(out, name+".sec")
+	}
+	return out
 }
 
 // splitPair recognises the pre-1.0 NAME.key + NAME.data pair (FORMATS §9):

@@ -158,3 +158,31 @@ func TestSpoolProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestGzipFailures: a gzip input whose copy cannot be made fails at once
+// (it recursed forever when TMPDIR was not writable); gzip nested without
+// end stops; and a trace that fails to parse after a damaged gzip stream
+// says so, instead of only "empty file".
+func TestGzipFailures(t *testing.T) {
+	dir := t.TempDir()
+	trace := sampleTrace(3, "dual", "art").Regular()
+	gz := filepath.Join(dir, "app.trace.gz")
+	write(t, gz, tracegen.Gzip(trace))
+	t.Setenv("TMPDIR", filepath.Join(dir, "missing"))
+	if _, err := parser.Open(gz, parser.Options{}); err == nil || !strings.Contains(err.Error(), "temporary file") {
+		t.Errorf("unwritable TMPDIR: %v, want an error about the temporary file", err)
+	}
+	t.Setenv("TMPDIR", dir)
+	nested := trace
+	for range 6 {
+		nested = tracegen.Gzip(nested)
+	}
+	write(t, gz, nested)
+	if _, err := parser.Open(gz, parser.Options{}); err == nil || !strings.Contains(err.Error(), "layers of gzip") {
+		t.Errorf("6 layers of gzip: %v", err)
+	}
+	write(t, gz, tracegen.Gzip(trace)[:30])
+	if _, err := parser.Open(gz, parser.Options{}); err == nil || !strings.Contains(err.Error(), "gzip stream is damaged or cut short") {
+		t.Errorf("gzip cut at 30 bytes: %v, want the gzip warning in the error", err)
+	}
+}

@@ -65,6 +65,7 @@ func samePath(a, b string) bool {
 	if a == "" || b == "" || a == "-" || b == "-" {
 		return false
 	}
+	a, b = linkTarget(a), linkTarget(b)
 	if aa, err := filepath.Abs(a); err == nil {
 		if bb, err := filepath.Abs(b); err == nil && aa == bb {
 			return true

@@ -22,6 +22,7 @@ type env struct {
 	stdout, stderr io.Writer
 	pipes          map[string]*pipeInput // named inputs that are pipes or devices
 	inputs         []string              // the inputs no output may overwrite
+	stdinFile      *os.File              // standard input, when an input and a file
 }
 
 // isTerminal reports whether w is a terminal.
@@ -83,9 +84,13 @@ func pairInputs(args []string) ([]input, error) {
 func (g *Globals) outputInputs(args []string) ([]input, error) {
 	ins, err := pairInputs(args)
 	for _, in := range ins {
-		for _, p := range []string{in.path, in.sec} {
-			if p != "" && p != "-" {
-				g.env.inputs = append(g.env.inputs, p)
+		g.env.inputs = append(g.env.inputs, parser.Sources(in.path)...)
+		if in.sec != "" {
+			g.env.inputs = append(g.env.inputs, in.sec)
+		}
+		if in.path == "-" {
+			if f, ok := g.stdin().(*os.File); ok { // a file given with < app.trace
+				g.env.stdinFile = f
 			}
 		}
 	}
@@ -105,6 +110,11 @@ func (g *Globals) checkOutput(path, what string) error {
 	for _, p := range g.env.inputs {
 		if in, err := os.Stat(p); err == nil && os.SameFile(in, out) {
 			return usagef("refusing to write the %s output over the input %s", what, p)
+		}
+	}
+	if f := g.env.stdinFile; f != nil {
+		if in, err := f.Stat(); err == nil && os.SameFile(in, out) {
+			return usagef("refusing to write the %s output over the input on standard input", what)
 		}
 	}
 	return nil

@@ -69,12 +69,21 @@ func linkTarget(path string) string {
 		if err != nil || st.Mode()&os.ModeSymlink == 0 {
 			return path
 		}
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			return real // the kernel's answer, when the file exists
+		}
 		to, err := os.Readlink(path)
 		if err != nil {
 			return path
 		}
 		if !filepath.IsAbs(to) {
-			to = filepath.Join(filepath.Dir(path), to)
+			// Relative to the link's real folder, as the kernel reads it,
+			// not to the text of its path.
+			dir := filepath.Dir(path)
+			if real, err := filepath.EvalSymlinks(dir); err == nil {
+				dir = real
+			}
+			to = filepath.Join(dir, to)
 		}
 		path = to
 	}

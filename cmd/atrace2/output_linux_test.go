@@ -122,6 +122,20 @@ func TestOutputThroughSymlink(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(dir, "new.perfetto-trace")); err != nil || !bytes.Equal(b, mustRead(t, target)) {
 		t.Errorf("the dangling link's target holds %d bytes (%v), want the conversion", len(b), err)
 	}
+	// A relative link inside a linked folder is read from the folder's
+	// real place, as the kernel does: linkdir/out -> real/a/out ->
+	// ../target is real/target, not ./target.
+	os.MkdirAll(filepath.Join(dir, "real", "a"), 0o755)
+	os.Symlink(filepath.Join("real", "a"), filepath.Join(dir, "linkdir"))
+	os.Symlink(filepath.Join("..", "target"), filepath.Join(dir, "real", "a", "out"))
+	os.WriteFile(filepath.Join(dir, "target"), []byte("bystander"), 0o644)
+	convertTo(t, filepath.Join(dir, "linkdir", "out"))
+	if b := mustRead(t, filepath.Join(dir, "target")); string(b) != "bystander" {
+		t.Errorf("./target was replaced (%d bytes)", len(b))
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "real", "target")); err != nil || len(b) < 100 {
+		t.Errorf("real/target holds %d bytes (%v), want the conversion", len(b), err)
+	}
 }
 
 func mustRead(t *testing.T, path string) []byte {
@@ -187,6 +201,33 @@ func TestOutputNeverReplacesInput(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
 		t.Errorf("files left in %s: %v", dir, entries)
+	}
+	// Inputs the arguments do not name as such: standard input that is
+	// the file, and the halves of a key/data pair.
+	stdin, err := os.Open(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	var out, errb bytes.Buffer
+	code := run([]string{"folded", "-q", "-o", trace, "-"}, &env{stdin: stdin, stdout: &out, stderr: &errb})
+	if want := "refusing to write the folded output over the input on standard input"; code != exitUsage || !strings.Contains(errb.String(), want) {
+		t.Errorf("stdin: exit %d, stderr %q; want %d and %q", code, errb.String(), exitUsage, want)
+	}
+	pair := filepath.Join(dir, "pair")
+	os.WriteFile(pair+".key", []byte("*version\n"), 0o644)
+	os.WriteFile(pair+".data", []byte("SLOW"), 0o644)
+	for _, args := range [][]string{{"folded", "-o", pair + ".data", pair + ".key"}, {"speedscope", "-o", pair + ".key", pair}} {
+		code, _, errOut := runCLI(t, nil, append([]string{"-q"}, args...)...)
+		if code != exitUsage || !strings.Contains(errOut, "refusing to write") {
+			t.Errorf("%v: exit %d, stderr %q; want a refusal", args, code, errOut)
+		}
+	}
+	if b := mustRead(t, trace); !bytes.Equal(b, data) {
+		t.Fatal("the trace was changed")
+	}
+	if string(mustRead(t, pair+".key")) != "*version\n" || string(mustRead(t, pair+".data")) != "SLOW" {
+		t.Error("a half of the pair was changed")
 	}
 }
 

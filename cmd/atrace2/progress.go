@@ -17,6 +17,7 @@ type progressBar struct {
 	start time.Time
 	last  time.Time
 	shown bool
+	total int64 // of the current phase; a new total starts the clock again
 	now   func() time.Time
 }
 
@@ -32,6 +33,9 @@ func (g *Globals) progress(name string) *progressBar {
 // second, so quick conversions print nothing.
 func (p *progressBar) update(done, total int64) {
 	now := p.now()
+	if total != p.total { // a new phase (a copy, then its decompression)
+		p.total, p.start = total, now
+	}
 	elapsed := now.Sub(p.start)
 	if elapsed < time.Second || now.Sub(p.last) < 100*time.Millisecond {
 		return

@@ -11,7 +11,7 @@ func TestProgressBar(t *testing.T) {
 	var out bytes.Buffer
 	now := time.Unix(0, 0)
 	p := &progressBar{w: &out, name: "app.trace", start: now, now: func() time.Time { return now }}
-	p.update(10, 100) // within the first second: nothing
+	p.update(10, 100_000_000) // within the first second: nothing
 	if out.Len() != 0 {
 		t.Fatalf("drew %q before a second passed", out.String())
 	}
@@ -26,9 +26,16 @@ func TestProgressBar(t *testing.T) {
 	if out.Len() != 0 {
 		t.Fatalf("redrew %q within 100 ms", out.String())
 	}
+	// A new total starts a new phase, timed from its first report: the
+	// copy of a pipe (its length unknown: bytes and rate only).
 	now = now.Add(2 * time.Second)
-	p.update(80_000_000, -1) // a pipe: bytes and rate only
-	if want := "\rapp.trace  80.0 MB  20.0 MB/s\x1b[K"; out.String() != want {
+	p.update(1, -1)
+	if out.Len() != 0 {
+		t.Fatalf("drew %q at the start of a phase", out.String())
+	}
+	now = now.Add(2 * time.Second)
+	p.update(40_000_000, -1)
+	if want := "\rapp.trace  40.0 MB  20.0 MB/s\x1b[K"; out.String() != want {
 		t.Errorf("drew %q, want %q", out.String(), want)
 	}
 	out.Reset()
