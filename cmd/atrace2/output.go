@@ -90,11 +90,14 @@ func linkTarget(path string) string {
 	return path
 }
 
-// pathErr drops the *fs.PathError around err, whose operation and path
-// the message already names.
+// pathErr drops the *fs.PathError or *os.LinkError around err, whose
+// operation and paths the message already names.
 func pathErr(err error) error {
 	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 		return pe.Err
+	}
+	if le := (*os.LinkError)(nil); errors.As(err, &le) {
+		return le.Err
 	}
 	return err
 }

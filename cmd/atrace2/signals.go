@@ -45,7 +45,7 @@ func (p *pendingFiles) commit(outs []*output) error {
 			return fmt.Errorf("writing %s: removed by a signal", o.final)
 		}
 		if err := os.Rename(name, o.final); err != nil {
-			return fmt.Errorf("writing %s: %w", o.final, err)
+			return fmt.Errorf("writing %s: %w", o.final, pathErr(err))
 		}
 		delete(p.files, name)
 		o.done = true
