@@ -181,6 +181,18 @@ func TestGzipFailures(t *testing.T) {
 	if _, err := parser.Open(gz, parser.Options{}); err == nil || !strings.Contains(err.Error(), "layers of gzip") {
 		t.Errorf("6 layers of gzip: %v", err)
 	}
+	// A damaged inner layer inside an intact outer one: the warning of
+	// the inner layer stays.
+	inner := tracegen.Gzip(trace)
+	write(t, gz, tracegen.Gzip(inner[:len(inner)-20]))
+	f, err := parser.Open(gz, parser.Options{})
+	if err != nil {
+		t.Fatalf("gzip of a cut gzip: %v", err)
+	}
+	if w := strings.Join(f.Header.Warnings, "; "); !strings.Contains(w, "gzip stream is damaged") {
+		t.Errorf("gzip of a cut gzip: warnings %q, want the inner layer's", w)
+	}
+	f.Close()
 	write(t, gz, tracegen.Gzip(trace)[:30])
 	if _, err := parser.Open(gz, parser.Options{}); err == nil || !strings.Contains(err.Error(), "gzip stream is damaged or cut short") {
 		t.Errorf("gzip cut at 30 bytes: %v, want the gzip warning in the error", err)
