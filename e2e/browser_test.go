@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/atrace2/atrace2/internal/testutil"
 )
 
 // checkFile is one entry of check-speedscope.mjs's manifest.
@@ -136,7 +138,7 @@ func TestSpeedscopeInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Log("-short: the corpus traces are left out")
 	} else {
-		for _, c := range corpusTraces(t) {
+		for _, c := range testutil.CorpusTraces(t) {
 			files = append(files, outputs(t, dir, c, false)...)
 		}
 	}

@@ -47,16 +47,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// corpusTraces lists the real traces in ../shared/corpus, or none.
-func corpusTraces(t testing.TB) []string {
-	dir := filepath.Join(repoRoot(t), "..", "shared", "corpus")
-	names, _ := filepath.Glob(filepath.Join(dir, "*.trace*"))
-	if len(names) == 0 {
-		t.Logf("no corpus traces in %s: checking the sample and the policy trace only", dir)
-	}
-	return names
-}
-
 // result is one run of the binary.
 type result struct {
 	code           int
