@@ -38,11 +38,7 @@ func (g *Globals) sniff(in input) (f samples.Format, gzip, ok bool, err error) {
 func (g *Globals) head(in input) ([]byte, error) {
 	buf := make([]byte, sniffLen)
 	if p, ok := g.pipe(in); ok {
-		b, err := p.r.Peek(sniffLen)
-		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-			return nil, fmt.Errorf("%s: %w", in.name(), err)
-		}
-		return b, nil
+		return peekHead(p.r, in)
 	}
 	if in.path != "-" {
 		f, err := os.Open(in.path)
@@ -63,7 +59,13 @@ func (g *Globals) head(in input) ([]byte, error) {
 		p = peekedStdin{bufio.NewReaderSize(g.stdin(), 64<<10)}
 		g.env.stdin = p
 	}
-	b, err := p.Peek(sniffLen)
+	return peekHead(p.Reader, in)
+}
+
+// peekHead returns up to sniffLen bytes of a stream read once, leaving
+// them buffered in r for whichever reader comes next.
+func peekHead(r *bufio.Reader, in input) ([]byte, error) {
+	b, err := r.Peek(sniffLen)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, fmt.Errorf("%s: %w", in.name(), err)
 	}
