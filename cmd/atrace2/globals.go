@@ -21,8 +21,7 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	pipes          map[string]*pipeInput // named inputs that are pipes or devices
-	inputs         []string              // the inputs no output may overwrite
-	stdinFile      *os.File              // standard input, when an input and a file
+	inputs         []string              // the inputs no output may overwrite; "-" for stdin
 }
 
 // isTerminal reports whether w is a terminal.
@@ -89,9 +88,7 @@ func (g *Globals) outputInputs(args []string) ([]input, error) {
 			g.env.inputs = append(g.env.inputs, in.sec)
 		}
 		if in.path == "-" {
-			if f, ok := g.stdin().(*os.File); ok { // a file given with < app.trace
-				g.env.stdinFile = f
-			}
+			g.env.inputs = append(g.env.inputs, "-")
 		}
 	}
 	return ins, err
@@ -108,13 +105,17 @@ func (g *Globals) checkOutput(path, what string) error {
 		return nil
 	}
 	for _, p := range g.env.inputs {
+		if p == "-" {
+			// Standard input may be the file itself: < app.trace.
+			if f, ok := regularStdin(g.stdin()); ok {
+				if in, err := f.Stat(); err == nil && os.SameFile(in, out) {
+					return usagef("refusing to write the %s output over the input on standard input", what)
+				}
+			}
+			continue
+		}
 		if in, err := os.Stat(p); err == nil && os.SameFile(in, out) {
 			return usagef("refusing to write the %s output over the input %s", what, p)
-		}
-	}
-	if f := g.env.stdinFile; f != nil {
-		if in, err := f.Stat(); err == nil && os.SameFile(in, out) {
-			return usagef("refusing to write the %s output over the input on standard input", what)
 		}
 	}
 	return nil
