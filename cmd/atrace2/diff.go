@@ -13,7 +13,7 @@ type DiffCmd struct {
 	Limit     int    `name:"limit" short:"n" placeholder:"N" default:"50" help:"Print at most N rows (default 50); 0 prints every method."`
 	Threshold string `default:"0" help:"Hide methods whose exclusive and inclusive times both changed by less than this: a duration (500us, 2ms) or a percentage of the old trace's total time (0.5%); only a percentage for sampled profiles, which count samples."`
 	reportFlags
-	Traces []string `arg:"" name:"OLD NEW" help:"The old and the new trace (- for standard input for one of them), each optionally followed by its .sec key file; or two sampled profiles (hprof text, Android 5.x ART profile)."`
+	Traces []string `arg:"" name:"OLD NEW" help:"The old and the new trace (- for standard input, or a pipe such as <(...), for one of them: a pipe can be read only once), each optionally followed by its .sec key file; or two sampled profiles (hprof text, Android 5.x ART profile)."`
 }
 
 // Help is the detailed help.
