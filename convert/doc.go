@@ -30,7 +30,11 @@
 // found, and put what the thread did so far under it (the call tree) or open
 // the frame at the thread's start when they write (speedscope), so [Run]
 // reads the trace once for them. Perfetto writes each event as it comes and
-// needs the orphan frames opened at the thread's start, and so two passes.
+// needs the orphan frames opened at the thread's start, and so two passes
+// when the trace has orphan exits; as recent ART traces have none, Run
+// first tries one read for exporters that can take back what they wrote
+// (stream.RewindableExporter), and reads again only once it meets an orphan
+// exit.
 //
 // With more than one CPU, [Run] decodes on one goroutine, applies the policy
 // on another and runs the exporters on a third, handing batches between

@@ -84,7 +84,8 @@ func (p *pass) exit(ts *threadState, f stream.FrameID, a parser.Action, wall, cp
 
 // orphan handles an exit with no real frame on the stack. The first pass
 // notes it; the second pass finds it already opened at the thread's start;
-// a single pass tells one-pass exporters after the fact.
+// a single pass tells one-pass exporters after the fact, and a hopeful one
+// gives up sending.
 func (p *pass) orphan(ts *threadState, f stream.FrameID, fl stream.Flags, wall, cpu int64) {
 	if p.count {
 		p.stats.OrphanExits++
@@ -97,6 +98,8 @@ func (p *pass) orphan(ts *threadState, f stream.FrameID, fl stream.Flags, wall, 
 	case !p.emit:
 	case p.onePass:
 		p.send(stream.Orphan, fl|stream.Synthetic, ts, f, 0, wall, cpu)
+	case p.hopeful:
+		p.miss()
 	default:
 		if ts.floor == 0 || ts.stack[ts.floor-1].frame != f {
 			panic("invariant violation: orphan exit differs between passes")
@@ -104,6 +107,16 @@ func (p *pass) orphan(ts *threadState, f stream.FrameID, fl stream.Flags, wall, 
 		ts.floor--
 		p.end(ts, ts.floor, fl, wall, cpu)
 	}
+}
+
+// miss ends the hope of a single read (runHopeful): the orphan frame must
+// be opened before everything its thread did so far, which the exporters
+// have been sent. The pass stops sending and goes on counting; the events
+// not yet handed over are dropped.
+func (p *pass) miss() {
+	p.emit, p.missed = false, true
+	p.out = p.out[:0]
+	p.total = 2 * p.t.Size
 }
 
 // end pops the frame at depth i, which must be the top of the stack.

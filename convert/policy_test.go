@@ -72,8 +72,31 @@ func (r *recorder) Finish() error {
 	return nil
 }
 
+// rewindable is a recorder that can take back what it recorded, as the
+// Perfetto exporter can: convert.Run reads the trace once for it unless it
+// meets an orphan exit. The recorder reads the tables on every event, as
+// the contract of stream.RewindableExporter allows.
+type rewindable struct {
+	recorder
+	begins, rewinds, finishes int
+}
+
+func (r *rewindable) Begin(t *stream.Trace) error { r.begins++; return r.recorder.Begin(t) }
+func (r *rewindable) Finish() error               { r.finishes++; return r.recorder.Finish() }
+func (r *rewindable) CanRewind() bool             { return true }
+func (r *rewindable) Rewind() error               { r.rewinds++; r.recorder = recorder{}; return nil }
+
 // convertBytes writes data to a file and runs the converter over it.
 func convertBytes(t *testing.T, data []byte, opt convert.Options) (*recorder, *stream.Trace, error) {
+	t.Helper()
+	rec := &recorder{}
+	tr, err := convertBytesTo(t, data, opt, rec)
+	return rec, tr, err
+}
+
+// convertBytesTo writes data to a file and runs the converter over it into
+// exp.
+func convertBytesTo(t *testing.T, data []byte, opt convert.Options, exp stream.Exporter) (*stream.Trace, error) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "case.trace")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -81,12 +104,10 @@ func convertBytes(t *testing.T, data []byte, opt convert.Options) (*recorder, *s
 	}
 	f, err := parser.Open(path, parser.Options{})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer f.Close()
-	rec := &recorder{}
-	tr, err := convert.Run(f, opt, rec)
-	return rec, tr, err
+	return convert.Run(f, opt, exp)
 }
 
 // TestPolicyCases runs every testdata/convert/*.txtar case: its trace, written
@@ -129,6 +150,27 @@ func TestPolicyCases(t *testing.T) {
 				}
 				if got, want := st.Stats.Summary(), strings.TrimSpace(parts["stats"]); got != want {
 					t.Errorf("stats: %q, want %q", got, want)
+				}
+				// The same from one read, or from two after a rewind at
+				// the first orphan exit.
+				rw := &rewindable{}
+				st, err = convertBytesTo(t, data, opt, rw)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := strings.Join(rw.lines, "\n") + "\n"; got != parts["events"] {
+					t.Errorf("events in one read:\n%s\nwant:\n%s", got, parts["events"])
+				}
+				if got, want := st.Stats.Summary(), strings.TrimSpace(parts["stats"]); got != want {
+					t.Errorf("stats in one read: %q, want %q", got, want)
+				}
+				wantRewinds := 0
+				if st.Stats.OrphanExits > 0 {
+					wantRewinds = 1
+				}
+				if rw.rewinds != wantRewinds || rw.begins != 1+wantRewinds || rw.finishes != 1 {
+					t.Errorf("%d orphan exits: %d rewinds, %d begins, %d finishes; want %d, %d, 1",
+						st.Stats.OrphanExits, rw.rewinds, rw.begins, rw.finishes, wantRewinds, 1+wantRewinds)
 				}
 			})
 		}

@@ -55,12 +55,17 @@ func firstPass(f *parser.File, opt Options, passes int64) (*pass, error) {
 }
 
 // Run drives every exporter with the balanced stream. When every exporter
-// is a stream.OnePassExporter it reads the trace once; otherwise twice: a
-// first pass finds orphan exits, the tables and the trace end, and the
-// second sends the events.
+// is a stream.OnePassExporter it reads the trace once; when every one is a
+// stream.RewindableExporter, once unless the trace has orphan exits;
+// otherwise twice: a first pass finds orphan exits, the tables and the
+// trace end, and the second sends the events.
 func Run(f *parser.File, opt Options, exps ...stream.Exporter) (*stream.Trace, error) {
-	if onePassAll(exps) && !opt.TwoPasses {
+	switch {
+	case opt.TwoPasses:
+	case onePassAll(exps):
 		return runOnce(f, opt, exps)
+	case rewindableAll(exps):
+		return runHopeful(f, opt, exps)
 	}
 	p, err := firstPass(f, opt, 2)
 	if err != nil {
@@ -78,6 +83,42 @@ func onePassAll(exps []stream.Exporter) bool {
 		}
 	}
 	return len(exps) > 0
+}
+
+// rewindableAll reports whether every exporter can take back what it
+// wrote.
+func rewindableAll(exps []stream.Exporter) bool {
+	for _, e := range exps {
+		if r, ok := e.(stream.RewindableExporter); !ok || !r.CanRewind() {
+			return false
+		}
+	}
+	return len(exps) > 0
+}
+
+// runHopeful reads the trace once for timelines that can take back what
+// they wrote (stream.RewindableExporter), in the hope that it has no orphan
+// exit: recent ART traces have none. The pass counts as a first pass does
+// while it sends; at an orphan exit it stops sending (miss) and goes on
+// counting to the end, and a second read sends the stream again. A trace
+// with orphans costs the events sent before the first of them, which is
+// usually near the start: the frames running when tracing began end first.
+func runHopeful(f *parser.File, opt Options, exps []stream.Exporter) (*stream.Trace, error) {
+	p := newPass(f, opt)
+	p.emit, p.hopeful, p.exps = true, true, exps
+	p.out = make([]stream.Event, 0, batchSize)
+	p.progress, p.total = opt.Progress, f.Size()
+	if err := p.drive(f, exps, opt.Strict); err != nil || !p.missed {
+		return p.t, err
+	}
+	for _, e := range exps {
+		if err := e.(stream.RewindableExporter).Rewind(); err != nil {
+			return nil, err
+		}
+	}
+	p.hopeful, p.missed = false, false
+	p.startSecond(exps)
+	return p.t, p.drive(f, exps, false)
 }
 
 // runOnce reads the trace once for exporters that aggregate: they get the
@@ -100,7 +141,7 @@ func (p *pass) drive(f *parser.File, exps []stream.Exporter, strict bool) error 
 			return err
 		}
 	}
-	if p.parallel {
+	if p.parallel && !p.hopeful { // hopeful exporters read the tables the pass appends to
 		p.pipe = newPipeline(exps)
 		p.out = make([]stream.Event, 0, pipeBatch)
 	}
@@ -121,6 +162,9 @@ func (p *pass) drive(f *parser.File, exps []stream.Exporter, strict bool) error 
 			return err
 		}
 	}
+	if p.missed {
+		return nil // the exporters start over (runHopeful)
+	}
 	for _, e := range exps {
 		if err := e.Finish(); err != nil {
 			return err
@@ -140,7 +184,7 @@ func strictCheck(t *stream.Trace) error {
 }
 
 // pass is one walk over the records: the first of two (count), the second
-// (emit), or the only one (count, emit and onePass). The first pass (emit false) builds the
+// (emit), or the only one (count, emit and onePass or hopeful). The first pass (emit false) builds the
 // Trace and counts; the second (emit true) sends events, reusing the thread
 // states, frames and orphan lists of the first.
 type pass struct {
@@ -149,6 +193,8 @@ type pass struct {
 	count    bool // first pass or one pass: build the Trace and count repairs
 	emit     bool // second pass or one pass: send events
 	onePass  bool // one pass: orphan exits are sent as stream.Orphan events
+	hopeful  bool // one pass unless an orphan exit comes (runHopeful)
+	missed   bool // hopeful, and an orphan exit came: a second pass must send
 	exps     []stream.Exporter
 	stats    *stream.Stats
 	scratch  stream.Stats // the second pass counts here: the first pass's counts stand

@@ -116,8 +116,9 @@ type Sampling struct {
 }
 
 // Exporter consumes the balanced event stream. Begin gets the complete
-// tables before the first event; Event gets a pointer to a reused value that
-// must not be kept; Finish flushes or builds the output.
+// tables before the first event (except in one read of the trace, see
+// OnePassExporter and RewindableExporter); Event gets a pointer to a reused
+// value that must not be kept; Finish flushes or builds the output.
 //
 // With more than one CPU, convert.Run calls Event (or Events) on a
 // goroutine of its own, after Begin and before Finish, one call at a time.
@@ -149,6 +150,26 @@ type BatchExporter interface {
 type OnePassExporter interface {
 	Exporter
 	OnePass()
+}
+
+// RewindableExporter is an Exporter that writes each event as it comes
+// (a timeline) but can take back what it wrote. Such exporters get the
+// stream in one read of the trace on the chance that it has no orphan exit,
+// as recent ART traces have none: Begin gets a Trace whose tables grow as
+// in one pass, and each event comes on the pass's goroutine, after the
+// thread and frame it names were added to the tables, so Events may read
+// them. If the pass meets an orphan exit, it stops sending events, calls
+// Rewind, and sends the whole stream again from a second read, starting
+// with Begin and the complete tables. The exporter never sees an Orphan
+// event.
+type RewindableExporter interface {
+	Exporter
+	// CanRewind reports whether Rewind can work, for example whether the
+	// output is a file that can be truncated rather than a pipe.
+	CanRewind() bool
+	// Rewind takes back everything the exporter wrote and forgets its
+	// state, ready for a new Begin.
+	Rewind() error
 }
 
 // NewFrame names a method; an id missing from the table gets a name that
