@@ -1,6 +1,7 @@
 package perfetto
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -28,6 +29,11 @@ type Options struct {
 	// ProcessName names the process track. "" uses the trace's file name
 	// without its directory and its .trace / .gz extensions.
 	ProcessName string
+	// Rewind, when set, takes back everything written to the writer so far,
+	// for example by truncating the file. It lets the exporter take the
+	// trace in one read when the trace has no orphan exit, as recent ART
+	// traces have none (stream.RewindableExporter).
+	Rewind func() error
 }
 
 // Exporter writes a Perfetto trace. It implements stream.Exporter.
@@ -59,23 +65,35 @@ type thread struct {
 	prefix   []byte   // the fields after every event's timestamp: sequence id and flags
 	ts       int64    // µs: the last timestamp written (clock 64 is incremental)
 	cpu      int64    // µs: the last thread-time counter value written
-	interned []uint64 // bit per FrameID: its name and location are interned
+	interned []uint64 // bit per FrameID: its name and location are interned (grows)
 	open     []openSlice
 	folded   int64 // frames folded under the open slice at depth MaxDepth-1
+}
+
+// isInterned reports whether frame f's name and location are interned on
+// the sequence.
+func (th *thread) isInterned(f stream.FrameID) bool {
+	w := int(uint32(f) >> 6)
+	return w < len(th.interned) && th.interned[w]&(1<<(f&63)) != 0
 }
 
 // openSlice is where a written slice began, for the annotations of its end.
 type openSlice struct{ ts, cpu int64 }
 
-var _ stream.BatchExporter = (*Exporter)(nil)
+var (
+	_ stream.BatchExporter      = (*Exporter)(nil)
+	_ stream.RewindableExporter = (*Exporter)(nil)
+)
 
 // New returns an exporter writing to w. Nothing is written before Begin.
 func New(w io.Writer, opts Options) *Exporter {
 	return &Exporter{w: w, opt: opts}
 }
 
-// Begin writes the process track and, for every thread, the start of its
-// packet sequence and its tracks.
+// Begin writes the process track. Each thread's packet sequence and tracks
+// start just before its first event, and each method is learnt at its first
+// begin: in a single read of the trace the tables grow as the events come,
+// and two reads write the same bytes this way.
 func (e *Exporter) Begin(t *stream.Trace) error {
 	e.t = t
 	e.cpuTimeline = !t.HasWall && t.HasCPU
@@ -86,31 +104,53 @@ func (e *Exporter) Begin(t *stream.Trace) error {
 		e.pid = int32(pid)
 	}
 	e.uuidBase = 0xA7<<56 | uint64(e.pid)<<24
-	// A small array read on every begin, rather than the large Frame.
-	e.known = make([]bool, len(t.Frames))
-	for i := range t.Frames {
-		e.known[i] = t.Frames[i].Known
-	}
+	e.threads = make([]thread, 0, len(t.Threads))
+	e.known = make([]bool, 0, len(t.Frames))
 	if err := e.writeProcess(); err != nil {
 		return err
-	}
-	e.threads = make([]thread, len(t.Threads))
-	for i := range t.Threads {
-		if err := e.startThread(i); err != nil {
-			return err
-		}
 	}
 	return e.maybeFlush()
 }
 
-// startThread sets up thread i's state and writes the start of its
-// sequence.
+// CanRewind reports whether Options.Rewind is set (stream.RewindableExporter).
+func (e *Exporter) CanRewind() bool { return e.opt.Rewind != nil }
+
+// Rewind takes back everything written and forgets the state, ready for a
+// new Begin (stream.RewindableExporter).
+func (e *Exporter) Rewind() error {
+	if e.opt.Rewind == nil {
+		return errors.New("perfetto: the output cannot be taken back")
+	}
+	if err := e.opt.Rewind(); err != nil {
+		return fmt.Errorf("perfetto: taking back the output: %w", err)
+	}
+	*e = Exporter{w: e.w, opt: e.opt, out: e.out[:0], pkt: e.pkt[:0]}
+	return nil
+}
+
+// track starts the sequence of ev's thread and learns ev's method, the
+// first time each comes. Threads come in index order, as the converter
+// numbers them by their first record.
+func (e *Exporter) track(ev *stream.Event) error {
+	for len(e.threads) <= int(ev.Thread) {
+		if err := e.startThread(len(e.threads)); err != nil {
+			return err
+		}
+	}
+	for f := len(e.known); f <= int(ev.Frame); f++ {
+		// A small array read on every begin, rather than the large Frame.
+		e.known = append(e.known, e.t.Frames[f].Known)
+	}
+	return nil
+}
+
+// startThread sets up the state of thread i, the next one, and writes the
+// start of its sequence.
 func (e *Exporter) startThread(i int) error {
+	e.threads = append(e.threads, thread{seq: 2 + uint32(i)})
 	th := &e.threads[i]
-	th.seq = 2 + uint32(i)
 	th.prefix = appendField(nil, tagSequenceID, uint64(th.seq))
 	th.prefix = append(th.prefix, tagSequenceFlags, seqNeeds)
-	th.interned = make([]uint64, (len(e.t.Frames)+63)/64)
 	return e.writeThreadStart(i)
 }
 
@@ -150,6 +190,9 @@ func (e *Exporter) Events(evs []stream.Event) error {
 func (e *Exporter) general(ev *stream.Event) error {
 	if e.err != nil {
 		return e.err
+	}
+	if err := e.track(ev); err != nil {
+		return err
 	}
 	th := &e.threads[ev.Thread]
 	if ev.Depth >= MaxDepth {

@@ -44,6 +44,10 @@ func (e *Exporter) fastRun(evs []stream.Event) int {
 			out = e.out
 		}
 		ev := &evs[i]
+		if int(ev.Thread) >= len(e.threads) { // its sequence is not started
+			e.out = out
+			return i
+		}
 		th := &e.threads[ev.Thread]
 		ts, cpu := ev.Wall/1000, ev.CPU/1000
 		if cpuTimeline {
@@ -64,7 +68,7 @@ func (e *Exporter) fastRun(evs []stream.Event) int {
 		p[n+4] = tagTrackEvent
 		te := n + 6 // the track event's body
 		switch {
-		case ev.Kind == stream.Begin && ev.Flags&stream.Synthetic == 0 && th.interned[ev.Frame/64]&(1<<(ev.Frame%64)) != 0:
+		case ev.Kind == stream.Begin && ev.Flags&stream.Synthetic == 0 && th.isInterned(ev.Frame):
 			// A method already interned on the sequence.
 			iid := uint64(ev.Frame) + 1
 			p[te], p[te+1], p[te+2] = tagEventType, typeSliceBegin, tagNameIID

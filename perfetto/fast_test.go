@@ -13,11 +13,30 @@ import (
 )
 
 // TestFastPathBytes: the fast encoders write exactly what the general ones
-// write, on the policy cases, deep recursion (folded frames), both
-// timelines, the sample trace, a large trace with 200 threads (sequence
-// ids past one byte) and the corpus.
+// write, on every one of byteCases.
 func TestFastPathBytes(t *testing.T) {
 	defer perfetto.SetFastPath(true)
+	for name, open := range byteCases(t) {
+		t.Run(name, func(t *testing.T) {
+			var out [2][]byte
+			for i, fast := range []bool{false, true} {
+				perfetto.SetFastPath(fast)
+				f := open(t)
+				out[i] = export(t, f, perfetto.Options{}).out
+				f.Close()
+			}
+			if !bytes.Equal(out[0], out[1]) {
+				t.Fatalf("fast path: %d bytes, general: %d bytes, not the same", len(out[1]), len(out[0]))
+			}
+		})
+	}
+}
+
+// byteCases are the traces whose outputs tests compare byte for byte: the
+// policy cases, deep recursion (folded frames), both timelines of the
+// sample trace, a large trace with 200 threads (sequence ids past one
+// byte), the same with an orphan exit in its last record, and the corpus.
+func byteCases(t *testing.T) map[string]func(t *testing.T) *parser.File {
 	files := map[string]func(t *testing.T) *parser.File{}
 	for _, c := range policyCases {
 		files["policy/"+c.name] = func(t *testing.T) *parser.File { return openText(t, c.name+".trace", c.src) }
@@ -25,8 +44,15 @@ func TestFastPathBytes(t *testing.T) {
 	files["deep"] = func(t *testing.T) *parser.File { return openText(t, "deep.trace", deepRecursion()) }
 	dir := t.TempDir()
 	large := filepath.Join(dir, "large.trace")
-	os.WriteFile(large, tracegen.Large(tracegen.LargeOptions{Bytes: 3 << 20, Threads: 200, Methods: 400, Seed: 9}).Regular(), 0o644)
-	paths := map[string]string{"sample": testutil.SampleTrace(t), "large": large}
+	lt := tracegen.Large(tracegen.LargeOptions{Bytes: 3 << 20, Threads: 200, Methods: 400, Seed: 9})
+	os.WriteFile(large, lt.Regular(), 0o644)
+	// A thread whose only record is an exit: an orphan at the very end.
+	last := lt.Records[len(lt.Records)-1]
+	lt.Records = append(lt.Records, tracegen.Record{Thread: 9999, Method: lt.Records[0].Method,
+		Action: tracegen.Exit, CPU: 1, Wall: last.Wall})
+	lateOrphan := filepath.Join(dir, "late-orphan.trace")
+	os.WriteFile(lateOrphan, lt.Regular(), 0o644)
+	paths := map[string]string{"sample": testutil.SampleTrace(t), "large": large, "late-orphan": lateOrphan}
 	for _, n := range testutil.CorpusTraces(t) {
 		paths["corpus/"+filepath.Base(n)] = n
 	}
@@ -41,18 +67,5 @@ func TestFastPathBytes(t *testing.T) {
 			}
 		}
 	}
-	for name, open := range files {
-		t.Run(name, func(t *testing.T) {
-			var out [2][]byte
-			for i, fast := range []bool{false, true} {
-				perfetto.SetFastPath(fast)
-				f := open(t)
-				out[i] = export(t, f, perfetto.Options{}).out
-				f.Close()
-			}
-			if !bytes.Equal(out[0], out[1]) {
-				t.Fatalf("fast path: %d bytes, general: %d bytes, not the same", len(out[1]), len(out[0]))
-			}
-		})
-	}
+	return files
 }
