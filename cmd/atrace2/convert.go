@@ -114,7 +114,7 @@ func (c *ConvertCmd) Run(g *Globals) error {
 		if err != nil {
 			return err
 		}
-		exps = append(exps, perfetto.New(o, perfetto.Options{ProcessName: c.ProcessName}))
+		exps = append(exps, perfetto.New(o, perfetto.Options{ProcessName: c.ProcessName, Rewind: o.rewinder()}))
 	}
 	if c.Speedscope != "" {
 		o, err := open(c.Speedscope, false, "speedscope")

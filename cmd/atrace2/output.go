@@ -18,6 +18,7 @@ type output struct {
 	bufferedWriter
 	tmp    *os.File // the temporary file, renamed to final at Close
 	direct *os.File // a device or pipe written in place
+	fresh  *os.File // standard output, an empty regular file (> FILE)
 	final  string
 	closed bool // flushed and closed (a temporary file not yet renamed)
 	done   bool // renamed into place, or removed
@@ -30,7 +31,7 @@ func (g *Globals) createOutput(path string, binary bool, what string) (*output, 
 		if binary && isTerminal(g.env.stdout) {
 			return nil, usagef("refusing to write binary %s data to a terminal: use -o FILE or redirect stdout", what)
 		}
-		return &output{bufferedWriter: newBuffered(g.env.stdout)}, nil
+		return &output{bufferedWriter: newBuffered(g.env.stdout), fresh: emptyFile(g.env.stdout)}, nil
 	}
 	if err := g.checkOutput(path, what); err != nil {
 		return nil, err
@@ -100,6 +101,48 @@ func pathErr(err error) error {
 		return le.Err
 	}
 	return err
+}
+
+// emptyFile returns w if it is an empty regular file written from its
+// start, as the shell opens stdout for "> FILE"; else nil.
+func emptyFile(w io.Writer) *os.File {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() != 0 {
+		return nil
+	}
+	if off, err := f.Seek(0, io.SeekCurrent); err != nil || off != 0 {
+		return nil
+	}
+	return f
+}
+
+// rewinder returns a function that takes back everything written so far
+// (perfetto.Options.Rewind), or nil when the output cannot be taken back: a
+// device, a pipe, or standard output that was not an empty file.
+func (o *output) rewinder() func() error {
+	f, name := o.tmp, o.final
+	if f == nil {
+		f, name = o.fresh, "standard output"
+	}
+	if f == nil {
+		return nil
+	}
+	return func() error {
+		if err := o.Flush(); err != nil {
+			return fmt.Errorf("writing %s: %w", name, pathErr(err))
+		}
+		if err := f.Truncate(0); err != nil {
+			return fmt.Errorf("truncating %s: %w", name, pathErr(err))
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("truncating %s: %w", name, pathErr(err))
+		}
+		return nil
+	}
 }
 
 // Close flushes and, for a file, renames it into place.

@@ -35,7 +35,7 @@ func (c *PerfettoCmd) Run(g *Globals) error {
 		return err
 	}
 	defer out.Abort()
-	exp := perfetto.New(out, perfetto.Options{ProcessName: c.ProcessName})
+	exp := perfetto.New(out, perfetto.Options{ProcessName: c.ProcessName, Rewind: out.rewinder()})
 	if _, err := g.convert(in, exp); err != nil {
 		return err
 	}

@@ -90,3 +90,87 @@ func TestPerfettoUsage(t *testing.T) {
 		t.Errorf("missing input: exit %d, output left behind: %v", code, err == nil)
 	}
 }
+
+// TestPerfettoRewindsItsOutput: a trace with an orphan exit is read twice
+// after the first read wrote part of the Perfetto file, which must then be
+// taken back. A file named by -o and standard output redirected to an
+// empty file are; any other standard output is never written twice, as
+// the converter reads twice from the start. All give the same bytes.
+func TestPerfettoRewindsItsOutput(t *testing.T) {
+	in := writeCase(t) // one orphan exit
+	code, want, _ := runCLI(t, nil, "perfetto", "-q", in)
+	if code != 0 || len(want) == 0 {
+		t.Fatalf("exit %d, %d bytes", code, len(want))
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "o.perfetto-trace")
+	if code, _, errOut := runCLI(t, nil, "perfetto", "-q", "-o", path, in); code != 0 {
+		t.Fatalf("-o: exit %d: %s", code, errOut)
+	}
+	if got, _ := os.ReadFile(path); string(got) != want {
+		t.Errorf("-o: %d bytes, stdout gets %d", len(got), len(want))
+	}
+
+	const before = "kept\n"
+	for _, c := range []struct {
+		name     string
+		old      string
+		flag     int
+		rewinder bool
+	}{
+		{"empty file", "", os.O_WRONLY | os.O_TRUNC, true},
+		{"appended to", before, os.O_WRONLY | os.O_APPEND, false},
+	} {
+		name := filepath.Join(dir, "stdout")
+		os.WriteFile(name, []byte(c.old), 0o644)
+		f, err := os.OpenFile(name, c.flag, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := emptyFile(f) != nil; got != c.rewinder {
+			t.Errorf("%s: can be taken back %v, want %v", c.name, got, c.rewinder)
+		}
+		var errb bytes.Buffer
+		code := run([]string{"perfetto", "-q", in}, &env{stdin: bytes.NewReader(nil), stdout: f, stderr: &errb})
+		f.Close()
+		if got, _ := os.ReadFile(name); code != 0 || string(got) != c.old+want {
+			t.Errorf("%s: exit %d (%s), %d bytes, want %d", c.name, code, errb.String(), len(got), len(c.old+want))
+		}
+	}
+}
+
+// TestOutputRewinder: taking back an output leaves an empty file that the
+// next writes start again; outputs that are not files cannot be taken back.
+func TestOutputRewinder(t *testing.T) {
+	dir := t.TempDir()
+	for _, kind := range []string{"temporary file", "standard output file"} {
+		f, err := os.Create(filepath.Join(dir, "out"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := &output{bufferedWriter: newBuffered(f), final: f.Name()}
+		if kind == "temporary file" {
+			o.tmp = f
+		} else {
+			o.fresh = f
+		}
+		fmt.Fprint(o, "taken back")
+		if err := o.rewinder()(); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprint(o, "kept")
+		if err := o.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		o.stop()
+		f.Close()
+		if got, _ := os.ReadFile(f.Name()); string(got) != "kept" {
+			t.Errorf("%s: %q after a rewind, want %q", kind, got, "kept")
+		}
+	}
+	o := &output{bufferedWriter: newBuffered(&bytes.Buffer{})}
+	defer o.stop()
+	if o.rewinder() != nil {
+		t.Error("a buffer can be taken back")
+	}
+}
