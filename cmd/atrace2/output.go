@@ -19,6 +19,7 @@ type output struct {
 	tmp    *os.File // the temporary file, renamed to final at Close
 	direct *os.File // a device or pipe written in place
 	fresh  *os.File // standard output, an empty regular file (> FILE)
+	null   bool     // direct is the null device, which keeps nothing
 	final  string
 	closed bool // flushed and closed (a temporary file not yet renamed)
 	done   bool // renamed into place, or removed
@@ -48,7 +49,9 @@ func (g *Globals) createOutput(path string, binary bool, what string) (*output, 
 			f.Close()
 			return nil, usagef("refusing to write binary %s data to the terminal %s: use a file", what, path)
 		}
-		return &output{bufferedWriter: newBuffered(f), direct: f, final: path}, nil
+		null, err := os.Stat(os.DevNull)
+		return &output{bufferedWriter: newBuffered(f), direct: f, final: path,
+			null: err == nil && os.SameFile(st, null)}, nil
 	}
 	path = linkTarget(path)
 	dir, base := filepath.Split(path)
@@ -122,8 +125,12 @@ func emptyFile(w io.Writer) *os.File {
 
 // rewinder returns a function that takes back everything written so far
 // (perfetto.Options.Rewind), or nil when the output cannot be taken back: a
-// device, a pipe, or standard output that was not an empty file.
+// device, a pipe, or standard output that was not an empty file. What went
+// to the null device is gone already.
 func (o *output) rewinder() func() error {
+	if o.null {
+		return func() error { return nil }
+	}
 	f, name := o.tmp, o.final
 	if f == nil {
 		f, name = o.fresh, "standard output"

@@ -173,4 +173,20 @@ func TestOutputRewinder(t *testing.T) {
 	if o.rewinder() != nil {
 		t.Error("a buffer can be taken back")
 	}
+	// What went to the null device needs no taking back; other devices
+	// cannot be rewound.
+	g := &Globals{env: &env{}}
+	for dev, want := range map[string]bool{os.DevNull: true, "/dev/zero": false} {
+		if _, err := os.Stat(dev); err != nil {
+			continue
+		}
+		o, err := g.createOutput(dev, true, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := o.rewinder() != nil; got != want {
+			t.Errorf("%s: can be taken back %v, want %v", dev, got, want)
+		}
+		o.Abort()
+	}
 }
