@@ -75,3 +75,49 @@ func stackCount(a *stacks.Aggregator) int {
 	}
 	return n
 }
+
+// BenchmarkPprofBuild is the part of BenchmarkPprof that follows the
+// converter's pass: the profile built from the call tree of the 105 MB
+// trace and its gzipped write. It does not grow with the trace's length,
+// only with its distinct stacks, so it weighs most on small traces.
+func BenchmarkPprofBuild(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "big.trace")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := writeBigTrace(f, benchRecords, 1); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	tf, err := parser.Open(path, parser.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tf.Close()
+	a := stacks.New()
+	if _, err := convert.Run(tf, convert.Options{}, a); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("add", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := pprofout.New("bench").Add(a); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("add+write", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			bld := pprofout.New("bench")
+			if err := bld.Add(a); err != nil {
+				b.Fatal(err)
+			}
+			if err := bld.Write(io.Discard); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.ReportMetric(float64(stackCount(a)), "stacks")
+}
