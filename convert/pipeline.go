@@ -12,11 +12,25 @@ import (
 // buffers circulate, so memory stays fixed.
 type pipeline struct {
 	exps   []stream.Exporter
-	full   chan []stream.Event
+	full   chan batch
 	free   chan []stream.Event
 	done   chan struct{}
 	err    error // the first exporter error; read after done
 	failed atomic.Bool
+
+	// tables, in a hopeful read (runHopeful), is the copy of the Trace the
+	// exporters got at Begin: its tables are brought up to the pass's on
+	// the exporters' goroutine before each batch, as the pass goes on
+	// appending to its own.
+	tables *stream.Trace
+}
+
+// batch is a batch of events and, in a hopeful read, the tables as they
+// were when it was handed over.
+type batch struct {
+	evs     []stream.Event
+	threads []stream.Thread
+	frames  []stream.Frame
 }
 
 // pipelineBuffers is how many batches circulate: one being filled, one
@@ -28,10 +42,11 @@ const pipelineBuffers = 3
 // (batches of 1-4Ki events made the pipeline slower than no pipeline).
 const pipeBatch = 1 << 15
 
-func newPipeline(exps []stream.Exporter) *pipeline {
+func newPipeline(exps []stream.Exporter, tables *stream.Trace) *pipeline {
 	q := &pipeline{
-		exps: exps,
-		full: make(chan []stream.Event, pipelineBuffers),
+		exps:   exps,
+		tables: tables,
+		full:   make(chan batch, pipelineBuffers),
 		free: make(chan []stream.Event, pipelineBuffers),
 		done: make(chan struct{}),
 	}
@@ -42,10 +57,12 @@ func newPipeline(exps []stream.Exporter) *pipeline {
 	return q
 }
 
-// swap hands a full batch to the exporters and returns an empty one. It
+// swap hands a full batch to the exporters, with the pass's tables t, and
+// returns an empty one. Slices of the tables stay valid as the pass
+// appends: it never changes a thread's name or a frame once added. It
 // reports false once an exporter has failed.
-func (q *pipeline) swap(b []stream.Event) ([]stream.Event, bool) {
-	q.full <- b
+func (q *pipeline) swap(b []stream.Event, t *stream.Trace) ([]stream.Event, bool) {
+	q.full <- batch{b, t.Threads, t.Frames}
 	return <-q.free, !q.failed.Load()
 }
 
@@ -59,13 +76,16 @@ func (q *pipeline) close() error {
 func (q *pipeline) consume() {
 	defer close(q.done)
 	for b := range q.full {
+		if q.tables != nil {
+			q.tables.Threads, q.tables.Frames = b.threads, b.frames
+		}
 		if q.err == nil {
-			if err := deliver(q.exps, b); err != nil {
+			if err := deliver(q.exps, b.evs); err != nil {
 				q.err = err
 				q.failed.Store(true)
 			}
 		}
-		q.free <- b[:0]
+		q.free <- b.evs[:0]
 	}
 }
 

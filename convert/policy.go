@@ -190,7 +190,7 @@ func (p *pass) send(k stream.Kind, fl stream.Flags, ts *threadState, f stream.Fr
 func (p *pass) flush() {
 	if p.pipe != nil {
 		var ok bool
-		if p.out, ok = p.pipe.swap(p.out); !ok && p.err == nil {
+		if p.out, ok = p.pipe.swap(p.out, p.t); !ok && p.err == nil {
 			p.err = errExporter
 		}
 		return

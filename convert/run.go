@@ -136,13 +136,25 @@ func runOnce(f *parser.File, opt Options, exps []stream.Exporter) (*stream.Trace
 // drive runs the emitting pass between the exporters' Begin and Finish.
 // strict checks the repairs before Finish, when this pass also counts them.
 func (p *pass) drive(f *parser.File, exps []stream.Exporter, strict bool) error {
+	t := p.t
+	if p.hopeful && p.parallel {
+		// The exporters read the tables while the pass appends to them, on
+		// another goroutine: they get a copy that the pipeline brings up
+		// to date before each batch, and that is complete for Finish.
+		tables := *p.t
+		t = &tables
+	}
 	for _, e := range exps {
-		if err := e.Begin(p.t); err != nil {
+		if err := e.Begin(t); err != nil {
 			return err
 		}
 	}
-	if p.parallel && !p.hopeful { // hopeful exporters read the tables the pass appends to
-		p.pipe = newPipeline(exps)
+	if p.parallel {
+		var tables *stream.Trace
+		if t != p.t {
+			tables = t
+		}
+		p.pipe = newPipeline(exps, tables)
 		p.out = make([]stream.Event, 0, pipeBatch)
 	}
 	err := p.run(f)
@@ -153,6 +165,9 @@ func (p *pass) drive(f *parser.File, exps []stream.Exporter, strict bool) error 
 			err = perr
 		}
 		p.pipe = nil
+	}
+	if t != p.t {
+		*t = *p.t
 	}
 	if err != nil {
 		return err

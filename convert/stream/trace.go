@@ -156,12 +156,13 @@ type OnePassExporter interface {
 // (a timeline) but can take back what it wrote. Such exporters get the
 // stream in one read of the trace on the chance that it has no orphan exit,
 // as recent ART traces have none: Begin gets a Trace whose tables grow as
-// in one pass, and each event comes on the pass's goroutine, after the
-// thread and frame it names were added to the tables, so Events may read
-// them. If the pass meets an orphan exit, it stops sending events, calls
-// Rewind, and sends the whole stream again from a second read, starting
-// with Begin and the complete tables. The exporter never sees an Orphan
-// event.
+// in one pass, but Events may read them: an event's thread and frame are
+// in them when it comes. (On the exporters' goroutine, the Trace is a copy
+// whose tables are brought up to date before each batch, and complete for
+// Finish.) If the pass meets an orphan exit, it stops sending events,
+// calls Rewind, and sends the whole stream again from a second read,
+// starting with Begin and the complete tables. The exporter never sees an
+// Orphan event.
 type RewindableExporter interface {
 	Exporter
 	// CanRewind reports whether Rewind can work, for example whether the
