@@ -47,8 +47,8 @@ func newPipeline(exps []stream.Exporter, tables *stream.Trace) *pipeline {
 		exps:   exps,
 		tables: tables,
 		full:   make(chan batch, pipelineBuffers),
-		free: make(chan []stream.Event, pipelineBuffers),
-		done: make(chan struct{}),
+		free:   make(chan []stream.Event, pipelineBuffers),
+		done:   make(chan struct{}),
 	}
 	for range pipelineBuffers - 1 {
 		q.free <- make([]stream.Event, 0, pipeBatch)
