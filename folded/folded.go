@@ -61,8 +61,9 @@ type Exporter struct {
 }
 
 var (
-	_ stream.BatchExporter   = (*Exporter)(nil)
-	_ stream.OnePassExporter = (*Exporter)(nil)
+	_ stream.BatchExporter      = (*Exporter)(nil)
+	_ stream.OnePassExporter    = (*Exporter)(nil)
+	_ stream.RewindableExporter = (*Exporter)(nil)
 )
 
 // New returns an exporter that writes to w.
@@ -79,6 +80,13 @@ func (e *Exporter) Event(ev *stream.Event) error { return e.agg.Event(ev) }
 // OnePass marks the exporter as able to take the stream in one read of the
 // trace, as its call tree can (stream.OnePassExporter).
 func (e *Exporter) OnePass() {}
+
+// CanRewind reports true: nothing is written before Finish, so the
+// exporter can join a timeline in a hopeful read (stream.RewindableExporter).
+func (e *Exporter) CanRewind() bool { return true }
+
+// Rewind forgets the call tree (stream.RewindableExporter).
+func (e *Exporter) Rewind() error { return e.agg.Rewind() }
 
 // Events adds a batch of events to the call tree.
 func (e *Exporter) Events(evs []stream.Event) error { return e.agg.Events(evs) }

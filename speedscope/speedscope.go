@@ -57,8 +57,9 @@ type Exporter struct {
 }
 
 var (
-	_ stream.OnePassExporter = (*Exporter)(nil)
-	_ stream.BatchExporter   = (*Exporter)(nil)
+	_ stream.OnePassExporter    = (*Exporter)(nil)
+	_ stream.BatchExporter      = (*Exporter)(nil)
+	_ stream.RewindableExporter = (*Exporter)(nil)
 )
 
 // threadBuf is one thread's encoded events: spilled blocks, then buf.
@@ -93,6 +94,18 @@ func ProfileName(th *stream.Thread) string {
 
 // OnePass marks the exporter as able to take the stream in one pass.
 func (e *Exporter) OnePass() {}
+
+// CanRewind reports true: the exporter writes nothing before Finish, so it
+// can join a timeline in a hopeful read (stream.RewindableExporter).
+func (e *Exporter) CanRewind() bool { return true }
+
+// Rewind forgets the events and removes the spool file
+// (stream.RewindableExporter).
+func (e *Exporter) Rewind() error {
+	err := e.Close()
+	*e = *New(e.w, e.opt)
+	return err
+}
 
 // Begin sizes the buffers of the threads known so far: all of them in two
 // passes, none in one. The frames are de-duplicated at Finish, when the

@@ -75,8 +75,9 @@ type Aggregator struct {
 }
 
 var (
-	_ stream.OnePassExporter = (*Aggregator)(nil)
-	_ stream.BatchExporter   = (*Aggregator)(nil)
+	_ stream.OnePassExporter    = (*Aggregator)(nil)
+	_ stream.BatchExporter      = (*Aggregator)(nil)
+	_ stream.RewindableExporter = (*Aggregator)(nil)
 )
 
 // New returns an empty aggregator.
@@ -84,6 +85,16 @@ func New() *Aggregator { return &Aggregator{edges: newEdgeTable()} }
 
 // OnePass marks the aggregator as able to take the stream in one pass.
 func (a *Aggregator) OnePass() {}
+
+// CanRewind reports true: the aggregator writes nothing before Finish, so
+// it can join a timeline in a hopeful read (stream.RewindableExporter).
+func (a *Aggregator) CanRewind() bool { return true }
+
+// Rewind forgets the tree (stream.RewindableExporter).
+func (a *Aggregator) Rewind() error {
+	*a = *New()
+	return nil
+}
 
 // Begin creates one root per thread known so far; in one pass, threads
 // that appear later get theirs on their first event.

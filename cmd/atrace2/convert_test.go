@@ -5,27 +5,47 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/atrace2/atrace2/internal/tracegen"
 )
 
-// convert writes, in one run, the same bytes as the four commands.
+// convert writes, in one run, the same bytes as the four commands: on a
+// trace without orphan exits, read once; on the same with an orphan exit in
+// its last record, where convert must take back what its outputs got from
+// the first read (batches of events) and read again; and on the sample.
 func TestConvertMatchesSingleCommands(t *testing.T) {
 	dir := t.TempDir()
-	out := func(name string) string { return filepath.Join(dir, name) }
-	code, _, errOut := runCLI(t, nil, "convert", "-q", "--pprof", out("all.pb.gz"), "--perfetto", out("all.pftrace"),
-		"--speedscope", out("all.json"), "--folded", out("all.folded"), sample)
-	if code != 0 {
-		t.Fatalf("convert: exit %d: %s", code, errOut)
+	tr := tracegen.Large(tracegen.LargeOptions{Bytes: 1 << 20, Threads: 5, Methods: 200, Seed: 4})
+	clean := filepath.Join(dir, "clean.trace")
+	if err := os.WriteFile(clean, tr.Regular(), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	for _, c := range []struct{ cmd, file string }{
-		{"pprof", "all.pb.gz"}, {"perfetto", "all.pftrace"}, {"speedscope", "all.json"}, {"folded", "all.folded"},
-	} {
-		if code, _, errOut := runCLI(t, nil, c.cmd, "-q", "-o", out("one-"+c.file), sample); code != 0 {
-			t.Fatalf("%s: exit %d: %s", c.cmd, code, errOut)
+	last := tr.Records[len(tr.Records)-1]
+	tr.Records = append(tr.Records, tracegen.Record{Thread: 9999, Method: tr.Records[0].Method,
+		Action: tracegen.Exit, CPU: 1, Wall: last.Wall})
+	late := filepath.Join(dir, "late-orphan.trace")
+	if err := os.WriteFile(late, tr.Regular(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{clean, late, sample} {
+		out := func(name string) string { return filepath.Join(dir, filepath.Base(in)+"."+name) }
+		code, _, errOut := runCLI(t, nil, "convert", "-q", "--pprof", out("all.pb.gz"), "--perfetto", out("all.pftrace"),
+			"--speedscope", out("all.json"), "--folded", out("all.folded"), in)
+		if code != 0 {
+			t.Fatalf("convert: exit %d: %s", code, errOut)
 		}
-		all, _ := os.ReadFile(out(c.file))
-		one, _ := os.ReadFile(out("one-" + c.file))
-		if len(all) == 0 || !bytes.Equal(all, one) {
-			t.Errorf("convert --%s wrote %d bytes that differ from atrace2 %s's %d", c.cmd, len(all), c.cmd, len(one))
+		for _, c := range []struct{ cmd, file string }{
+			{"pprof", "all.pb.gz"}, {"perfetto", "all.pftrace"}, {"speedscope", "all.json"}, {"folded", "all.folded"},
+		} {
+			if code, _, errOut := runCLI(t, nil, c.cmd, "-q", "-o", out("one-"+c.file), in); code != 0 {
+				t.Fatalf("%s: exit %d: %s", c.cmd, code, errOut)
+			}
+			all, _ := os.ReadFile(out(c.file))
+			one, _ := os.ReadFile(out("one-" + c.file))
+			if len(all) == 0 || !bytes.Equal(all, one) {
+				t.Errorf("%s: convert --%s wrote %d bytes that differ from atrace2 %s's %d",
+					filepath.Base(in), c.cmd, len(all), c.cmd, len(one))
+			}
 		}
 	}
 }
