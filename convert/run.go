@@ -199,9 +199,10 @@ func strictCheck(t *stream.Trace) error {
 }
 
 // pass is one walk over the records: the first of two (count), the second
-// (emit), or the only one (count, emit and onePass or hopeful). The first pass (emit false) builds the
-// Trace and counts; the second (emit true) sends events, reusing the thread
-// states, frames and orphan lists of the first.
+// (emit), or the only one (count, emit and onePass or hopeful). The first
+// pass (emit false) builds the Trace and counts; the second (emit true)
+// sends events, reusing the thread states, frames and orphan lists of the
+// first.
 type pass struct {
 	t        *stream.Trace
 	parallel bool // decode and export on goroutines of their own
