@@ -54,9 +54,19 @@ standard input; gzip input is recognised.`
 // more still gets it.
 const memoryLimit = 100 << 20
 
+// gcPercent is the default GOGC (the environment's overrides it). The call
+// trees grow by doubling, and Go's default of 100 collects after every
+// doubling; 400 collects less often, while memoryLimit still bounds the
+// heap. One core, 1 GB trace, pprof: 3.12-3.29 s and 110 MB peak against
+// 3.35-3.51 s and 94-98 MB; 100 MB: a median 0.455 s against 0.48 s.
+const gcPercent = 400
+
 func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit)
+	}
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
 	}
 	handleSignals()
 	os.Exit(run(os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}))
