@@ -17,7 +17,8 @@ type progressBar struct {
 	start time.Time
 	last  time.Time
 	shown bool
-	total int64 // of the current phase; a new total starts the clock again
+	total int64 // of the current phase
+	done  int64 // at the last report
 	now   func() time.Time
 }
 
@@ -33,9 +34,14 @@ func (g *Globals) progress(name string) *progressBar {
 // second, so quick conversions print nothing.
 func (p *progressBar) update(done, total int64) {
 	now := p.now()
-	if total != p.total { // a new phase (a copy, then its decompression)
-		p.total, p.start = total, now
+	if total != p.total && done < p.done {
+		// A new phase, counted from 0 again (a copy, then the conversion
+		// of what it copied): its rate is timed from now. A total that
+		// grows while the count goes on (a second read of the trace, which
+		// turned out to be needed) is the same phase.
+		p.start = now
 	}
+	p.total, p.done = total, done
 	elapsed := now.Sub(p.start)
 	if elapsed < time.Second || now.Sub(p.last) < 100*time.Millisecond {
 		return

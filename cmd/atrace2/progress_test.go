@@ -26,6 +26,16 @@ func TestProgressBar(t *testing.T) {
 	if out.Len() != 0 {
 		t.Fatalf("redrew %q within 100 ms", out.String())
 	}
+	// A total that grows as the count goes on (perfetto reading a trace
+	// again after an orphan exit) keeps the clock: 70 MB in 3 s, 130 MB
+	// left (5.6 s, shown in whole seconds).
+	now = now.Add(time.Second)
+	p.update(70_000_000, 200_000_000)
+	want = "\rapp.trace [##########                    ]  35%  23.3 MB/s  5s left\x1b[K"
+	if out.String() != want {
+		t.Errorf("drew %q, want %q", out.String(), want)
+	}
+	out.Reset()
 	// A new total starts a new phase, timed from its first report: the
 	// copy of a pipe (its length unknown: bytes and rate only).
 	now = now.Add(2 * time.Second)
