@@ -27,7 +27,7 @@ type ConvertCmd struct {
 
 // Help explains what convert is for.
 func (c *ConvertCmd) Help() string {
-	return "Each output is what the command of the same name writes; giving several reads the trace once for all of them (twice when Perfetto is among them, as that command does). No output is kept unless every one is complete.\n\nExample: atrace2 convert --pprof app.pb.gz --perfetto app.perfetto-trace --speedscope app.speedscope.json app.trace"
+	return "Each output is what the command of the same name writes; giving several reads the trace once for all of them (with Perfetto among them, twice when the trace has methods that were running before tracing began, as that command does). No output is kept unless every one is complete.\n\nExample: atrace2 convert --pprof app.pb.gz --perfetto app.perfetto-trace --speedscope app.speedscope.json app.trace"
 }
 
 // Validate asks for at least one output and at most one on stdout.

@@ -15,18 +15,7 @@ import (
 // the first read (batches of events) and read again; and on the sample.
 func TestConvertMatchesSingleCommands(t *testing.T) {
 	dir := t.TempDir()
-	tr := tracegen.Large(tracegen.LargeOptions{Bytes: 1 << 20, Threads: 5, Methods: 200, Seed: 4})
-	clean := filepath.Join(dir, "clean.trace")
-	if err := os.WriteFile(clean, tr.Regular(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	last := tr.Records[len(tr.Records)-1]
-	tr.Records = append(tr.Records, tracegen.Record{Thread: 9999, Method: tr.Records[0].Method,
-		Action: tracegen.Exit, CPU: 1, Wall: last.Wall})
-	late := filepath.Join(dir, "late-orphan.trace")
-	if err := os.WriteFile(late, tr.Regular(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	clean, late := writeLateOrphan(t, dir)
 	for _, in := range []string{clean, late, sample} {
 		out := func(name string) string { return filepath.Join(dir, filepath.Base(in)+"."+name) }
 		code, _, errOut := runCLI(t, nil, "convert", "-q", "--pprof", out("all.pb.gz"), "--perfetto", out("all.pftrace"),
@@ -70,4 +59,24 @@ func TestConvertErrors(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("files left after a failed convert: %v", entries)
 	}
+}
+
+// writeLateOrphan writes two generated traces of about 1 MB into dir: one
+// without orphan exits, and the same with an orphan exit in its last
+// record (a thread whose only record is an exit), which a single read
+// meets only after it has sent batches of events.
+func writeLateOrphan(t *testing.T, dir string) (clean, late string) {
+	tr := tracegen.Large(tracegen.LargeOptions{Bytes: 1 << 20, Threads: 5, Methods: 200, Seed: 4})
+	clean = filepath.Join(dir, "clean.trace")
+	if err := os.WriteFile(clean, tr.Regular(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	last := tr.Records[len(tr.Records)-1]
+	tr.Records = append(tr.Records, tracegen.Record{Thread: 9999, Method: tr.Records[0].Method,
+		Action: tracegen.Exit, CPU: 1, Wall: last.Wall})
+	late = filepath.Join(dir, "late-orphan.trace")
+	if err := os.WriteFile(late, tr.Regular(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return clean, late
 }

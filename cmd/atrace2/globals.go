@@ -154,8 +154,9 @@ func (g *Globals) open(in input) (*parser.File, error) {
 	return f, nil
 }
 
-// convert runs the two passes over one input into the exporters and
-// prints the repair summary. With no exporters only the first pass runs.
+// convert runs the converter over one input into the exporters (one read
+// or two, see convert.Run) and prints the repair summary. With no
+// exporters it only analyses the trace.
 func (g *Globals) convert(in input, exps ...stream.Exporter) (*stream.Trace, error) {
 	f, err := g.open(in)
 	if err != nil {

@@ -32,7 +32,8 @@ func (g *Globals) createOutput(path string, binary bool, what string) (*output, 
 		if binary && isTerminal(g.env.stdout) {
 			return nil, usagef("refusing to write binary %s data to a terminal: use -o FILE or redirect stdout", what)
 		}
-		return &output{bufferedWriter: newBuffered(g.env.stdout), fresh: emptyFile(g.env.stdout)}, nil
+		return &output{bufferedWriter: newBuffered(g.env.stdout), fresh: emptyFile(g.env.stdout),
+			null: isNull(g.env.stdout)}, nil
 	}
 	if err := g.checkOutput(path, what); err != nil {
 		return nil, err
@@ -49,9 +50,7 @@ func (g *Globals) createOutput(path string, binary bool, what string) (*output, 
 			f.Close()
 			return nil, usagef("refusing to write binary %s data to the terminal %s: use a file", what, path)
 		}
-		null, err := os.Stat(os.DevNull)
-		return &output{bufferedWriter: newBuffered(f), direct: f, final: path,
-			null: err == nil && os.SameFile(st, null)}, nil
+		return &output{bufferedWriter: newBuffered(f), direct: f, final: path, null: isNull(f)}, nil
 	}
 	path = linkTarget(path)
 	dir, base := filepath.Split(path)
@@ -107,7 +106,8 @@ func pathErr(err error) error {
 }
 
 // emptyFile returns w if it is an empty regular file written from its
-// start, as the shell opens stdout for "> FILE"; else nil.
+// start that can be truncated, as the shell opens stdout for "> FILE";
+// else nil. (An append-only file cannot be truncated, even when empty.)
 func emptyFile(w io.Writer) *os.File {
 	f, ok := w.(*os.File)
 	if !ok {
@@ -120,7 +120,24 @@ func emptyFile(w io.Writer) *os.File {
 	if off, err := f.Seek(0, io.SeekCurrent); err != nil || off != 0 {
 		return nil
 	}
+	if f.Truncate(0) != nil {
+		return nil
+	}
 	return f
+}
+
+// isNull reports whether w is the null device, which keeps nothing.
+func isNull(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(st, null)
 }
 
 // rewinder returns a function that takes back everything written so far
@@ -222,6 +239,13 @@ func (o *output) Abort() {
 	if o.tmp != nil {
 		os.Remove(o.tmp.Name())
 		pending.done(o.tmp.Name())
+	}
+	if o.fresh != nil {
+		// Standard output was an empty file: leave it empty rather than
+		// half-written. The error message that follows goes at its start
+		// (2>&1 shares the offset).
+		o.fresh.Truncate(0)
+		o.fresh.Seek(0, io.SeekStart)
 	}
 }
 

@@ -91,18 +91,20 @@ func TestPerfettoUsage(t *testing.T) {
 	}
 }
 
-// TestPerfettoRewindsItsOutput: a trace with an orphan exit is read twice
-// after the first read wrote part of the Perfetto file, which must then be
-// taken back. A file named by -o and standard output redirected to an
-// empty file are; any other standard output is never written twice, as
-// the converter reads twice from the start. All give the same bytes.
+// TestPerfettoRewindsItsOutput: a trace with an orphan exit in its last
+// record is read twice after the first read wrote most of the Perfetto
+// file, which must then be taken back. A file named by -o and standard
+// output redirected to an empty file are; any other standard output is
+// never written twice, as the converter reads twice from the start. All
+// give the same bytes. A conversion that fails (--strict) leaves an empty
+// standard output file empty.
 func TestPerfettoRewindsItsOutput(t *testing.T) {
-	in := writeCase(t) // one orphan exit
-	code, want, _ := runCLI(t, nil, "perfetto", "-q", in)
-	if code != 0 || len(want) == 0 {
-		t.Fatalf("exit %d, %d bytes", code, len(want))
-	}
 	dir := t.TempDir()
+	_, in := writeLateOrphan(t, dir)
+	code, want, _ := runCLI(t, nil, "perfetto", "-q", in)
+	if code != 0 || len(want) <= asyncChunk {
+		t.Fatalf("exit %d, %d bytes: too few to flush before the rewind", code, len(want))
+	}
 	path := filepath.Join(dir, "o.perfetto-trace")
 	if code, _, errOut := runCLI(t, nil, "perfetto", "-q", "-o", path, in); code != 0 {
 		t.Fatalf("-o: exit %d: %s", code, errOut)
@@ -116,10 +118,14 @@ func TestPerfettoRewindsItsOutput(t *testing.T) {
 		name     string
 		old      string
 		flag     int
+		args     []string
+		code     int
+		want     string
 		rewinder bool
 	}{
-		{"empty file", "", os.O_WRONLY | os.O_TRUNC, true},
-		{"appended to", before, os.O_WRONLY | os.O_APPEND, false},
+		{"empty file", "", os.O_WRONLY | os.O_TRUNC, nil, 0, want, true},
+		{"appended to", before, os.O_WRONLY | os.O_APPEND, nil, 0, before + want, false},
+		{"empty file, strict", "", os.O_WRONLY | os.O_TRUNC, []string{"--strict"}, exitError, "", true},
 	} {
 		name := filepath.Join(dir, "stdout")
 		os.WriteFile(name, []byte(c.old), 0o644)
@@ -131,10 +137,12 @@ func TestPerfettoRewindsItsOutput(t *testing.T) {
 			t.Errorf("%s: can be taken back %v, want %v", c.name, got, c.rewinder)
 		}
 		var errb bytes.Buffer
-		code := run([]string{"perfetto", "-q", in}, &env{stdin: bytes.NewReader(nil), stdout: f, stderr: &errb})
+		args := append(append([]string{"perfetto", "-q"}, c.args...), in)
+		code := run(args, &env{stdin: bytes.NewReader(nil), stdout: f, stderr: &errb})
 		f.Close()
-		if got, _ := os.ReadFile(name); code != 0 || string(got) != c.old+want {
-			t.Errorf("%s: exit %d (%s), %d bytes, want %d", c.name, code, errb.String(), len(got), len(c.old+want))
+		if got, _ := os.ReadFile(name); code != c.code || string(got) != c.want {
+			t.Errorf("%s: exit %d (%s), %d bytes; want exit %d, %d bytes", c.name, code, errb.String(),
+				len(got), c.code, len(c.want))
 		}
 	}
 }

@@ -94,7 +94,8 @@ type Frame struct {
 }
 
 // Trace is what exporters get before the first event: the tables, the clocks
-// and the repair counts, all complete because a first pass has run.
+// and the repair counts, all complete after a first pass (in one read they
+// are complete at Finish; see OnePassExporter and RewindableExporter).
 type Trace struct {
 	Name     string // the input's name, as given
 	Size     int64  // bytes of input (after decompression)
@@ -156,9 +157,11 @@ type OnePassExporter interface {
 // (a timeline) but can take back what it wrote. Such exporters get the
 // stream in one read of the trace on the chance that it has no orphan exit,
 // as recent ART traces have none: Begin gets a Trace whose tables grow as
-// in one pass, but Events may read them: an event's thread and frame are
-// in them when it comes. (On the exporters' goroutine, the Trace is a copy
-// whose tables are brought up to date before each batch, and complete for
+// in one pass, but Events may read the frames and the Index, ID, Name and
+// Known of the threads: an event's thread and frame are in them when it
+// comes. The threads' counts, WallEnd, Stats and Sampling are complete
+// only at Finish. (On the exporters' goroutine, the Trace is a copy whose
+// tables are brought up to date before each batch, and complete for
 // Finish.) If the pass meets an orphan exit, it stops sending events,
 // calls Rewind, and sends the whole stream again from a second read,
 // starting with Begin and the complete tables. The exporter never sees an
