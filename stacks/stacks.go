@@ -36,49 +36,10 @@ type Node struct {
 	// (at least one of its instances ended at the trace end).
 	Open bool
 
-	// children caches the two children entered last, tried before the
-	// edge table: a method mostly calls the same callee again, or
-	// alternates between two, so this finds the child without the table's
-	// cache miss. Finish clears it.
-	children childCache
-}
-
-// childCache holds two children of a node with their keys (childKey), so
-// that trying them reads only the parent, which the event before the
-// enter has just updated. The last-entered one comes first. An id of 0
-// marks an empty entry (node 0 is thread 0's root, never a child).
-type childCache struct {
-	last, prev       NodeID
-	lastKey, prevKey uint32
-}
-
-// childKey tells a node's children apart: the frame and whether it is an
-// orphan frame.
-func childKey(frame stream.FrameID, orphan bool) uint32 {
-	k := uint32(frame) << 1
-	if orphan {
-		k |= 1
-	}
-	return k
-}
-
-// find returns the cached child of key, or 0, moving it first.
-func (c *childCache) find(key uint32) NodeID {
-	if c.last > 0 && c.lastKey == key {
-		return c.last
-	}
-	if c.prev > 0 && c.prevKey == key {
-		c.last, c.prev = c.prev, c.last
-		c.lastKey, c.prevKey = key, c.lastKey
-		return c.last
-	}
-	return 0
-}
-
-// add caches a child as the last entered, keeping the one before.
-func (c *childCache) add(id NodeID, key uint32) {
-	c.prev, c.prevKey = c.last, c.lastKey
-	c.last, c.lastKey = id, key
+	// lastChild is the child entered last, tried before the edge map: a
+	// method mostly calls the same callee again, so this finds the child
+	// without the map's cache misses. Finish clears it.
+	lastChild NodeID
 }
 
 // IsRoot reports whether n is a thread's root.
@@ -193,13 +154,14 @@ func (a *Aggregator) Events(evs []stream.Event) error {
 // enter moves the thread into a child of its current node n.
 func (a *Aggregator) enter(tc *threadCursor, n *Node, ev *stream.Event) {
 	orphan := ev.Flags&stream.Synthetic != 0
-	// Loops call the same methods again and again: one of the children
-	// entered last is usually the one (a table lookup costs a cache miss).
-	key := childKey(ev.Frame, orphan)
-	if c := n.children.find(key); c > 0 {
-		a.nodes[c].Calls++
-		tc.cur = c
-		return
+	// Loops call the same methods again and again: the child last entered
+	// is usually the one (a map lookup costs cache misses).
+	if c := n.lastChild; c > 0 {
+		if h := &a.nodes[c]; h.Frame == ev.Frame && h.Orphan == orphan {
+			h.Calls++
+			tc.cur = c
+			return
+		}
 	}
 	parent := tc.cur
 	k := edgeOf(parent, ev.Frame, orphan)
@@ -212,7 +174,7 @@ func (a *Aggregator) enter(tc *threadCursor, n *Node, ev *stream.Event) {
 		tc.nodes = append(tc.nodes, id)
 	}
 	a.nodes[id].Calls++
-	a.nodes[parent].children.add(id, key) // n may have moved with the append
+	a.nodes[parent].lastChild = id
 	tc.cur = id
 }
 
@@ -227,7 +189,7 @@ func (a *Aggregator) reroot(tc *threadCursor, ev *stream.Event) {
 	a.nodes = append(a.nodes, Node{Parent: root, Thread: ev.Thread, Frame: ev.Frame, Depth: 1,
 		Orphan: true, Calls: 1, Wall: rn.Wall, CPU: rn.CPU})
 	a.nodes[root].Wall, a.nodes[root].CPU = 0, 0
-	a.nodes[o].children, a.nodes[root].children = a.nodes[root].children, childCache{}
+	a.nodes[o].lastChild, a.nodes[root].lastChild = a.nodes[root].lastChild, 0
 	for _, id := range tc.nodes {
 		n := &a.nodes[id]
 		if id == root {
@@ -301,7 +263,7 @@ func (a *Aggregator) canonical() {
 	nodes := make([]Node, n)
 	for i, id := range order {
 		nd := a.nodes[id]
-		nd.children = childCache{}
+		nd.lastChild = 0
 		if nd.Parent != NoNode {
 			nd.Parent = newID[nd.Parent]
 		}
