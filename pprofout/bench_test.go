@@ -19,17 +19,7 @@ const benchRecords = 7_500_000
 // end to end: open, the converter's one pass, the call tree, the profile,
 // and the gzipped write (to io.Discard).
 func BenchmarkPprof(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "big.trace")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := writeBigTrace(f, benchRecords, 1); err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
+	path := benchTrace(b)
 	st, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)
@@ -41,6 +31,23 @@ func BenchmarkPprof(b *testing.B) {
 		n = convertFile(b, path, io.Discard)
 	}
 	b.ReportMetric(float64(n), "stacks")
+}
+
+// benchTrace writes the benchmarks' trace into a temporary folder and
+// returns its path.
+func benchTrace(b *testing.B) string {
+	path := filepath.Join(b.TempDir(), "big.trace")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := writeBigTrace(f, benchRecords, 1); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return path
 }
 
 // convertFile is what `atrace2 pprof -o` does with one trace.
@@ -81,16 +88,7 @@ func stackCount(a *stacks.Aggregator) int {
 // trace and its gzipped write. It does not grow with the trace's length,
 // only with its distinct stacks, so it weighs most on small traces.
 func BenchmarkPprofBuild(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "big.trace")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := writeBigTrace(f, benchRecords, 1); err != nil {
-		b.Fatal(err)
-	}
-	f.Close()
-	tf, err := parser.Open(path, parser.Options{})
+	tf, err := parser.Open(benchTrace(b), parser.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
