@@ -75,3 +75,21 @@ func BenchmarkReadEvents(b *testing.B) {
 		f.Close()
 	}
 }
+
+// BenchmarkOpenStreaming opens a 100 MB streaming trace: the scan for the
+// method and thread items and the summary, which walks every record.
+func BenchmarkOpenStreaming(b *testing.B) {
+	data := tracegen.Large(tracegen.LargeOptions{Bytes: 100 << 20, Seed: 1}).Streaming(tracegen.StreamOptions{})
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := parser.NewFile("large", bytes.NewReader(data), int64(len(data)), parser.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if f.Header.Records == 0 {
+			b.Fatal("no records")
+		}
+		f.Close()
+	}
+}

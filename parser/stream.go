@@ -51,6 +51,12 @@ func specialItem(s *source) (op byte, n int64, err error) {
 func scanStreaming(s *source, h *Header) error {
 	announced := make(map[ThreadID]bool) // op-2 names win over the summary's
 	for s.pos() < s.size {
+		// Records, nearly all of the file, are skipped in a tight loop
+		// over the buffered bytes.
+		if n := s.skipRecords(int(h.RecordSize)); n > 0 {
+			h.Records += n
+			continue
+		}
 		start := s.pos()
 		b := s.peek(2)
 		if len(b) < 2 {
@@ -98,6 +104,24 @@ func scanStreaming(s *source, h *Header) error {
 	}
 	h.DataEnd = s.size
 	return nil
+}
+
+// skipRecords consumes the records of a streaming file that lie wholly in
+// the buffer, up to the next special item (which starts with two zero
+// bytes), and returns how many it consumed.
+func (s *source) skipRecords(size int) int64 {
+	if size < 2 { // never for a valid layout; a loop that cannot advance
+		return 0
+	}
+	i, end := s.r, s.w-size
+	buf := s.buf
+	n := int64(0)
+	for i <= end && (buf[i]|buf[i+1]) != 0 {
+		i += size
+		n++
+	}
+	s.r = i
+	return n
 }
 
 // cut records that the input ends inside the item that starts at off.

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/atrace2/atrace2/internal/tracegen"
@@ -338,5 +339,42 @@ func TestReadEventsBatches(t *testing.T) {
 				t.Errorf("%s, batches of %d: %d records, want %d", v.name, size, len(got), len(want))
 			}
 		}
+	}
+}
+
+// TestStreamingScanLarge: the scan of a streaming file skips its records in
+// runs over the read buffer, stopping at every method and thread item in
+// between, wherever the buffer's edges fall. On a 3 MB trace whose items
+// are spread through it, the streaming file must give the regular file's
+// methods (those the records use), threads, record count and records.
+func TestStreamingScanLarge(t *testing.T) {
+	tr := tracegen.Large(tracegen.LargeOptions{Bytes: 3 << 20, Threads: 60, Methods: 2000, Seed: 7})
+	rh, revs, err := readAll(t, tr.Regular(), parser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, sevs, err := readAll(t, tr.Streaming(tracegen.StreamOptions{SummaryThreads: true}), parser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh.Records != int64(len(tr.Records)) || rh.Records != sh.Records {
+		t.Errorf("records: streaming %d, regular %d, generated %d", sh.Records, rh.Records, len(tr.Records))
+	}
+	// A streaming file defines the methods its records use.
+	used := map[uint32]bool{}
+	for _, r := range tr.Records {
+		used[r.Method] = true
+	}
+	if len(sh.Methods) != len(used) || len(sh.Threads) != len(rh.Threads) {
+		t.Fatalf("streaming: %d methods, %d threads; want %d used methods and the regular file's %d threads",
+			len(sh.Methods), len(sh.Threads), len(used), len(rh.Threads))
+	}
+	for _, m := range sh.Methods {
+		if want, ok := rh.Method(m.ID); !ok || *want != m || !used[uint32(m.ID)] {
+			t.Fatalf("method %#x: streaming %+v, regular %+v", m.ID, m, want)
+		}
+	}
+	if !reflect.DeepEqual(sevs, revs) {
+		t.Errorf("streaming gives %d records that differ from the regular file's %d", len(sevs), len(revs))
 	}
 }
