@@ -19,9 +19,9 @@ type pipeline struct {
 	failed atomic.Bool
 
 	// tables, in a hopeful read (runHopeful), is the copy of the Trace the
-	// exporters got at Begin: its tables are brought up to the pass's on
-	// the exporters' goroutine before each batch, as the pass goes on
-	// appending to its own.
+	// exporters got at Begin. Before each batch, on the exporters'
+	// goroutine, its tables are brought up to date with the pass's, to
+	// which the pass goes on appending.
 	tables *stream.Trace
 }
 
