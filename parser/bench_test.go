@@ -14,6 +14,15 @@ func large() []byte {
 	return tracegen.LargeRegular(tracegen.LargeOptions{Bytes: 100 << 20, Seed: 1})
 }
 
+// openBytes opens data as a trace file named "large".
+func openBytes(b *testing.B, data []byte) *parser.File {
+	f, err := parser.NewFile("large", bytes.NewReader(data), int64(len(data)), parser.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return f
+}
+
 // BenchmarkReadEvent decodes every record of a 100 MB trace; the per-record
 // loop must not allocate.
 func BenchmarkReadEvent(b *testing.B) {
@@ -21,10 +30,7 @@ func BenchmarkReadEvent(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		f, err := parser.NewFile("large", bytes.NewReader(data), int64(len(data)), parser.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
+		f := openBytes(b, data)
 		r := f.NewReader()
 		var ev parser.Event
 		n := 0
@@ -53,10 +59,7 @@ func BenchmarkReadEvents(b *testing.B) {
 	b.ReportAllocs()
 	batch := make([]parser.Event, 1024)
 	for b.Loop() {
-		f, err := parser.NewFile("large", bytes.NewReader(data), int64(len(data)), parser.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
+		f := openBytes(b, data)
 		r := f.NewReader()
 		var n int64
 		for {
@@ -83,10 +86,7 @@ func BenchmarkOpenStreaming(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		f, err := parser.NewFile("large", bytes.NewReader(data), int64(len(data)), parser.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
+		f := openBytes(b, data)
 		if f.Header.Records == 0 {
 			b.Fatal("no records")
 		}
