@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/atrace2/atrace2/convert"
-	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/pprofout"
 	"github.com/atrace2/atrace2/stacks"
 )
@@ -52,15 +50,7 @@ func benchTrace(b *testing.B) string {
 
 // convertFile is what `atrace2 pprof -o` does with one trace.
 func convertFile(tb testing.TB, path string, w io.Writer) int {
-	tf, err := parser.Open(path, parser.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer tf.Close()
-	a := stacks.New()
-	if _, err := convert.Run(tf, convert.Options{}, a); err != nil {
-		tb.Fatal(err)
-	}
+	a := tree(tb, path)
 	bld := pprofout.New("bench")
 	if err := bld.Add(a); err != nil {
 		tb.Fatal(err)
@@ -88,15 +78,7 @@ func stackCount(a *stacks.Aggregator) int {
 // trace and its gzipped write. It does not grow with the trace's length,
 // only with its distinct stacks, so it weighs most on small traces.
 func BenchmarkPprofBuild(b *testing.B) {
-	tf, err := parser.Open(benchTrace(b), parser.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer tf.Close()
-	a := stacks.New()
-	if _, err := convert.Run(tf, convert.Options{}, a); err != nil {
-		b.Fatal(err)
-	}
+	a := tree(b, benchTrace(b))
 	b.Run("add", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
