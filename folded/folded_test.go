@@ -206,6 +206,9 @@ func TestRounding(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := a.Finish(); err != nil {
+		t.Fatal(err)
+	}
 	var buf bytes.Buffer
 	if err := Write(&buf, a, Options{}); err != nil {
 		t.Fatal(err)

@@ -31,6 +31,9 @@ func feed(t *testing.T, frames []string, threads int, evs []stream.Event) *Profi
 			t.Fatal(err)
 		}
 	}
+	if err := a.Finish(); err != nil {
+		t.Fatal(err)
+	}
 	p, err := NewProfile(a)
 	if err != nil {
 		t.Fatal(err)

@@ -3,8 +3,9 @@ package stacks
 // edgeTable maps a child's key to its node: an open-addressing hash table
 // with linear probing, key and value side by side in one 16-byte slot. A
 // lookup costs about one cache miss; a Go map of 240,000 edges cost about
-// 220 ns a lookup (several misses), and the lookups that reach the table
-// are the ones that missed the node's last-child cache, 8 % of all enters.
+// 220 ns a lookup (several misses). Lookups reach the table only when
+// neither of the node's two recent children is the one (branch.recent): 3 %
+// of the enters of the benchmarks' 100 MB trace, new stacks included.
 type edgeTable struct {
 	slots []edgeSlot // a power of two, at most half full
 	n     int

@@ -35,11 +35,20 @@ type Node struct {
 	// Open marks a stack whose frame was still running when tracing stopped
 	// (at least one of its instances ended at the trace end).
 	Open bool
+}
 
-	// lastChild is the child entered last, tried before the edge map: a
-	// method mostly calls the same callee again, so this finds the child
-	// without the map's cache misses. Finish clears it.
-	lastChild NodeID
+// branch is a node while the tree is built: a Node without what Finish
+// works out from the tree's shape (the thread and the depth), so that two
+// recent children fit in the same 48 bytes.
+type branch struct {
+	parent NodeID
+	frame  stream.FrameID
+	// recent holds the two children entered last, the latest first (0 when
+	// none), tried before the edge table: a method mostly calls the same
+	// one or two callees again, and the table costs a cache miss a lookup.
+	recent           [2]NodeID
+	calls, wall, cpu int64
+	orphan, open     bool
 }
 
 // IsRoot reports whether n is a thread's root.
@@ -69,7 +78,8 @@ type threadCursor struct {
 // everything the thread did so far under the orphan's frame.
 type Aggregator struct {
 	t       *stream.Trace
-	nodes   []Node
+	tree    []branch // the nodes while events come; nil after Finish
+	nodes   []Node   // the nodes after Finish
 	edges   *edgeTable
 	threads []threadCursor
 }
@@ -107,8 +117,8 @@ func (a *Aggregator) Begin(t *stream.Trace) error {
 // grow makes roots up to thread i.
 func (a *Aggregator) grow(i stream.ThreadIndex) {
 	for th := stream.ThreadIndex(len(a.threads)); th <= i; th++ {
-		root := NodeID(len(a.nodes))
-		a.nodes = append(a.nodes, Node{Parent: NoNode, Thread: th, Frame: -1})
+		root := NodeID(len(a.tree))
+		a.tree = append(a.tree, branch{parent: NoNode, frame: -1})
 		a.threads = append(a.threads, threadCursor{root: root, cur: root, nodes: []NodeID{root}})
 	}
 }
@@ -132,16 +142,16 @@ func (a *Aggregator) Events(evs []stream.Event) error {
 			}
 			tc, last = &a.threads[ev.Thread], ev.Thread
 		}
-		n := &a.nodes[tc.cur]
-		n.Wall += ev.Wall - tc.lastWall
-		n.CPU += ev.CPU - tc.last
+		n := &a.tree[tc.cur]
+		n.wall += ev.Wall - tc.lastWall
+		n.cpu += ev.CPU - tc.last
 		tc.lastWall, tc.last = ev.Wall, ev.CPU
 		switch ev.Kind {
 		case stream.End:
 			if ev.Flags&stream.Synthetic != 0 {
-				n.Open = true
+				n.open = true
 			}
-			tc.cur = n.Parent
+			tc.cur = n.parent
 		case stream.Orphan:
 			a.reroot(tc, ev)
 		default:
@@ -152,29 +162,35 @@ func (a *Aggregator) Events(evs []stream.Event) error {
 }
 
 // enter moves the thread into a child of its current node n.
-func (a *Aggregator) enter(tc *threadCursor, n *Node, ev *stream.Event) {
+func (a *Aggregator) enter(tc *threadCursor, n *branch, ev *stream.Event) {
 	orphan := ev.Flags&stream.Synthetic != 0
-	// Loops call the same methods again and again: the child last entered
-	// is usually the one (a map lookup costs cache misses).
-	if c := n.lastChild; c > 0 {
-		if h := &a.nodes[c]; h.Frame == ev.Frame && h.Orphan == orphan {
-			h.Calls++
+	if c := n.recent[0]; c > 0 {
+		if h := &a.tree[c]; h.frame == ev.Frame && h.orphan == orphan {
+			h.calls++
 			tc.cur = c
 			return
+		}
+		if d := n.recent[1]; d > 0 {
+			if h := &a.tree[d]; h.frame == ev.Frame && h.orphan == orphan {
+				h.calls++
+				n.recent = [2]NodeID{d, c}
+				tc.cur = d
+				return
+			}
 		}
 	}
 	parent := tc.cur
 	k := edgeOf(parent, ev.Frame, orphan)
 	id, ok := a.edges.get(k)
 	if !ok {
-		id = NodeID(len(a.nodes))
-		a.nodes = append(a.nodes, Node{Parent: parent, Thread: ev.Thread, Frame: ev.Frame,
-			Depth: n.Depth + 1, Orphan: orphan})
+		id = NodeID(len(a.tree))
+		a.tree = append(a.tree, branch{parent: parent, frame: ev.Frame, orphan: orphan})
 		a.edges.put(k, id)
 		tc.nodes = append(tc.nodes, id)
 	}
-	a.nodes[id].Calls++
-	a.nodes[parent].lastChild = id
+	a.tree[id].calls++
+	p := &a.tree[parent] // n may point into the array append replaced
+	p.recent = [2]NodeID{id, p.recent[0]}
 	tc.cur = id
 }
 
@@ -184,22 +200,16 @@ func (a *Aggregator) enter(tc *threadCursor, n *Node, ev *stream.Event) {
 // tree is then the one two passes build with the frame opened up front.
 func (a *Aggregator) reroot(tc *threadCursor, ev *stream.Event) {
 	root := tc.root
-	o := NodeID(len(a.nodes))
-	rn := &a.nodes[root]
-	a.nodes = append(a.nodes, Node{Parent: root, Thread: ev.Thread, Frame: ev.Frame, Depth: 1,
-		Orphan: true, Calls: 1, Wall: rn.Wall, CPU: rn.CPU})
-	a.nodes[root].Wall, a.nodes[root].CPU = 0, 0
-	a.nodes[o].lastChild, a.nodes[root].lastChild = a.nodes[root].lastChild, 0
+	o := NodeID(len(a.tree))
+	rn := a.tree[root]
+	a.tree = append(a.tree, branch{parent: root, frame: ev.Frame, orphan: true, calls: 1,
+		wall: rn.wall, cpu: rn.cpu, recent: rn.recent})
+	a.tree[root].wall, a.tree[root].cpu, a.tree[root].recent = 0, 0, [2]NodeID{}
 	for _, id := range tc.nodes {
-		n := &a.nodes[id]
-		if id == root {
-			continue
-		}
-		n.Depth++
-		if n.Parent == root {
-			a.edges.delete(edgeOf(root, n.Frame, n.Orphan))
-			n.Parent = o
-			a.edges.put(edgeOf(o, n.Frame, n.Orphan), id)
+		if n := &a.tree[id]; n.parent == root {
+			a.edges.delete(edgeOf(root, n.frame, n.orphan))
+			n.parent = o
+			a.edges.put(edgeOf(o, n.frame, n.orphan), id)
 		}
 	}
 	a.edges.put(edgeOf(root, ev.Frame, true), o)
@@ -219,12 +229,12 @@ func (a *Aggregator) Finish() error {
 
 // canonical renumbers the nodes (see Finish).
 func (a *Aggregator) canonical() {
-	n := len(a.nodes)
+	n := len(a.tree)
 	// Children lists in creation order, as one flat array (CSR).
 	start := make([]int32, n+1)
-	for _, nd := range a.nodes {
-		if nd.Parent != NoNode {
-			start[nd.Parent+1]++
+	for _, b := range a.tree {
+		if b.parent != NoNode {
+			start[b.parent+1]++
 		}
 	}
 	for i := 1; i <= n; i++ {
@@ -232,10 +242,10 @@ func (a *Aggregator) canonical() {
 	}
 	kids := make([]NodeID, start[n])
 	fill := append([]int32(nil), start[:n]...)
-	for id, nd := range a.nodes {
-		if nd.Parent != NoNode {
-			kids[fill[nd.Parent]] = NodeID(id)
-			fill[nd.Parent]++
+	for id, b := range a.tree {
+		if b.parent != NoNode {
+			kids[fill[b.parent]] = NodeID(id)
+			fill[b.parent]++
 		}
 	}
 	order := make([]NodeID, 0, n)
@@ -260,16 +270,20 @@ func (a *Aggregator) canonical() {
 	for i, id := range order {
 		newID[id] = NodeID(i)
 	}
+	// Parents come before their children in the new order, so a child's
+	// thread and depth follow from its parent's.
 	nodes := make([]Node, n)
 	for i, id := range order {
-		nd := a.nodes[id]
-		nd.lastChild = 0
-		if nd.Parent != NoNode {
-			nd.Parent = newID[nd.Parent]
+		b := &a.tree[id]
+		nd := Node{Parent: NoNode, Thread: stream.ThreadIndex(i), Frame: b.frame, Calls: b.calls,
+			Wall: b.wall, CPU: b.cpu, Orphan: b.orphan, Open: b.open}
+		if b.parent != NoNode {
+			nd.Parent = newID[b.parent]
+			nd.Thread, nd.Depth = nodes[nd.Parent].Thread, nodes[nd.Parent].Depth+1
 		}
 		nodes[i] = nd
 	}
-	a.nodes = nodes
+	a.nodes, a.tree = nodes, nil
 	a.edges = nil // only Event needs it, and no event comes after Finish
 	for i := range a.threads {
 		a.threads[i].root = newID[a.threads[i].root]

@@ -28,6 +28,9 @@ func feed(t *testing.T, frames []string, threads int, evs []stream.Event) *Aggre
 			t.Fatal(err)
 		}
 	}
+	if err := a.Finish(); err != nil {
+		t.Fatal(err)
+	}
 	return a
 }
 
@@ -80,9 +83,35 @@ func TestExclusiveTimes(t *testing.T) {
 	// CPU: A 3..6, 10..12, 13..20 = 12; B 6..8, 9..10, 12..13 = 4.
 	want := `0:A 1 5 2 orphan
 0:A 1 75 12
-1:B 1 38 30 open
 0:A;B 2 13 4
 0:A;B;A 1 2 1
+1:B 1 38 30 open
+`
+	if got := dump(a); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestRecentChildren: a parent that calls two methods in turn finds both
+// among its recent children, and an orphan frame there is not taken for an
+// ordinary call of the same method.
+func TestRecentChildren(t *testing.T) {
+	const A, B, C = 0, 1, 2
+	b, e := stream.Begin, stream.End
+	a := feed(t, []string{"A", "B", "C"}, 1, []stream.Event{
+		ev(b, 0, A, 0, 0, stream.Synthetic), ev(e, 0, A, 2, 1, 0), // orphan A
+		ev(b, 0, B, 3, 2, 0), ev(e, 0, B, 5, 3, 0), // recent: B, orphan A
+		ev(b, 0, A, 6, 4, 0), ev(e, 0, A, 10, 5, 0), // not the orphan
+		ev(b, 0, B, 11, 6, 0), ev(e, 0, B, 12, 7, 0), // B second in recent
+		ev(b, 0, A, 13, 8, 0), ev(e, 0, A, 16, 9, 0), // and A again
+		ev(b, 0, C, 17, 10, 0), ev(b, 0, A, 18, 11, 0), ev(e, 0, A, 19, 12, 0), ev(e, 0, C, 20, 13, 0),
+		ev(b, 0, B, 21, 14, 0), ev(e, 0, B, 23, 15, 0), // B from the edge table
+	})
+	want := `0:A 1 2 1 orphan
+0:B 3 5 3
+0:A 2 7 2
+0:C 1 2 2
+0:C;A 1 1 1
 `
 	if got := dump(a); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
