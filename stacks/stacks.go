@@ -46,6 +46,7 @@ type branch struct {
 	// recent holds the two children entered last, the latest first (0 when
 	// none), tried before the edge table: a method mostly calls the same
 	// one or two callees again, and the table costs a cache miss a lookup.
+	// Orphan frames, entered once per thread at most, are left out.
 	recent           [2]NodeID
 	calls, wall, cpu int64
 	orphan, open     bool
@@ -146,32 +147,62 @@ func (a *Aggregator) Events(evs []stream.Event) error {
 		n.wall += ev.Wall - tc.lastWall
 		n.cpu += ev.CPU - tc.last
 		tc.lastWall, tc.last = ev.Wall, ev.CPU
-		switch ev.Kind {
-		case stream.End:
-			if ev.Flags&stream.Synthetic != 0 {
-				n.open = true
-			}
-			tc.cur = n.parent
-		case stream.Orphan:
-			a.reroot(tc, ev)
-		default:
-			a.enter(tc, n, ev)
+		// An exit, and an enter of the child entered last, are taken here
+		// without a branch on which of the two the event is: that follows
+		// no pattern, and the CPU would mispredict it half the time. Both
+		// look at the latest child c (node 0, a root, never matches), and
+		// the thread moves to c or to the parent. Anything else is slow.
+		// (Orphan frames are never among the recent children.)
+		c := n.recent[0]
+		h := &a.tree[c]
+		var enter, miss uint8 // 0 or 1, set without branches
+		if ev.Kind == stream.Begin {
+			enter = 1
 		}
+		if h.frame != ev.Frame {
+			miss = 1
+		}
+		if ev.Kind > stream.End || ev.Flags&stream.Synthetic != 0 || enter&miss != 0 {
+			a.slow(tc, n, ev)
+			continue
+		}
+		next := n.parent
+		if enter != 0 {
+			next = c
+		}
+		h.calls += int64(enter)
+		tc.cur = next
 	}
 	return nil
+}
+
+// slow takes the events Events does not: exits at the trace end, orphan
+// exits, orphan frames and enters of another child than the latest.
+func (a *Aggregator) slow(tc *threadCursor, n *branch, ev *stream.Event) {
+	switch ev.Kind {
+	case stream.End:
+		if ev.Flags&stream.Synthetic != 0 {
+			n.open = true
+		}
+		tc.cur = n.parent
+	case stream.Orphan:
+		a.reroot(tc, ev)
+	default:
+		a.enter(tc, n, ev)
+	}
 }
 
 // enter moves the thread into a child of its current node n.
 func (a *Aggregator) enter(tc *threadCursor, n *branch, ev *stream.Event) {
 	orphan := ev.Flags&stream.Synthetic != 0
-	if c := n.recent[0]; c > 0 {
-		if h := &a.tree[c]; h.frame == ev.Frame && h.orphan == orphan {
+	if c := n.recent[0]; c > 0 && !orphan {
+		if h := &a.tree[c]; h.frame == ev.Frame {
 			h.calls++
 			tc.cur = c
 			return
 		}
 		if d := n.recent[1]; d > 0 {
-			if h := &a.tree[d]; h.frame == ev.Frame && h.orphan == orphan {
+			if h := &a.tree[d]; h.frame == ev.Frame {
 				h.calls++
 				n.recent = [2]NodeID{d, c}
 				tc.cur = d
@@ -189,8 +220,10 @@ func (a *Aggregator) enter(tc *threadCursor, n *branch, ev *stream.Event) {
 		tc.nodes = append(tc.nodes, id)
 	}
 	a.tree[id].calls++
-	p := &a.tree[parent] // n may point into the array append replaced
-	p.recent = [2]NodeID{id, p.recent[0]}
+	if !orphan {
+		p := &a.tree[parent] // n may point into the array append replaced
+		p.recent = [2]NodeID{id, p.recent[0]}
+	}
 	tc.cur = id
 }
 

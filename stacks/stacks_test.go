@@ -93,14 +93,14 @@ func TestExclusiveTimes(t *testing.T) {
 }
 
 // TestRecentChildren: a parent that calls two methods in turn finds both
-// among its recent children, and an orphan frame there is not taken for an
+// among its recent children, and an orphan frame is not taken for an
 // ordinary call of the same method.
 func TestRecentChildren(t *testing.T) {
 	const A, B, C = 0, 1, 2
 	b, e := stream.Begin, stream.End
 	a := feed(t, []string{"A", "B", "C"}, 1, []stream.Event{
 		ev(b, 0, A, 0, 0, stream.Synthetic), ev(e, 0, A, 2, 1, 0), // orphan A
-		ev(b, 0, B, 3, 2, 0), ev(e, 0, B, 5, 3, 0), // recent: B, orphan A
+		ev(b, 0, B, 3, 2, 0), ev(e, 0, B, 5, 3, 0), // recent: B
 		ev(b, 0, A, 6, 4, 0), ev(e, 0, A, 10, 5, 0), // not the orphan
 		ev(b, 0, B, 11, 6, 0), ev(e, 0, B, 12, 7, 0), // B second in recent
 		ev(b, 0, A, 13, 8, 0), ev(e, 0, A, 16, 9, 0), // and A again
