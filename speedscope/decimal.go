@@ -1,13 +1,16 @@
 package speedscope
 
-import "strconv"
+import (
+	"encoding/binary"
+	"strconv"
+)
 
 // decimal is a non-decreasing number kept as decimal digits. Times in a
 // profile only grow, mostly by a few units, so advancing touches the last
 // digit or two instead of formatting the whole number for every event.
 type decimal struct {
 	v     uint64
-	d     [20]byte // d[start:] holds v's digits; 20 fit any uint64
+	d     [20]byte // d[start:] holds v's digits (20 fit any uint64), and 0s before
 	start int
 }
 
@@ -18,6 +21,30 @@ func (c *decimal) digits() []byte {
 	return c.d[c.start:]
 }
 
+// step sets the number to v and reports true when that changes only the
+// last two digits, the common case (events are mostly microseconds apart);
+// it is small enough to be inlined, and advance does the rest.
+func (c *decimal) step(v uint64) bool {
+	// The last eight digits are read and written as one word, as the writer
+	// copies them: a byte store under a wider load stalls the load until
+	// the store is done.
+	d := v - c.v
+	if d >= 10 {
+		return false
+	}
+	w := binary.LittleEndian.Uint64(c.d[len(c.d)-8:])
+	switch {
+	case byte(w>>56)-'0'+byte(d) <= 9: // the zero value's last byte, 0, wraps above
+	case byte(w>>48)-'0' < 9: // a ten more (a 0 before the digits wraps too)
+		w = w + 1<<48 - 10<<56 // wraps, and d<<56 below brings it back
+	default:
+		return false
+	}
+	binary.LittleEndian.PutUint64(c.d[len(c.d)-8:], w+d<<56)
+	c.v = v
+	return true
+}
+
 // advance sets the number to v. Growing by less than 2^20 adds digit by
 // digit from the right; anything else formats v afresh.
 func (c *decimal) advance(v uint64) {
@@ -25,6 +52,7 @@ func (c *decimal) advance(v uint64) {
 		var tmp [20]byte
 		n := len(strconv.AppendUint(tmp[:0], v, 10))
 		c.start = len(c.d) - n
+		clear(c.d[:c.start]) // no digit before the number: step relies on it
 		copy(c.d[c.start:], tmp[:n])
 		c.v = v
 		return

@@ -239,7 +239,9 @@ func (d *decoder) events(w *writer, p []byte) error {
 		if d.micro {
 			at /= 1000
 		}
-		d.out.advance(at)
+		if !d.out.step(at) {
+			d.out.advance(at)
+		}
 		if len(buf) >= flushAt || cap(buf)-len(buf) < maxEvent {
 			w.buf = buf
 			w.flush()
@@ -265,7 +267,10 @@ func (d *decoder) events(w *writer, p []byte) error {
 		i := len(buf)
 		room := buf[i : i+maxEvent]
 		e := headLen + len(digits)
-		*(*[16]byte)(room[e-16 : e]) = [16]byte(d.out.d[len(d.out.d)-16:])
+		// Two words, as step writes the last one (see there).
+		digits16 := d.out.d[len(d.out.d)-16:]
+		binary.LittleEndian.PutUint64(room[e-16:], binary.LittleEndian.Uint64(digits16))
+		binary.LittleEndian.PutUint64(room[e-8:], binary.LittleEndian.Uint64(digits16[8:]))
 		*(*[headLen]byte)(room) = heads[code&1]
 		*(*[len(suffix{}.b)]byte)(room[e:]) = sf.b
 		buf = buf[:i+e+int(sf.n)]

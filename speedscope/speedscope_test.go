@@ -231,12 +231,29 @@ func TestDecimal(t *testing.T) {
 	for v := uint64(1); v < 1e18; v *= 10 {
 		steps = append(steps, 9*v, v/10+1) // carries through every length
 	}
+	for range 30 {
+		steps = append(steps, 3, 7, 9) // last digits, some crossing a ten
+	}
 	for _, step := range append(steps, 1<<63+5, 0, 1<<62, 1) {
 		v += step
-		c.advance(v)
+		if !c.step(v) { // as the writer does
+			c.advance(v)
+		}
 		if got, want := string(c.digits()), strconv.FormatUint(v, 10); got != want {
 			t.Fatalf("after +%d: %q, want %q", step, got, want)
 		}
+	}
+	c.advance(12345)
+	c.advance(7) // smaller: formatted afresh, with no digit left before it
+	if !c.step(13) {
+		c.advance(13)
+	}
+	if got := string(c.digits()); got != "13" {
+		t.Errorf("12345, 7, 13: %q", got)
+	}
+	var z decimal
+	if z.step(1) || z.step(0) {
+		t.Error("step took the zero value, whose last byte is no digit")
 	}
 }
 
