@@ -126,53 +126,75 @@ func blockSize(memory, n int) int {
 // may run on another goroutine than the pass, which is still appending to
 // the Trace's tables: it must not read them.
 func (e *Exporter) Events(evs []stream.Event) error {
-	for i := range evs {
-		if err := e.Event(&evs[i]); err != nil {
+	for len(evs) > 0 {
+		n := 1 // events come in runs of one thread
+		for n < len(evs) && evs[n].Thread == evs[0].Thread {
+			n++
+		}
+		if err := e.run(evs[:n]); err != nil {
 			return err
 		}
+		evs = evs[n:]
 	}
 	return nil
 }
 
-// Event appends one encoded event to its thread's buffer: the stream
+// Event appends one event to its thread's buffer (see run).
+func (e *Exporter) Event(ev *stream.Event) error {
+	one := [1]stream.Event{*ev}
+	return e.run(one[:])
+}
+
+// run appends events of one thread to its buffer, each as the stream
 // FrameID shifted left by one with the kind in the low bit (Begin 0; End
 // and Orphan, which close a frame, 1), then the time since the thread's
-// previous event, both as uvarints.
-func (e *Exporter) Event(ev *stream.Event) error {
-	if int(ev.Thread) >= len(e.threads) {
-		if err := e.grow(int(ev.Thread) + 1); err != nil {
+// previous event, both as uvarints. The thread's state is kept in locals
+// for the run.
+func (e *Exporter) run(evs []stream.Event) error {
+	th := int(evs[0].Thread)
+	if th >= len(e.threads) {
+		if err := e.grow(th + 1); err != nil {
 			return err
 		}
 	}
-	tb := &e.threads[ev.Thread]
-	at := ev.Wall
-	if e.cpu {
-		at = ev.CPU
-	}
-	at = max(at, tb.last) // the stream never goes back; stay safe if it did
-	open, closes := ev.Depth, uint64(0)
-	if ev.Kind != stream.Begin {
-		open, closes = open+1, 1
-	}
-	if open > 0 {
-		tb.busy += at - tb.last
-	}
-	if ev.Kind == stream.Orphan {
-		// Two passes open the orphan at the thread's start (write does the
-		// same), so everything until its exit was inside a frame.
-		tb.busy = at
-		tb.orphans = append(tb.orphans, ev.Frame)
-	}
-	e.subMicro |= at % 1000
+	tb := &e.threads[th]
 	if tb.buf == nil {
 		tb.buf = make([]byte, 0, e.block+slack)
 	}
-	tb.buf = binary.AppendUvarint(tb.buf, uint64(ev.Frame)<<1|closes)
-	tb.buf = binary.AppendUvarint(tb.buf, uint64(at-tb.last))
-	tb.last = at
-	if len(tb.buf) >= e.block {
-		return e.spill(tb)
+	buf, last, busy, subMicro := tb.buf, tb.last, tb.busy, e.subMicro
+	for i := range evs {
+		ev := &evs[i]
+		at := ev.Wall
+		if e.cpu {
+			at = ev.CPU
+		}
+		at = max(at, last) // the stream never goes back; stay safe if it did
+		open, closes := ev.Depth, uint64(0)
+		if ev.Kind != stream.Begin {
+			open, closes = open+1, 1
+		}
+		if open > 0 {
+			busy += at - last
+		}
+		if ev.Kind == stream.Orphan {
+			// Two passes open the orphan at the thread's start (write does
+			// the same), so everything until its exit was inside a frame.
+			busy = at
+			tb.orphans = append(tb.orphans, ev.Frame)
+		}
+		subMicro |= at % 1000
+		buf = binary.AppendUvarint(buf, uint64(ev.Frame)<<1|closes)
+		buf = binary.AppendUvarint(buf, uint64(at-last))
+		last = at
+		if len(buf) >= e.block {
+			tb.buf = buf
+			if err := e.spill(tb); err != nil {
+				return err
+			}
+			buf = tb.buf
+		}
 	}
+	tb.buf, tb.last, tb.busy, e.subMicro = buf, last, busy, subMicro
 	return nil
 }
 
