@@ -4,6 +4,10 @@
 //
 //	go run ./cmd/atrace2-bench -dir /tmp/atrace2-bench -sizes 100,1000
 //
+// On a shared virtual machine other guests take CPU time from the runs
+// (the table's "steal" line says how much): -runs N repeats each command
+// and gives the median and the best.
+//
 // The traces are written to -dir (outside the repository) once and reused.
 package main
 
@@ -17,6 +21,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,7 +54,12 @@ func main() {
 	bin := flag.String("bin", "", "atrace2 binary to measure (default: built from this checkout into -dir)")
 	flag.StringVar(&outDir, "out", defaultOut(), "folder for the outputs (default: /dev/shm when it exists, else -dir)")
 	flag.IntVar(&procs, "procs", 0, "run atrace2 with GOMAXPROCS=N (1: on one core); 0 leaves it alone")
+	flag.IntVar(&runs, "runs", 1, "run each command N times: the table gives the median and the best")
 	flag.Parse()
+	if runs < 1 {
+		fmt.Fprintln(os.Stderr, "atrace2-bench: -runs must be at least 1")
+		os.Exit(2)
+	}
 	if err := run(*dir, *sizes, *only, *bin); err != nil {
 		fmt.Fprintln(os.Stderr, "atrace2-bench:", err)
 		os.Exit(1)
@@ -59,10 +69,11 @@ func main() {
 // gnuTime reports a child's peak RSS (Debian package "time").
 const gnuTime = "/usr/bin/time"
 
-// outDir and procs are the -out and -procs flags.
+// outDir, procs and runs are the -out, -procs and -runs flags.
 var (
 	outDir string
 	procs  int
+	runs   int
 )
 
 func defaultOut() string {
@@ -95,24 +106,94 @@ func run(dir, sizes, only, bin string) error {
 	if procs > 0 {
 		fmt.Printf("; atrace2 runs with GOMAXPROCS=%d", procs)
 	}
+	if runs > 1 {
+		fmt.Printf("; %d runs of each: median wall, MB/s and CPU, best MB/s, largest peak RSS", runs)
+	}
 	fmt.Printf("\n\n")
-	fmt.Println("| input | command | wall | MB/s | CPU | peak RSS | output |")
-	fmt.Println("|---|---|---:|---:|---:|---:|---:|")
+	fmt.Println("| input | command | wall | MB/s | best MB/s | CPU | peak RSS | output |")
+	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|")
+	before, _ := readStat()
 	for _, in := range inputs {
 		for _, c := range commands {
 			if only != "" && !strings.Contains(","+only+",", ","+c.name+",") {
 				continue
 			}
-			r, err := measure(bin, dir, in, c.args, c.toOut)
+			var rs []result
+			var err error
+			for range runs {
+				var r result
+				if r, err = measure(bin, dir, in, c.args, c.toOut); err != nil {
+					break
+				}
+				rs = append(rs, r)
+			}
 			if err != nil {
-				fmt.Printf("| %s | %s | failed: %v | | | | |\n", filepath.Base(in.path), c.name, err)
+				fmt.Printf("| %s | %s | failed: %v | | | | | |\n", filepath.Base(in.path), c.name, err)
 				continue
 			}
-			fmt.Printf("| %s | %s | %.2f s | %.0f | %.2f s | %.0f MB | %.1f MB |\n", filepath.Base(in.path), c.name,
-				r.wall.Seconds(), float64(in.bytes)/1e6/r.wall.Seconds(), r.cpu.Seconds(), float64(r.rssKB)/1024, float64(r.out)/1e6)
+			r := summary(rs)
+			mbs := func(d time.Duration) float64 { return float64(in.bytes) / 1e6 / d.Seconds() }
+			fmt.Printf("| %s | %s | %.2f s | %.0f | %.0f | %.2f s | %.0f MB | %.1f MB |\n", filepath.Base(in.path), c.name,
+				r.wall.Seconds(), mbs(r.wall), mbs(r.best), r.cpu.Seconds(), float64(r.rssKB)/1024, float64(r.out)/1e6)
 		}
 	}
+	if after, err := readStat(); err == nil && after.total > before.total {
+		fmt.Printf("\nsteal: %.1f %% of this machine's CPU time went to other virtual machines during the runs\n",
+			100*float64(after.steal-before.steal)/float64(after.total-before.total))
+	}
 	return nil
+}
+
+// summary gives the median wall and CPU time of runs, the best wall time,
+// the largest peak RSS and the output size. The best run is the one the
+// machine's other load disturbed least.
+func summary(rs []result) result {
+	med := func(d func(result) time.Duration) time.Duration {
+		v := make([]time.Duration, len(rs))
+		for i, r := range rs {
+			v[i] = d(r)
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	s := result{wall: med(func(r result) time.Duration { return r.wall }),
+		cpu: med(func(r result) time.Duration { return r.cpu }), best: rs[0].wall, out: rs[0].out}
+	for _, r := range rs {
+		s.best = min(s.best, r.wall)
+		s.rssKB = max(s.rssKB, r.rssKB)
+	}
+	return s
+}
+
+// cpuTicks are the whole machine's CPU times from /proc/stat.
+type cpuTicks struct{ total, steal uint64 }
+
+// readStat reads the machine's CPU times (Linux only): steal is the time
+// the hypervisor gave this machine's virtual CPUs to other machines.
+func readStat() (cpuTicks, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return cpuTicks{}, err
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return cpuTicks{}, errors.New("/proc/stat: no cpu line")
+	}
+	var t cpuTicks
+	for i, v := range f[1:] {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return cpuTicks{}, err
+		}
+		if i < 8 { // user nice system idle iowait irq softirq steal; guest time is in user
+			t.total += n
+		}
+		if i == 7 {
+			t.steal = n
+		}
+	}
+	return t, nil
 }
 
 type input struct {
@@ -190,6 +271,7 @@ func gzipFile(w io.Writer, path string) error {
 
 type result struct {
 	wall  time.Duration
+	best  time.Duration // the shortest wall time of several runs
 	cpu   time.Duration // user + system
 	rssKB int64
 	out   int64
