@@ -1,0 +1,74 @@
+package speedscope
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"testing"
+)
+
+// FuzzDecimal: any sequence of steps, small, large or backwards, taken as
+// the writer takes them (step, else advance), gives the digits of the sum.
+func FuzzDecimal(f *testing.F) {
+	f.Add([]byte{1, 0, 9, 0, 0xFF, 0xFF, 3, 0})
+	f.Add([]byte{0xFE, 0xFF, 0x01, 0x80, 7, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var c decimal
+		var v uint64
+		for len(data) >= 2 {
+			step := uint64(binary.LittleEndian.Uint16(data))
+			data = data[2:]
+			switch {
+			case step == 0xFFFF: // a jump
+				v = v*31 + 1<<40
+			case step >= 0xF000: // backwards
+				v /= step&0xFFF + 1
+			default:
+				v += step
+			}
+			if !c.step(v) {
+				c.advance(v)
+			}
+			if got, want := string(c.digits()), strconv.FormatUint(v, 10); got != want {
+				t.Fatalf("after %#x: %q, want %q", step, got, want)
+			}
+		}
+	})
+}
+
+// FuzzSpooledEvents: the writer turns any bytes into well-formed events or
+// reports them undecodable; it never writes past its buffer or panics.
+func FuzzSpooledEvents(f *testing.F) {
+	var enc []byte
+	for i, step := range []uint64{0, 1000, 999, 1 << 40} {
+		enc = binary.AppendUvarint(enc, uint64(i%3)<<1|uint64(i%2))
+		enc = binary.AppendUvarint(enc, step)
+	}
+	f.Add(enc, false)
+	f.Add([]byte{0x80}, true)
+	sufs := make([]suffix, 3)
+	for i := range sufs {
+		sufs[i].n = uint8(len(fmt.Appendf(sufs[i].b[:0], `,"frame":%d}`, i)))
+	}
+	f.Fuzz(func(t *testing.T, p []byte, micro bool) {
+		var out bytes.Buffer
+		w := &writer{w: &out, buf: make([]byte, 0, flushAt+4096)}
+		w.str("[")
+		d := decoder{suffix: sufs, micro: micro, first: true}
+		if err := d.events(w, p); err != nil {
+			return
+		}
+		w.str("]")
+		w.flush()
+		var evs []struct {
+			Type  string `json:"type"`
+			At    uint64 `json:"at"`
+			Frame int    `json:"frame"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &evs); err != nil {
+			t.Fatalf("%x: %v in %s", p, err, out.Bytes())
+		}
+	})
+}
