@@ -150,9 +150,10 @@ func (a *Aggregator) Events(evs []stream.Event) error {
 		// An exit, and an enter of the child entered last, are taken here
 		// without a branch on which of the two the event is: that follows
 		// no pattern, and the CPU would mispredict it half the time. Both
-		// look at the latest child c (node 0, a root, never matches), and
-		// the thread moves to c or to the parent. Anything else is slow.
-		// (Orphan frames are never among the recent children.)
+		// look at the latest child c, and the thread moves to c or to the
+		// parent. Anything else is slow. (When there is no child, c is 0, a
+		// root, whose frame -1 no event has: a frame below 0 goes to slow
+		// too. Orphan frames are never among the recent children.)
 		c := n.recent[0]
 		h := &a.tree[c]
 		var enter, miss uint8 // 0 or 1, set without branches
@@ -162,7 +163,7 @@ func (a *Aggregator) Events(evs []stream.Event) error {
 		if h.frame != ev.Frame {
 			miss = 1
 		}
-		if ev.Kind > stream.End || ev.Flags&stream.Synthetic != 0 || enter&miss != 0 {
+		if ev.Kind > stream.End || ev.Flags&stream.Synthetic != 0 || enter&miss != 0 || ev.Frame < 0 {
 			a.slow(tc, n, ev)
 			continue
 		}
@@ -253,6 +254,9 @@ func (a *Aggregator) reroot(tc *threadCursor, ev *stream.Event) {
 // each thread's tree depth first, children in the order they were first
 // entered. One pass and two passes so give the same node order.
 func (a *Aggregator) Finish() error {
+	if a.tree == nil && a.nodes != nil {
+		return nil // finished already
+	}
 	a.canonical()
 	for i := range a.threads {
 		a.threads[i].nodes = nil
@@ -308,9 +312,11 @@ func (a *Aggregator) canonical() {
 	nodes := make([]Node, n)
 	for i, id := range order {
 		b := &a.tree[id]
-		nd := Node{Parent: NoNode, Thread: stream.ThreadIndex(i), Frame: b.frame, Calls: b.calls,
+		nd := Node{Parent: NoNode, Frame: b.frame, Calls: b.calls,
 			Wall: b.wall, CPU: b.cpu, Orphan: b.orphan, Open: b.open}
-		if b.parent != NoNode {
+		if b.parent == NoNode {
+			nd.Thread = stream.ThreadIndex(i) // the roots come first, in thread order
+		} else {
 			nd.Parent = newID[b.parent]
 			nd.Thread, nd.Depth = nodes[nd.Parent].Thread, nodes[nd.Parent].Depth+1
 		}

@@ -9,8 +9,18 @@ import (
 )
 
 // feed runs events through an aggregator over a trace with the given frames
-// and one thread per name.
+// and one thread per name, and finishes it.
 func feed(t *testing.T, frames []string, threads int, evs []stream.Event) *Aggregator {
+	t.Helper()
+	a := start(t, frames, threads, evs)
+	if err := a.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// start is feed without the Finish.
+func start(t *testing.T, frames []string, threads int, evs []stream.Event) *Aggregator {
 	t.Helper()
 	tr := &stream.Trace{HasWall: true, HasCPU: true}
 	for i, f := range frames {
@@ -27,9 +37,6 @@ func feed(t *testing.T, frames []string, threads int, evs []stream.Event) *Aggre
 		if err := a.Event(&evs[i]); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := a.Finish(); err != nil {
-		t.Fatal(err)
 	}
 	return a
 }
@@ -92,21 +99,32 @@ func TestExclusiveTimes(t *testing.T) {
 	}
 }
 
-// TestRecentChildren: a parent that calls two methods in turn finds both
-// among its recent children, and an orphan frame is not taken for an
-// ordinary call of the same method.
+// TestRecentChildren: a parent that calls two methods in turn keeps both
+// among its recent children, the latest first, and an orphan frame is not
+// taken for an ordinary call of the same method. (Whether a child is found
+// there or in the edge table shows only in the time it takes.)
 func TestRecentChildren(t *testing.T) {
 	const A, B, C = 0, 1, 2
 	b, e := stream.Begin, stream.End
-	a := feed(t, []string{"A", "B", "C"}, 1, []stream.Event{
-		ev(b, 0, A, 0, 0, stream.Synthetic), ev(e, 0, A, 2, 1, 0), // orphan A
-		ev(b, 0, B, 3, 2, 0), ev(e, 0, B, 5, 3, 0), // recent: B
-		ev(b, 0, A, 6, 4, 0), ev(e, 0, A, 10, 5, 0), // not the orphan
-		ev(b, 0, B, 11, 6, 0), ev(e, 0, B, 12, 7, 0), // B second in recent
-		ev(b, 0, A, 13, 8, 0), ev(e, 0, A, 16, 9, 0), // and A again
+	evs := []stream.Event{
+		ev(b, 0, A, 0, 0, stream.Synthetic), ev(e, 0, A, 2, 1, 0), // orphan A: node 1
+		ev(b, 0, B, 3, 2, 0), ev(e, 0, B, 5, 3, 0), // node 2; recent: B
+		ev(b, 0, A, 6, 4, 0), ev(e, 0, A, 10, 5, 0), // node 3, not the orphan; A, B
+		ev(b, 0, B, 11, 6, 0), ev(e, 0, B, 12, 7, 0), // B second in recent: B, A
+		ev(b, 0, A, 13, 8, 0), ev(e, 0, A, 16, 9, 0), // and A again: A, B
 		ev(b, 0, C, 17, 10, 0), ev(b, 0, A, 18, 11, 0), ev(e, 0, A, 19, 12, 0), ev(e, 0, C, 20, 13, 0),
-		ev(b, 0, B, 21, 14, 0), ev(e, 0, B, 23, 15, 0), // B from the edge table
-	})
+		ev(b, 0, B, 21, 14, 0), ev(e, 0, B, 23, 15, 0), // B from the edge table: B, C
+	}
+	for _, c := range []struct {
+		events int
+		recent [2]NodeID
+	}{{4, [2]NodeID{2, 0}}, {6, [2]NodeID{3, 2}}, {8, [2]NodeID{2, 3}}, {10, [2]NodeID{3, 2}}, {16, [2]NodeID{2, 4}}} {
+		a := start(t, []string{"A", "B", "C"}, 1, evs[:c.events])
+		if got := a.tree[0].recent; got != c.recent || len(a.tree) > 6 {
+			t.Errorf("after %d events: recent %v, want %v (%d nodes)", c.events, got, c.recent, len(a.tree))
+		}
+	}
+	a := feed(t, []string{"A", "B", "C"}, 1, evs)
 	want := `0:A 1 2 1 orphan
 0:B 3 5 3
 0:A 2 7 2
@@ -115,6 +133,31 @@ func TestRecentChildren(t *testing.T) {
 `
 	if got := dump(a); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestFinishTwice: a second Finish changes nothing.
+func TestFinishTwice(t *testing.T) {
+	b, e := stream.Begin, stream.End
+	a := feed(t, []string{"A"}, 1, []stream.Event{ev(b, 0, 0, 0, 0, 0), ev(e, 0, 0, 5, 5, 0)})
+	before := dump(a)
+	if err := a.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if got := dump(a); got != before {
+		t.Errorf("after a second Finish:\n%s\nwant\n%s", got, before)
+	}
+}
+
+// TestNegativeFrame: a frame below 0, which the converter never sends, is
+// not taken for a thread's root (frame -1) that stands as "no child".
+func TestNegativeFrame(t *testing.T) {
+	b, e := stream.Begin, stream.End
+	a := feed(t, []string{"A"}, 2, []stream.Event{
+		ev(b, 1, -1, 0, 0, 0), ev(e, 1, -1, 1, 1, 0),
+	})
+	if n := len(a.Nodes()); n != 3 {
+		t.Errorf("%d nodes, want 2 roots and the frame's node", n)
 	}
 }
 
