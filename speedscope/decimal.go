@@ -36,7 +36,9 @@ func (c *decimal) step(v uint64) bool {
 	switch {
 	case byte(w>>56)-'0'+byte(d) <= 9: // the zero value's last byte, 0, wraps above
 	case byte(w>>48)-'0' < 9: // a ten more (a 0 before the digits wraps too)
-		w = w + 1<<48 - 10<<56 // wraps, and d<<56 below brings it back
+		// The last digit drops by ten (below '0' until d is added below)
+		// and the one before goes up by one.
+		w = w + 1<<48 - 10<<56
 	default:
 		return false
 	}

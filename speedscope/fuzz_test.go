@@ -38,8 +38,9 @@ func FuzzDecimal(f *testing.F) {
 	})
 }
 
-// FuzzSpooledEvents: the writer turns any bytes into well-formed events or
-// reports them undecodable; it never writes past its buffer or panics.
+// FuzzSpooledEvents: the writer turns any bytes into the events they encode,
+// checked against a plain decoding, or reports them undecodable; it never
+// writes past its buffer or panics.
 func FuzzSpooledEvents(f *testing.F) {
 	var enc []byte
 	for i, step := range []uint64{0, 1000, 999, 1 << 40} {
@@ -69,6 +70,21 @@ func FuzzSpooledEvents(f *testing.F) {
 		}
 		if err := json.Unmarshal(out.Bytes(), &evs); err != nil {
 			t.Fatalf("%x: %v in %s", p, err, out.Bytes())
+		}
+		var at int64
+		for i := 0; len(p) > 0; i++ {
+			code, n := binary.Uvarint(p)
+			delta, m := binary.Uvarint(p[n:])
+			p = p[n+m:]
+			at += int64(delta)
+			want := uint64(at)
+			if micro {
+				want /= 1000
+			}
+			got := evs[i]
+			if got.At != want || got.Type != "OC"[code&1:code&1+1] || got.Frame != int(code>>1) {
+				t.Fatalf("event %d: %+v, want at %d, code %d", i, got, want, code)
+			}
 		}
 	})
 }

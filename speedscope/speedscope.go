@@ -187,7 +187,7 @@ func (e *Exporter) run(evs []stream.Event) error {
 		buf = binary.AppendUvarint(buf, uint64(at-last))
 		last = at
 		if len(buf) >= e.block {
-			tb.buf = buf
+			tb.buf, tb.last, tb.busy, e.subMicro = buf, last, busy, subMicro
 			if err := e.spill(tb); err != nil {
 				return err
 			}
