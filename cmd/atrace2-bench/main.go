@@ -110,9 +110,13 @@ func run(dir, sizes, only, bin string) error {
 		fmt.Printf("; %d runs of each: median wall, MB/s and CPU, best MB/s, largest peak RSS", runs)
 	}
 	fmt.Printf("\n\n")
-	fmt.Println("| input | command | wall | MB/s | best MB/s | CPU | peak RSS | output |")
-	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|")
-	before, _ := readStat()
+	best, bestRule := "", ""
+	if runs > 1 {
+		best, bestRule = " best MB/s |", "---:|"
+	}
+	fmt.Println("| input | command | wall | MB/s |" + best + " CPU | peak RSS | output |")
+	fmt.Println("|---|---|---:|---:|" + bestRule + "---:|---:|---:|")
+	before, statErr := readStat()
 	for _, in := range inputs {
 		for _, c := range commands {
 			if only != "" && !strings.Contains(","+only+",", ","+c.name+",") {
@@ -133,11 +137,14 @@ func run(dir, sizes, only, bin string) error {
 			}
 			r := summary(rs)
 			mbs := func(d time.Duration) float64 { return float64(in.bytes) / 1e6 / d.Seconds() }
-			fmt.Printf("| %s | %s | %.2f s | %.0f | %.0f | %.2f s | %.0f MB | %.1f MB |\n", filepath.Base(in.path), c.name,
-				r.wall.Seconds(), mbs(r.wall), mbs(r.best), r.cpu.Seconds(), float64(r.rssKB)/1024, float64(r.out)/1e6)
+			fmt.Printf("| %s | %s | %.2f s | %.0f |", filepath.Base(in.path), c.name, r.wall.Seconds(), mbs(r.wall))
+			if runs > 1 {
+				fmt.Printf(" %.0f |", mbs(r.best))
+			}
+			fmt.Printf(" %.2f s | %.0f MB | %.1f MB |\n", r.cpu.Seconds(), float64(r.rssKB)/1024, float64(r.out)/1e6)
 		}
 	}
-	if after, err := readStat(); err == nil && after.total > before.total {
+	if after, err := readStat(); statErr == nil && err == nil && after.total > before.total {
 		fmt.Printf("\nsteal: %.1f %% of this machine's CPU time went to other virtual machines during the runs\n",
 			100*float64(after.steal-before.steal)/float64(after.total-before.total))
 	}
@@ -154,7 +161,7 @@ func summary(rs []result) result {
 			v[i] = d(r)
 		}
 		slices.Sort(v)
-		return v[len(v)/2]
+		return (v[(len(v)-1)/2] + v[len(v)/2]) / 2 // the mean of the middle two when even
 	}
 	s := result{wall: med(func(r result) time.Duration { return r.wall }),
 		cpu: med(func(r result) time.Duration { return r.cpu }), best: rs[0].wall, out: rs[0].out}
