@@ -178,7 +178,8 @@ func (a *Aggregator) Events(evs []stream.Event) error {
 }
 
 // slow takes the events Events does not: exits at the trace end, orphan
-// exits, orphan frames and enters of another child than the latest.
+// exits, orphan frames and enters of another child than the latest (or of
+// a frame below 0).
 func (a *Aggregator) slow(tc *threadCursor, n *branch, ev *stream.Event) {
 	switch ev.Kind {
 	case stream.End:
@@ -193,22 +194,16 @@ func (a *Aggregator) slow(tc *threadCursor, n *branch, ev *stream.Event) {
 	}
 }
 
-// enter moves the thread into a child of its current node n.
+// enter moves the thread into a child of its current node n other than the
+// latest (Events has tried that one).
 func (a *Aggregator) enter(tc *threadCursor, n *branch, ev *stream.Event) {
 	orphan := ev.Flags&stream.Synthetic != 0
-	if c := n.recent[0]; c > 0 && !orphan {
-		if h := &a.tree[c]; h.frame == ev.Frame {
+	if d := n.recent[1]; d > 0 && !orphan {
+		if h := &a.tree[d]; h.frame == ev.Frame {
 			h.calls++
-			tc.cur = c
+			n.recent = [2]NodeID{d, n.recent[0]}
+			tc.cur = d
 			return
-		}
-		if d := n.recent[1]; d > 0 {
-			if h := &a.tree[d]; h.frame == ev.Frame {
-				h.calls++
-				n.recent = [2]NodeID{d, c}
-				tc.cur = d
-				return
-			}
 		}
 	}
 	parent := tc.cur
