@@ -1,12 +1,12 @@
 package pprofout
 
 import (
-	"compress/gzip"
 	"encoding/binary"
 	"fmt"
 	"io"
 
 	"github.com/google/pprof/profile"
+	"github.com/klauspost/compress/gzip"
 )
 
 // Write builds the profile of every trace added so far, checks it and
@@ -59,7 +59,9 @@ func (b *Builder) Write(w io.Writer) error {
 
 // compression is the gzip level of written profiles: the fastest. The
 // default level took about a quarter of a 100 MB trace's conversion, for
-// files 12 % smaller.
+// files 12 % smaller. The writer is klauspost's (whose reader opens .gz
+// traces): on the benchmarks' 100 MB profile it takes 16 ms where the
+// standard library's took 27, for a file 2 % larger.
 const compression = gzip.BestSpeed
 
 // firstOfLabels returns the first sample of each label set, in order.
@@ -255,13 +257,7 @@ func (e *sampleEncoder) writeAround(w io.Writer, raw []byte, samples []sampleAcc
 
 // appendSample encodes one Sample as field 2 of the Profile.
 func (e *sampleEncoder) appendSample(s *sampleAcc) {
-	m := e.msg[:0]
-	var locs [64]uint64
-	ids := locs[:0]
-	for i := s.path; i >= 0; i = e.b.paths[i].parent {
-		ids = append(ids, e.b.locList[e.b.paths[i].loc].ID)
-	}
-	m = e.appendRepeated(m, 1, ids)
+	m := e.appendLocations(e.msg[:0], s.path)
 	var vals [3]uint64
 	v := append(vals[:0], uint64(s.calls))
 	if e.clocks.cpu {
@@ -276,6 +272,31 @@ func (e *sampleEncoder) appendSample(s *sampleAcc) {
 	e.out = binary.AppendUvarint(e.out, uint64(len(m)))
 	e.out = append(e.out, m...)
 	e.msg = m
+}
+
+// appendLocations appends a sample's location_id field (1), leaf first:
+// the path's chain of parents, walked once, in the order it is encoded. A
+// location's id is its index in locList plus one (Builder.location).
+func (e *sampleEncoder) appendLocations(m []byte, path int32) []byte {
+	body, n := e.body[:0], 0
+	for i := path; i >= 0; i = e.b.paths[i].parent {
+		body = binary.AppendUvarint(body, uint64(e.b.paths[i].loc)+1)
+		n++
+	}
+	e.body = body
+	if n > 2 {
+		m = binary.AppendUvarint(m, 1<<3|2)
+		m = binary.AppendUvarint(m, uint64(len(body)))
+		return append(m, body...)
+	}
+	// Two values or fewer are written unpacked, as the library does.
+	for len(body) > 0 {
+		v, k := binary.Uvarint(body)
+		m = binary.AppendUvarint(m, 1<<3)
+		m = binary.AppendUvarint(m, v)
+		body = body[k:]
+	}
+	return m
 }
 
 // appendRepeated appends a repeated integer field: packed when it has more

@@ -113,6 +113,53 @@ main/1 x.A;x.B;x.C 1 2000 3000
 thread 9/9 x.B 1 3000 2000
 `,
 	repairs: "2 implicit exits, 1 dropped exit, 1 dropped bad action, 1 unknown method id, 1 unknown thread",
+}, {
+	name: "merged-orphan-callees",
+	trace: `version 3
+clock dual
+vm art
+thread 1 main
+method 0x4 x A ()V X.java
+method 0x8 x C ()V X.java
+1 enter 0x8 0 1
+1 exit 0x8 1 2
+1 exit 0x4 2 4
+1 enter 0x4 3 5
+1 enter 0x8 4 6
+1 exit 0x8 5 8
+1 exit 0x4 6 9
+`,
+	// C under the orphan A and C under the later A are two call-tree nodes
+	// but one sample: the orphan label is the frame's, not its callees'.
+	// A orphan: wall 0-1, 2-4 = 3; cpu 0-0, 1-2 = 1. A: wall 5-6, 8-9 = 2;
+	// cpu 3-4, 5-6 = 2. A;C: wall 1-2 and 6-8 = 3; cpu 0-1 and 4-5 = 2.
+	want: `main/1 x.A 1 1000 3000 orphan
+main/1 x.A 1 2000 2000
+main/1 x.A;x.C 2 2000 3000
+`,
+	repairs: "1 orphan exit",
+}, {
+	name: "merged-method-ids",
+	trace: `version 3
+clock dual
+vm art
+thread 1 main
+method 0x4 x A ()V X.java
+method 0xc x M ()V X.java
+method 0x10 x M ()V X.java
+1 enter 0x4 0 0
+1 enter 0xc 1 1
+1 exit 0xc 2 3
+1 enter 0x10 3 4
+1 exit 0x10 4 8
+1 exit 0x4 5 9
+`,
+	// Two method ids of one method are two frames with one location: their
+	// nodes under A are one sample. A: wall 0-1, 3-4, 8-9 = 3; cpu 0-1,
+	// 2-3, 4-5 = 3. A;M: wall 1-3 and 4-8 = 6; cpu 1-2 and 3-4 = 2.
+	want: `main/1 x.A 1 3000 3000
+main/1 x.A;x.M 2 2000 6000
+`,
 }}
 
 // TestPolicyCases checks every sample of every case exactly, on both
