@@ -36,11 +36,20 @@ type lineEdge struct{ parent, name int32 }
 func newLineTree(a *stacks.Aggregator, opt Options) *lineTree {
 	t := a.Trace()
 	cpu := !t.HasWall && t.HasCPU
-	lt := &lineTree{ids: make(map[string]int32), child: make(map[lineEdge]int32)}
-	lt.nodes = append(lt.nodes, lineNode{name: -1, first: -1, next: -1})
-	frameName := lt.intern(len(t.Frames), func(i int) string { return clean(t.Frames[i].Name) })
-	threadName := lt.intern(len(t.Threads), func(i int) string { return ThreadFrame(&t.Threads[i]) })
 	nodes := a.Nodes()
+	lt := &lineTree{ids: make(map[string]int32), nodes: make([]lineNode, 1, len(nodes)+1)}
+	lt.nodes[0] = lineNode{name: -1, first: -1, next: -1}
+	frameName, framesShare := lt.intern(len(t.Frames), func(i int) string { return clean(t.Frames[i].Name) })
+	threadName, threadsShare := lt.intern(len(t.Threads), func(i int) string { return ThreadFrame(&t.Threads[i]) })
+	// Two call-tree nodes have one line only if frames or threads share a
+	// name, if the threads are left out, or through an orphan frame (which
+	// has the line of an ordinary call). Without those, every node gets a
+	// line node of its own, and the child index is not needed: it took
+	// about half of this function's time.
+	merge := framesShare || threadsShare || opt.NoThread || hasOrphan(nodes)
+	if merge {
+		lt.child = make(map[lineEdge]int32, len(nodes))
+	}
 	at := make([]int32, len(nodes)) // call tree node → line tree node
 	for i := range nodes {
 		n := &nodes[i]
@@ -63,9 +72,19 @@ func newLineTree(a *stacks.Aggregator, opt Options) *lineTree {
 	return lt
 }
 
-// intern gives n names ids, equal names one id.
-func (lt *lineTree) intern(n int, name func(int) string) []int32 {
-	ids := make([]int32, n)
+func hasOrphan(nodes []stacks.Node) bool {
+	for i := range nodes {
+		if nodes[i].Orphan {
+			return true
+		}
+	}
+	return false
+}
+
+// intern gives n names ids, equal names one id; shared reports that a name
+// had an id already.
+func (lt *lineTree) intern(n int, name func(int) string) (ids []int32, shared bool) {
+	ids = make([]int32, n)
 	for i := range ids {
 		s := name(i)
 		id, ok := lt.ids[s]
@@ -74,21 +93,27 @@ func (lt *lineTree) intern(n int, name func(int) string) []int32 {
 			lt.names = append(lt.names, s)
 			lt.ids[s] = id
 		}
+		shared = shared || ok
 		ids[i] = id
 	}
-	return ids
+	return ids, shared
 }
 
-// add returns the child of parent with a name, creating it.
+// add returns the child of parent with a name, creating it; without the
+// child index (see newLineTree), always a new one.
 func (lt *lineTree) add(parent, name int32) int32 {
 	e := lineEdge{parent, name}
-	if id, ok := lt.child[e]; ok {
-		return id
+	if lt.child != nil {
+		if id, ok := lt.child[e]; ok {
+			return id
+		}
 	}
 	id := int32(len(lt.nodes))
 	lt.nodes = append(lt.nodes, lineNode{name: name, first: -1, next: lt.nodes[parent].first})
 	lt.nodes[parent].first = id
-	lt.child[e] = id
+	if lt.child != nil {
+		lt.child[e] = id
+	}
 	return id
 }
 
@@ -103,48 +128,78 @@ func (lt *lineTree) add(parent, name int32) int32 {
 // place gives the order of a full sort.
 func (lt *lineTree) write(w io.Writer, value func(int64) int64) error {
 	lt.child, lt.ids = nil, nil
-	lw := lineWriter{w: w, value: value}
+	lw := lineWriter{w: w, value: value, rank: lt.keyRanks()}
 	lw.node(lt, 0)
 	return lw.flush()
+}
+
+// keyRanks ranks the sort keys of every name: name id i's own line has
+// key 2i, its block 2i+1, and rank[key] is the key's place among all keys
+// sorted as strings. Children then sort as integers, without comparing
+// strings or making a name+";" string per block.
+func (lt *lineTree) keyRanks() []int32 {
+	keys := make([]string, 2*len(lt.names))
+	order := make([]int32, len(keys))
+	for i, name := range lt.names {
+		keys[2*i], keys[2*i+1] = name, name+";"
+	}
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(keys[a], keys[b]) })
+	rank := make([]int32, len(keys))
+	for r, k := range order {
+		rank[k] = int32(r)
+	}
+	return rank
 }
 
 type lineWriter struct {
 	w     io.Writer
 	value func(int64) int64
-	line  []byte // the current node's line
+	rank  []int32  // by key (see keyRanks)
+	items []uint64 // the children being written, nested (see lineItem)
+	line  []byte   // the current node's line
 	out   []byte
 	err   error
 }
 
-type lineItem struct {
-	key   string
-	node  int32
-	block bool // the lines below node, not its own
+// lineItem packs a child to write: its key's rank (which orders the items),
+// whether it stands for its block, and its node.
+func lineItem(rank int32, block bool, node int32) uint64 {
+	it := uint64(rank)<<32 | uint64(node)
+	if block {
+		it |= 1 << 31
+	}
+	return it
 }
 
 // node writes the lines below node id, whose line is lw.line.
 func (lw *lineWriter) node(lt *lineTree, id int32) {
-	var items []lineItem
+	start := len(lw.items)
 	for c := lt.nodes[id].first; c >= 0; c = lt.nodes[c].next {
-		name := lt.names[lt.nodes[c].name]
-		items = append(items, lineItem{key: name, node: c})
+		key := 2 * lt.nodes[c].name
+		lw.items = append(lw.items, lineItem(lw.rank[key], false, c))
 		if lt.nodes[c].first >= 0 {
-			items = append(items, lineItem{key: name + ";", node: c, block: true})
+			lw.items = append(lw.items, lineItem(lw.rank[key+1], true, c))
 		}
 	}
-	slices.SortFunc(items, func(a, b lineItem) int { return strings.Compare(a.key, b.key) })
+	end := len(lw.items)
+	slices.Sort(lw.items[start:end])
 	base := len(lw.line)
-	for _, it := range items {
+	for i := start; i < end; i++ {
+		it := lw.items[i] // lw.items may grow below; items[start:end] stay
+		node, block := int32(it&(1<<31-1)), it&(1<<31) != 0
 		lw.line = lw.line[:base]
 		if base > 0 {
 			lw.line = append(lw.line, ';')
 		}
-		lw.line = append(lw.line, lt.names[lt.nodes[it.node].name]...)
-		if it.block {
-			lw.node(lt, it.node)
+		lw.line = append(lw.line, lt.names[lt.nodes[node].name]...)
+		if block {
+			lw.node(lt, node)
 			continue
 		}
-		if v := lw.value(lt.nodes[it.node].sum); v > 0 {
+		if v := lw.value(lt.nodes[node].sum); v > 0 {
 			lw.out = append(lw.out, lw.line...)
 			lw.out = append(lw.out, ' ')
 			lw.out = strconv.AppendInt(lw.out, v, 10)
@@ -155,6 +210,7 @@ func (lw *lineWriter) node(lt *lineTree, id int32) {
 		}
 	}
 	lw.line = lw.line[:base]
+	lw.items = lw.items[:start]
 }
 
 func (lw *lineWriter) flush() error {

@@ -17,7 +17,8 @@ import (
 // writes what sorting every line as a string writes (writeSorted of
 // Lines), on names that are prefixes of each other or hold ';' (cleaned to
 // ':', which sorts just before ';'), overloads that fold into one line,
-// threads of one name, the policy cases, a large trace and the corpus.
+// threads of one name, an orphan frame and a later call of its method,
+// the policy cases, a large trace and the corpus.
 func TestTreeOrder(t *testing.T) {
 	dir := t.TempDir()
 	var tricky strings.Builder
@@ -44,13 +45,33 @@ func TestTreeOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// No name is shared here: an orphan frame and a later call of its
+	// method (with the same callee under both) are the only lines to fold.
+	orphan, err := tracegen.ParseText(`version 3
+clock dual
+thread 1 main
+method 0x4 a.A f ()V A.java
+method 0x8 a.A g ()V A.java
+1 enter 0x8 1 1
+1 exit 0x8 2 2
+1 exit 0x4 3 3
+1 enter 0x4 4 4
+1 enter 0x8 5 5
+1 exit 0x8 7 7
+1 exit 0x4 9 9
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
 	paths := map[string]string{
 		"tricky": filepath.Join(dir, "tricky.trace"),
+		"orphan": filepath.Join(dir, "orphan.trace"),
 		"large":  filepath.Join(dir, "large.trace"),
 		"policy": testutil.PolicyTrace(t),
 		"sample": testutil.SampleTrace(t),
 	}
 	os.WriteFile(paths["tricky"], tr.Regular(), 0o644)
+	os.WriteFile(paths["orphan"], orphan.Regular(), 0o644)
 	os.WriteFile(paths["large"], tracegen.Large(tracegen.LargeOptions{Bytes: 4 << 20, Threads: 5, Methods: 300, Seed: 5}).Regular(), 0o644)
 	for _, c := range testutil.CorpusTraces(t) {
 		paths[filepath.Base(c)] = c
@@ -68,6 +89,10 @@ func TestTreeOrder(t *testing.T) {
 				}
 				if name == "tricky" && strings.Count(got, "\n") < 10 {
 					t.Errorf("only %d lines: the tricky trace lost its point", strings.Count(got, "\n"))
+				}
+				// f: wall 0-1, 2-3 (orphan), 4-5, 7-9 = 5; g: 1-2, 5-7 = 3.
+				if name == "orphan" && !opt.NoThread && got != "main (tid 1);a.A.f 5\nmain (tid 1);a.A.f;a.A.g 3\n" {
+					t.Errorf("orphan trace: got %q", got)
 				}
 			})
 		}
