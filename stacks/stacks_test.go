@@ -173,3 +173,56 @@ func TestStackBufferReuse(t *testing.T) {
 		t.Errorf("Stack appended %v, want [9 0 1 2]", got)
 	}
 }
+
+// TestEdgeIndex follows the edge table while the root gains a third child
+// and an orphan exit moves its children under the orphan frame, and while
+// an orphan exit comes before a third child: after every event, an edge is
+// in the table exactly when it is an orphan frame's or its parent is
+// indexed, and the table holds nothing else.
+func TestEdgeIndex(t *testing.T) {
+	const A, B, C, D, O = 0, 1, 2, 3, 4
+	b, e := stream.Begin, stream.End
+	indexed := []stream.Event{
+		ev(b, 0, A, 0, 0, 0), ev(e, 0, A, 1, 1, 0), // node 1
+		ev(b, 0, B, 2, 2, 0), ev(e, 0, B, 3, 3, 0), // node 2: the root has two children
+		ev(b, 0, C, 4, 4, 0), ev(e, 0, C, 5, 5, 0), // node 3: a third, the root is indexed
+		ev(b, 0, A, 6, 6, 0), ev(e, 0, A, 7, 7, 0), // A again, from the table
+		ev(stream.Orphan, 0, O, 8, 8, 0),             // O (node 4) takes the root's children
+		ev(b, 0, D, 9, 9, 0), ev(e, 0, D, 10, 10, 0), // node 5 under the root
+	}
+	unindexed := []stream.Event{
+		ev(b, 0, A, 0, 0, 0), ev(e, 0, A, 1, 1, 0), // node 1
+		ev(b, 0, B, 2, 2, 0), ev(e, 0, B, 3, 3, 0), // node 2
+		ev(stream.Orphan, 0, O, 4, 4, 0),           // O (node 3) takes them; only its edge is in the table
+		ev(b, 0, A, 5, 5, 0), ev(e, 0, A, 6, 6, 0), // node 4: A again, but under the root
+	}
+	for _, c := range []struct {
+		evs                  []stream.Event
+		events, edges, nodes int
+		rootIndexed          bool
+	}{
+		{indexed, 2, 0, 2, false}, {indexed, 4, 0, 3, false}, {indexed, 6, 3, 4, true},
+		{indexed, 8, 3, 4, true}, {indexed, 9, 4, 5, false}, {indexed, 11, 4, 6, false},
+		{unindexed, 5, 1, 4, false}, {unindexed, 7, 1, 5, false},
+	} {
+		a := start(t, []string{"A", "B", "C", "D", "O"}, 1, c.evs[:c.events])
+		inTable := 0
+		for id, n := range a.tree {
+			if n.parent == NoNode {
+				continue
+			}
+			got, ok := a.edges.get(edgeOf(n.parent, n.frame, n.orphan))
+			want := n.orphan || a.tree[n.parent].indexed
+			if ok != want || ok && got != NodeID(id) {
+				t.Errorf("after %d events: node %d in the table %v (as %d), want %v", c.events, id, ok, got, want)
+			}
+			if ok {
+				inTable++
+			}
+		}
+		if inTable != c.edges || a.edges.n != inTable || len(a.tree) != c.nodes || a.tree[0].indexed != c.rootIndexed {
+			t.Errorf("after %d events: %d of %d edges in a table of %d, %d nodes, root indexed %v; want %d edges, %d nodes, %v",
+				c.events, inTable, c.edges, a.edges.n, len(a.tree), a.tree[0].indexed, c.edges, c.nodes, c.rootIndexed)
+		}
+	}
+}
