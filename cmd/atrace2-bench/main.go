@@ -1,6 +1,8 @@
 // Command atrace2-bench measures every atrace2 command on generated traces
 // of realistic shape (40 threads, 3000 methods, depths up to 60): wall time,
-// input MB/s, peak RSS and output size, printed as a Markdown table.
+// input MB/s, CPU time and the kernel's part of it (reading the input,
+// writing the output, giving the process memory), peak RSS and output size,
+// printed as a Markdown table.
 //
 //	go run ./cmd/atrace2-bench -dir /tmp/atrace2-bench -sizes 100,1000
 //
@@ -107,15 +109,15 @@ func run(dir, sizes, only, bin string) error {
 		fmt.Printf("; atrace2 runs with GOMAXPROCS=%d", procs)
 	}
 	if runs > 1 {
-		fmt.Printf("; %d runs of each: median wall, MB/s and CPU, best MB/s, largest peak RSS", runs)
+		fmt.Printf("; %d runs of each: median wall, MB/s and CPU times, best MB/s, largest peak RSS", runs)
 	}
 	fmt.Printf("\n\n")
 	best, bestRule := "", ""
 	if runs > 1 {
 		best, bestRule = " best MB/s |", "---:|"
 	}
-	fmt.Println("| input | command | wall | MB/s |" + best + " CPU | peak RSS | output |")
-	fmt.Println("|---|---|---:|---:|" + bestRule + "---:|---:|---:|")
+	fmt.Println("| input | command | wall | MB/s |" + best + " CPU | of it kernel | peak RSS | output |")
+	fmt.Println("|---|---|---:|---:|" + bestRule + "---:|---:|---:|---:|")
 	before, statErr := readStat()
 	for _, in := range inputs {
 		for _, c := range commands {
@@ -132,7 +134,7 @@ func run(dir, sizes, only, bin string) error {
 				rs = append(rs, r)
 			}
 			if err != nil {
-				fmt.Printf("| %s | %s | failed: %v | | | | | |\n", filepath.Base(in.path), c.name, err)
+				fmt.Printf("| %s | %s | failed: %v | | | | | | |\n", filepath.Base(in.path), c.name, err)
 				continue
 			}
 			r := summary(rs)
@@ -141,7 +143,7 @@ func run(dir, sizes, only, bin string) error {
 			if runs > 1 {
 				fmt.Printf(" %.0f |", mbs(r.best))
 			}
-			fmt.Printf(" %.2f s | %.0f MB | %.1f MB |\n", r.cpu.Seconds(), float64(r.rssKB)/1024, float64(r.out)/1e6)
+			fmt.Printf(" %.2f s | %.2f s | %.0f MB | %.1f MB |\n", r.cpu.Seconds(), r.sys.Seconds(), float64(r.rssKB)/1024, float64(r.out)/1e6)
 		}
 	}
 	if after, err := readStat(); statErr == nil && err == nil && after.total > before.total {
@@ -164,7 +166,8 @@ func summary(rs []result) result {
 		return (v[(len(v)-1)/2] + v[len(v)/2]) / 2 // the mean of the middle two when even
 	}
 	s := result{wall: med(func(r result) time.Duration { return r.wall }),
-		cpu: med(func(r result) time.Duration { return r.cpu }), best: rs[0].wall, out: rs[0].out}
+		cpu: med(func(r result) time.Duration { return r.cpu }), sys: med(func(r result) time.Duration { return r.sys }),
+		best: rs[0].wall, out: rs[0].out}
 	for _, r := range rs {
 		s.best = min(s.best, r.wall)
 		s.rssKB = max(s.rssKB, r.rssKB)
@@ -280,6 +283,7 @@ type result struct {
 	wall  time.Duration
 	best  time.Duration // the shortest wall time of several runs
 	cpu   time.Duration // user + system
+	sys   time.Duration // system: the kernel's work for the process
 	rssKB int64
 	out   int64
 }
@@ -326,6 +330,7 @@ func measure(bin, dir string, in input, args []string, toOut bool) (result, erro
 			user, _ := strconv.ParseFloat(f[1], 64)
 			sys, _ := strconv.ParseFloat(f[2], 64)
 			r.cpu = time.Duration((user + sys) * float64(time.Second))
+			r.sys = time.Duration(sys * float64(time.Second))
 		}
 	}
 	if st, err := os.Stat(out); err == nil {
