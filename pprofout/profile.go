@@ -80,7 +80,7 @@ func (b *Builder) build(firstOfLabels bool) (*profile.Profile, error) {
 func (b *Builder) samplesInto(p *profile.Profile, c clocks, firstOfLabels bool) {
 	// The indexes are not needed any more; let the collector have them
 	// before the samples take their place.
-	b.index, b.pathIdx, b.labelOf, b.built = nil, nil, nil, true
+	b.index, b.pathIdx, b.labelOf, b.built = nil, pathTable{}, nil, true
 	sets := make([]labelSet, len(b.labels))
 	for i, lk := range b.labels {
 		sets[i] = newLabelSet(lk)
