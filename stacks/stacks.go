@@ -62,7 +62,8 @@ type branch struct {
 func (n *Node) IsRoot() bool { return n.Parent == NoNode }
 
 // edge is a child's key: its parent node, its frame and whether it is an
-// orphan frame, packed into one word so the map takes its fast path.
+// orphan frame, packed into one word that the edge table hashes and
+// compares at once.
 type edge uint64
 
 func edgeOf(parent NodeID, frame stream.FrameID, orphan bool) edge {
