@@ -231,16 +231,17 @@ func (a *Aggregator) enter(tc *threadCursor, n *branch, ev *stream.Event) {
 	}
 	parent := tc.cur
 	k := edgeOf(parent, ev.Frame, orphan)
+	inTable := orphan || n.indexed // where this child is, if it exists
 	var id NodeID
 	ok := false
-	if orphan || n.indexed {
+	if inTable {
 		id, ok = a.edges.get(k)
 	}
 	if !ok {
 		id = a.add(branch{parent: parent, frame: ev.Frame, orphan: orphan})
 		p := &a.tree[parent] // n may point into the array add replaced
 		switch {
-		case orphan || p.indexed:
+		case inTable:
 			a.edges.put(k, id)
 		case p.recent[1] != 0: // a third child: index them all
 			p.indexed = true
