@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/atrace2/atrace2/convert"
@@ -66,9 +67,11 @@ func FuzzReader(f *testing.F) {
 		f.Add(v.write(sampleTrace(v.version, v.clock, "art")))
 	}
 	f.Add(sampleTrace(3, "dual", "dalvik").Streaming(tracegen.StreamOptions{NoSummary: true}))
+	f.Add(sampleTrace(3, "dual", "art").Streaming(tracegen.StreamOptions{DefineAfterUse: true}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		pf, err := parser.NewFile("fuzz", bytes.NewReader(data), int64(len(data)), parser.Options{})
 		if err != nil {
+			checkReadOnce(t, data, nil, nil)
 			return
 		}
 		defer pf.Close()
@@ -107,6 +110,41 @@ func FuzzReader(f *testing.F) {
 				t.Fatalf("record %d: ReadEvent %v, ReadEvents %v", i, one[i], many[i])
 			}
 		}
+		checkReadOnce(t, data, pf.Header, one)
 		convert.Run(pf, convert.Options{}, &balanceChecker{})
 	})
+}
+
+// checkReadOnce reads data without a streaming scan: the converter must
+// give a balanced stream, and the records and tables must be the scanned
+// ones (scanned, want; nil when the scan failed), unless the two readings
+// meet a file ART would not write in different ways: a summary with bytes
+// after it (scanned, as read once) or a record that runs into it.
+func checkReadOnce(t *testing.T, data []byte, scanned *parser.Header, want []parser.Event) {
+	lf, err := parser.NewFile("fuzz", bytes.NewReader(data), int64(len(data)), parser.Options{SkipStreamingScan: true})
+	if err != nil {
+		return
+	}
+	convert.Run(lf, convert.Options{}, &balanceChecker{})
+	lf.Close()
+	_, h, got, _, err := readOnce(t, data, 7)
+	if err != nil || scanned == nil || h.LostBytes != 0 {
+		return
+	}
+	for _, w := range scanned.Warnings {
+		if strings.Contains(w, "after the streaming summary") {
+			return
+		}
+	}
+	if !sameTables(h, scanned) {
+		t.Fatalf("read once, the header\n%+v\ndiffers from the scanned one\n%+v", h, scanned)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("read once: %d records, scanned %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("record %d: read once %v, scanned %v", i, got[i], want[i])
+		}
+	}
 }

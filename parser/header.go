@@ -55,6 +55,7 @@ type Header struct {
 	methodIndex map[MethodID]int32
 	threadIndex map[ThreadID]int32 // record id (low 16 bits of the tid; V2: the tid) → Threads index
 	v2          *v2Meta            // ART V2: what the reader needs to frame the blocks
+	inBand      bool               // streaming, not scanned: readers report the definitions (Options.SkipStreamingScan)
 }
 
 // Option is one key=value line of the key text.

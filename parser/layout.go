@@ -76,6 +76,18 @@ func (f *File) parseSLOW(s *source, h *Header, opt Options) error {
 	h.Variant = Streaming
 	h.setLayout(dh)
 	s.skip(h.DataOffset)
+	if opt.SkipStreamingScan && opt.KeyFile == "" {
+		found, err := findSummary(s, h)
+		if err != nil {
+			return err
+		}
+		if found {
+			if err := h.applyClock("summary"); err != nil {
+				return err
+			}
+			return h.settleClock(opt)
+		}
+	}
 	if err := scanStreaming(s, h); err != nil {
 		return err
 	}

@@ -44,13 +44,23 @@ type Options struct {
 	// with its own total: a gzip stream on stdin is copied, then
 	// decompressed from the copy.
 	Progress func(done, total int64)
+	// SkipStreamingScan lets a streaming file be read once instead of
+	// twice. By default Open walks a streaming file's records to collect
+	// the method and thread definitions written between them. With this
+	// set, when the summary closes the file (recent ART; FORMATS §8.2),
+	// Open reads only the summary, and the definitions come with the
+	// records: Reader.Definitions reports them, in file order, and the
+	// caller adds them to the Header with Header.Define. The first Reader
+	// to reach the end sets Header.Records, DataEnd and LostBytes. A file
+	// without that summary, or with a KeyFile, is scanned as before.
+	SkipStreamingScan bool
 }
 
 // File is an opened trace: its header, and the records, which can be read
 // any number of times with NewReader.
 type File struct {
 	Name   string  // as given; "-" for standard input
-	Header *Header // tables and layout, complete before any record is read
+	Header *Header // tables and layout, complete before any record is read (but see Options.SkipStreamingScan)
 	ra     io.ReaderAt
 	size   int64
 	close  []func() error

@@ -15,6 +15,15 @@ type Reader struct {
 	recSize   int
 	clock     Clock
 	v2        *v2Reader // ART V2: LEB128 records in event blocks
+
+	// A streaming file opened without a scan (Options.SkipStreamingScan)
+	// has its definitions reported here, and its counts set at the end.
+	h       *Header
+	inBand  bool
+	defs    []Definition // met by the current call
+	at      int          // records the current call has read so far
+	records int64        // records read
+	lost    int64        // bytes of an item that the summary cuts off
 }
 
 // NewReader returns a reader positioned at the first record. A File may
@@ -28,6 +37,8 @@ func (f *File) NewReader() *Reader {
 		streaming: h.Variant == Streaming,
 		recSize:   h.RecordSize,
 		clock:     h.Clock,
+		h:         h,
+		inBand:    h.inBand,
 	}
 	if h.v2 != nil {
 		r.v2 = newV2Reader(h)
@@ -42,23 +53,34 @@ func (r *Reader) Offset() int64 { return r.s.pos() }
 // whole one. Filling the caller's Event, rather than returning one, keeps
 // the per-record cost to the decoding itself.
 func (r *Reader) ReadEvent(ev *Event) error {
+	r.defs, r.at = r.defs[:0], 0
 	if r.v2 != nil {
 		return r.v2.next(r.s, ev)
 	}
 	// Fast path: a whole record in the buffer, not a streaming special item.
 	s := r.s
-	if off := s.pos(); off < r.end && s.w-s.r >= r.recSize && !(r.streaming && s.buf[s.r]|s.buf[s.r+1] == 0) {
+	if off := s.pos(); off+int64(r.recSize) <= r.end && s.w-s.r >= r.recSize && !(r.streaming && s.buf[s.r]|s.buf[s.r+1] == 0) {
 		r.decode(s.buf[s.r:s.r+r.recSize], off, ev)
 		s.r += r.recSize
+		r.records++
 		return nil
 	}
 	return r.readSlow(ev)
 }
 
+// Definitions returns the method and thread definitions that the last
+// ReadEvent or ReadEvents call met, in file order, each with the number of
+// the records it read before it (Definition.At). There are some only in a
+// streaming file opened with Options.SkipStreamingScan: add them with
+// Header.Define before using the records that follow them. The slice is
+// reused by the next call.
+func (r *Reader) Definitions() []Definition { return r.defs }
+
 // ReadEvents reads up to len(evs) records into evs and returns how many it
 // read; at the end it returns 0 and io.EOF. Decoding a batch in one call
 // keeps the per-record cost of a large trace to the decoding itself.
 func (r *Reader) ReadEvents(evs []Event) (int, error) {
+	r.defs = r.defs[:0]
 	if r.v2 != nil {
 		return r.v2.batch(r.s, evs)
 	}
@@ -68,6 +90,7 @@ func (r *Reader) ReadEvents(evs []Event) (int, error) {
 		if n == len(evs) {
 			break
 		}
+		r.at = n
 		if err := r.readSlow(&evs[n]); err != nil {
 			if n > 0 && err == io.EOF {
 				return n, nil
@@ -144,6 +167,7 @@ func (r *Reader) decodeBuffered(evs []Event) int {
 		}
 	}
 	s.r += k * size
+	r.records += int64(k)
 	return k
 }
 
@@ -157,23 +181,39 @@ func (r *Reader) keepClocks(ev *Event) {
 	}
 }
 
-// readSlow refills the buffer and skips streaming special items.
+// readSlow refills the buffer and skips streaming special items, reporting
+// the definitions among them when the file was not scanned.
 func (r *Reader) readSlow(ev *Event) error {
 	for {
 		off := r.s.pos()
 		if off >= r.end {
+			r.reachedEnd()
 			return io.EOF
 		}
 		if r.streaming && isSpecial(r.s.peek(2)) {
-			_, n, err := specialItem(r.s)
+			op, n, err := specialItem(r.s)
 			if err != nil {
 				return err
+			}
+			if r.inBand && (n == 0 || off+n > r.end) {
+				return r.cutAt(off)
 			}
 			if n == 0 {
 				return io.ErrUnexpectedEOF
 			}
+			if r.inBand && (op == opNewMethod || op == opNewThread) {
+				d, err := parseDefinition(r.s, op, off, n)
+				if err != nil {
+					return err
+				}
+				d.At = r.at
+				r.defs = append(r.defs, d)
+			}
 			r.s.skip(n)
 			continue
+		}
+		if r.inBand && off+int64(r.recSize) > r.end {
+			return r.cutAt(off)
 		}
 		b := r.s.peek(r.recSize)
 		if len(b) < r.recSize {
@@ -184,7 +224,27 @@ func (r *Reader) readSlow(ev *Event) error {
 		}
 		r.decode(b, off, ev)
 		r.s.skip(int64(r.recSize))
+		r.records++
 		return nil
+	}
+}
+
+// cutAt ends the read of a file that was not scanned at an item that runs
+// into the summary: its bytes are lost, as those of an item cut off by the
+// end of the file are in a scanned one.
+func (r *Reader) cutAt(off int64) error {
+	r.lost, r.end = r.end-off, off
+	r.reachedEnd()
+	return io.EOF
+}
+
+// reachedEnd completes the header of a file that was not scanned when the
+// first of its readers reaches the end: later readers then find the counts
+// and the end there, and skip the definitions, which the first reported.
+func (r *Reader) reachedEnd() {
+	if r.inBand && r.h.inBand {
+		r.h.Records, r.h.DataEnd, r.h.LostBytes = r.records, r.end, r.lost
+		r.h.inBand = false
 	}
 }
 

@@ -78,18 +78,15 @@ func scanStreaming(s *source, h *Header) error {
 			return s.cut(h, start)
 		}
 		switch op {
-		case opNewMethod:
-			line := bytes.TrimSuffix(s.peek(int(n))[5:], []byte{'\n'})
-			m, ok := parseMethodLine(line)
-			if !ok {
-				return formatErr(start+5, "streaming method item: expected <id><TAB><class><TAB><method>…, found %q", clip(line))
+		case opNewMethod, opNewThread:
+			d, err := parseDefinition(s, op, start, n)
+			if err != nil {
+				return err
 			}
-			h.addMethod(m)
-		case opNewThread:
-			b := s.peek(int(n))
-			id := ThreadID(binary.LittleEndian.Uint16(b[3:]))
-			h.addThread(Thread{ID: id, Name: decodeName(b[7:])})
-			announced[id] = true
+			h.Define(d)
+			if d.IsThread {
+				announced[d.Thread.ID] = true
+			}
 		case opTraceSummary:
 			h.DataEnd = start
 			if err := parseSummary(s, h, start, n, announced); err != nil {
@@ -104,6 +101,81 @@ func scanStreaming(s *source, h *Header) error {
 	}
 	h.DataEnd = s.size
 	return nil
+}
+
+// Definition is a method or thread definition written between the records
+// of a streaming file, as a Reader reports it (Options.SkipStreamingScan).
+type Definition struct {
+	At       int    // how many of the records read by the same call came before it
+	IsThread bool   // Thread is set, not Method
+	Thread   Thread // op 2: a thread's name
+	Method   Method // op 1: a *methods line
+}
+
+// Define adds a definition to the tables. A later definition of the same
+// method or thread replaces an earlier one, and a thread defined between
+// the records replaces the summary's entry for it (FORMATS §8.2).
+func (h *Header) Define(d Definition) {
+	if d.IsThread {
+		h.addThread(d.Thread)
+		return
+	}
+	h.addMethod(d.Method)
+}
+
+// parseDefinition reads the op-1 or op-2 item of n bytes at the cursor,
+// which starts at offset start.
+func parseDefinition(s *source, op byte, start, n int64) (Definition, error) {
+	b := s.peek(int(n))
+	if op == opNewThread {
+		id := ThreadID(binary.LittleEndian.Uint16(b[3:]))
+		return Definition{IsThread: true, Thread: Thread{ID: id, Name: decodeName(b[7:])}}, nil
+	}
+	line := bytes.TrimSuffix(b[5:], []byte{'\n'})
+	m, ok := parseMethodLine(line)
+	if !ok {
+		return Definition{}, formatErr(start+5, "streaming method item: expected <id><TAB><class><TAB><method>…, found %q", clip(line))
+	}
+	return Definition{Method: m}, nil
+}
+
+// summaryWindow is how much of a streaming file's end findSummary reads.
+// The summary is key text without methods: a few hundred bytes, plus the
+// thread list on ART before 2023. A larger one is found by the scan.
+const summaryWindow = 256 << 10
+
+// findSummary looks for the op-3 summary at the end of a streaming file,
+// where ART puts it, without reading the records: the last "00 00 03" whose
+// u4 length reaches exactly the end of the file, followed by "*version".
+// The key text holds no zero bytes, so no later match can hide in it. On
+// success the clock and options are set and the definitions are left to
+// the readers (Header.inBand); otherwise nothing is changed.
+func findSummary(s *source, h *Header) (bool, error) {
+	from := max(h.DataOffset, s.size-summaryWindow)
+	if from >= s.size {
+		return false, nil
+	}
+	tail := make([]byte, s.size-from)
+	if err := s.readAt(tail, from); err != nil {
+		return false, err
+	}
+	for end := len(tail); ; {
+		i := bytes.LastIndex(tail[:end], []byte{0, 0, opTraceSummary})
+		if i < 0 {
+			return false, nil
+		}
+		end = i
+		if i+7 > len(tail) || int64(binary.LittleEndian.Uint32(tail[i+3:])) != int64(len(tail)-i-7) ||
+			!bytes.HasPrefix(tail[i+7:], []byte("*version")) {
+			continue
+		}
+		start := from + int64(i)
+		if err := parseSummary(s, h, start, s.size-start, nil); err != nil {
+			return false, err
+		}
+		h.DataEnd, h.inBand = start, true
+		return true, nil
+	}
 }
 
 // skipRecords consumes the records of a streaming file that lie wholly in

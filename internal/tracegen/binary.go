@@ -132,6 +132,10 @@ type StreamOptions struct {
 	// SkipThreadNames lists threads that get no op-2 item, the way ART never
 	// announces "Shutdown thread" (FORMATS §8.4).
 	SkipThreadNames map[uint32]bool
+	// DefineAfterUse writes each op-1 and op-2 item after the first record
+	// that uses its method or thread instead of before it. ART never does;
+	// a reader must cope (FORMATS §8.4).
+	DefineAfterUse bool
 }
 
 // Streaming returns a streaming file (FORMATS §8.1): the header with version
@@ -167,17 +171,24 @@ func (t *Trace) Streaming(opt StreamOptions) []byte {
 	seenThread := make(map[uint32]bool)
 	rec := make([]byte, max(size, dualRecordSize))
 	for _, r := range t.Records {
+		var defs []byte
 		if m, ok := methods[r.Method]; ok && !seenMethod[r.Method] {
 			seenMethod[r.Method] = true
-			buf = appendMethodItem(buf, t.methodLine(m))
+			defs = appendMethodItem(defs, t.methodLine(m))
 		}
 		if name, ok := threads[r.Thread]; ok && !seenThread[r.Thread] && !opt.SkipThreadNames[r.Thread] {
 			seenThread[r.Thread] = true
-			buf = appendThreadItem(buf, r.Thread, name)
+			defs = appendThreadItem(defs, r.Thread, name)
+		}
+		if !opt.DefineAfterUse {
+			buf = append(buf, defs...)
 		}
 		n := t.encodeRecord(rec, r, layout)
 		clear(rec[n:])
 		buf = append(buf, rec[:size]...)
+		if opt.DefineAfterUse {
+			buf = append(buf, defs...)
+		}
 	}
 	if !opt.NoSummary {
 		buf = appendSummaryItem(buf, t.key(keyKind{summary: true, threads: opt.SummaryThreads}))
