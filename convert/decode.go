@@ -2,6 +2,7 @@ package convert
 
 import (
 	"io"
+	"slices"
 
 	"github.com/atrace2/atrace2/parser"
 )
@@ -17,8 +18,9 @@ const decodeBuffers = 4
 // decoded is one batch of records from the decoding goroutine.
 type decoded struct {
 	recs   []parser.Event
-	offset int64 // the reader's offset after the batch
-	err    error // the reader's error after the batch, io.EOF at the end
+	defs   []parser.Definition // met among recs (a streaming file read once)
+	offset int64               // the reader's offset after the batch
+	err    error               // the reader's error after the batch, io.EOF at the end
 }
 
 // decoder reads records on a goroutine of its own, so that decoding and
@@ -52,8 +54,11 @@ func (d *decoder) decode(r *parser.Reader) {
 			return
 		}
 		n, err := r.ReadEvents(buf[:cap(buf)])
+		// Definitions are rare (one per method and thread): copying them
+		// costs nothing, and an empty copy allocates nothing.
+		defs := slices.Clone(r.Definitions())
 		select {
-		case d.full <- decoded{buf[:n], r.Offset(), err}:
+		case d.full <- decoded{buf[:n], defs, r.Offset(), err}:
 		case <-d.stop:
 			return
 		}
@@ -76,7 +81,7 @@ func (p *pass) readParallel(r *parser.Reader) error {
 	d := startDecoder(r)
 	defer d.close()
 	for b := range d.full {
-		p.records(b.recs)
+		p.recordsAndDefinitions(b.recs, b.defs)
 		d.free <- b.recs[:cap(b.recs)]
 		if p.progress != nil {
 			p.progress(p.done+b.offset, p.total)
@@ -102,7 +107,7 @@ func (p *pass) readSerial(r *parser.Reader) error {
 			p.progress(p.done+r.Offset(), p.total)
 		}
 		n, err := r.ReadEvents(batch)
-		p.records(batch[:n])
+		p.recordsAndDefinitions(batch[:n], r.Definitions())
 		if p.err != nil {
 			return p.err
 		}

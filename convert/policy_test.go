@@ -98,11 +98,17 @@ func convertBytes(t *testing.T, data []byte, opt convert.Options) (*recorder, *s
 // exp.
 func convertBytesTo(t *testing.T, data []byte, opt convert.Options, exp stream.Exporter) (*stream.Trace, error) {
 	t.Helper()
+	return openBytesTo(t, data, parser.Options{}, opt, exp)
+}
+
+// openBytesTo is convertBytesTo with the parser's options.
+func openBytesTo(t *testing.T, data []byte, popt parser.Options, opt convert.Options, exp stream.Exporter) (*stream.Trace, error) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "case.trace")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := parser.Open(path, parser.Options{})
+	f, err := parser.Open(path, popt)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +118,9 @@ func convertBytesTo(t *testing.T, data []byte, opt convert.Options, exp stream.E
 
 // TestPolicyCases runs every testdata/convert/*.txtar case: its trace, written
 // as a regular file and (for v2/v3) as a streaming file, must give exactly
-// the hand-computed events and repair counts.
+// the hand-computed events and repair counts. A streaming file is also read
+// once (parser.Options.SkipStreamingScan), with its definitions where ART
+// puts them and after the records that use them.
 func TestPolicyCases(t *testing.T) {
 	files, _ := filepath.Glob("../testdata/convert/*.txtar")
 	if len(files) == 0 {
@@ -132,15 +140,21 @@ func TestPolicyCases(t *testing.T) {
 			t.Fatalf("%s: %v", file, err)
 		}
 		variants := map[string][]byte{"regular": tr.Regular()}
+		once := parser.Options{SkipStreamingScan: true}
+		popts := map[string]parser.Options{"streaming-once": once, "streaming-late": once}
 		if tr.Version >= 2 {
 			variants["streaming"] = tr.Streaming(tracegen.StreamOptions{SummaryThreads: true})
+			variants["streaming-once"] = variants["streaming"]
+			variants["streaming-late"] = tr.Streaming(tracegen.StreamOptions{SummaryThreads: true, DefineAfterUse: true})
 		}
 		for name, data := range variants {
-			// The streaming variant runs the exporter on the caller's
-			// goroutine, the regular one on the pipeline's.
+			// The streaming variants run the exporter on the caller's
+			// goroutine, the others on the pipeline's.
 			opt := convert.Options{Serial: name == "streaming"}
+			popt := popts[name]
 			t.Run(filepath.Base(file)+"/"+name, func(t *testing.T) {
-				rec, st, err := convertBytes(t, data, opt)
+				rec := &recorder{}
+				st, err := openBytesTo(t, data, popt, opt, rec)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -154,7 +168,7 @@ func TestPolicyCases(t *testing.T) {
 				// The same from one read, or from two after a rewind at
 				// the first orphan exit.
 				rw := &rewindable{}
-				st, err = convertBytesTo(t, data, opt, rw)
+				st, err = openBytesTo(t, data, popt, opt, rw)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -165,7 +179,7 @@ func TestPolicyCases(t *testing.T) {
 					t.Errorf("stats in one read: %q, want %q", got, want)
 				}
 				wantRewinds := 0
-				if st.Stats.OrphanExits > 0 {
+				if st.Stats.OrphanExits > 0 || name == "streaming-late" && definesUsed(tr) {
 					wantRewinds = 1
 				}
 				if rw.rewinds != wantRewinds || rw.begins != 1+wantRewinds || rw.finishes != 1 {
@@ -175,6 +189,24 @@ func TestPolicyCases(t *testing.T) {
 			})
 		}
 	}
+}
+
+// definesUsed reports whether a record uses a method or thread the trace
+// defines.
+func definesUsed(tr *tracegen.Trace) bool {
+	for _, r := range tr.Records {
+		for _, m := range tr.Methods {
+			if m.ID == r.Method {
+				return true
+			}
+		}
+		for _, th := range tr.Threads {
+			if th.ID == r.Thread {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func TestStrict(t *testing.T) {

@@ -167,6 +167,7 @@ func (p *pass) drive(f *parser.File, exps []stream.Exporter, strict bool) error 
 			err = perr
 		}
 		p.pipe = nil
+		p.refresh()
 	}
 	if t != p.t {
 		*t = *p.t
@@ -232,6 +233,9 @@ type pass struct {
 	err        error
 	samp       samplingProbe
 
+	lateFrames  []stream.FrameID  // frames made before their method's definition (define.go)
+	lateThreads []parser.ThreadID // threads met before their definition
+
 	progress    func(done, total int64)
 	done, total int64 // bytes read by earlier passes; bytes all passes read
 }
@@ -294,6 +298,9 @@ func (p *pass) run(f *parser.File) error {
 	}
 	if p.emit {
 		p.flush()
+	}
+	if p.pipe == nil {
+		p.refresh() // else drive does, once the exporters are done
 	}
 	if p.count {
 		p.stats.LostBytes = f.Header.LostBytes

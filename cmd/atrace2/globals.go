@@ -123,7 +123,9 @@ func (g *Globals) checkOutput(path, what string) error {
 
 // open opens one input with the global options.
 func (g *Globals) open(in input) (*parser.File, error) {
-	opt := parser.Options{KeyFile: in.sec, Stdin: g.env.stdin}
+	// Every command reads the file through convert, which takes a
+	// streaming file's definitions as they come: one read, not two.
+	opt := parser.Options{KeyFile: in.sec, Stdin: g.env.stdin, SkipStreamingScan: true}
 	if g.Clock != "auto" && g.Clock != "" {
 		opt.Clock, _ = parser.ParseClock(g.Clock)
 	}

@@ -1,0 +1,93 @@
+package convert
+
+import (
+	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/parser"
+)
+
+// A streaming file read once (parser.Options.SkipStreamingScan) defines its
+// methods and threads between its records. ART writes each definition
+// before the first record that uses it, so the pass adds them in file order
+// and almost always meets a method or thread already defined. A file need
+// not keep that order (FORMATS §8.4): a definition of a method or thread the
+// pass has met is late, and its frame or thread, made from the tables as
+// they were, is brought up to date before any exporter reads the tables as
+// a whole (refresh). The output is then the one a scan before the pass
+// would have given.
+
+// recordsAndDefinitions applies the policy to a batch of records and adds
+// the definitions met among them where they were met.
+func (p *pass) recordsAndDefinitions(recs []parser.Event, defs []parser.Definition) {
+	done := 0
+	for i := range defs {
+		p.records(recs[done:defs[i].At])
+		done = defs[i].At
+		p.define(&defs[i])
+	}
+	p.records(recs[done:])
+}
+
+// define adds one definition to the tables. Only the pass that counts does:
+// a second pass finds them all there. A late one is noted for refresh, and
+// ends the hope of a single read (runHopeful), since timelines read names
+// as the events come.
+func (p *pass) define(d *parser.Definition) {
+	if !p.count {
+		return
+	}
+	p.t.Header.Define(*d)
+	if d.IsThread {
+		if _, ok := p.threads[d.Thread.ID]; !ok {
+			return
+		}
+		p.lateThreads = append(p.lateThreads, d.Thread.ID)
+	} else {
+		id, ok := p.frameOf(d.Method.ID)
+		if !ok {
+			return
+		}
+		p.lateFrames = append(p.lateFrames, id)
+	}
+	if p.hopeful && p.emit {
+		p.miss()
+	}
+}
+
+// frameOf finds the frame of a method id the pass has met.
+func (p *pass) frameOf(mid parser.MethodID) (stream.FrameID, bool) {
+	if i := mid >> 2; i < denseLimit {
+		if i < parser.MethodID(len(p.dense)) && p.dense[i] != 0 {
+			return p.dense[i] - 1, true
+		}
+		return 0, false
+	}
+	id, ok := p.frames[mid]
+	return id, ok
+}
+
+// refresh remakes the frames and threads that a late definition changed,
+// and corrects the counts of unknown ones. It must run when no exporter is
+// reading the tables: at the end of the pass, once the exporters' goroutine
+// has taken the last batch. One-pass exporters read the tables only at
+// Finish, which comes after.
+func (p *pass) refresh() {
+	h := p.t.Header
+	for _, id := range p.lateFrames {
+		f := &p.t.Frames[id]
+		nf := stream.NewFrame(id, f.Method, h)
+		if nf.Known && !f.Known {
+			p.stats.UnknownMethods--
+		}
+		*f = nf
+	}
+	for _, rid := range p.lateThreads {
+		th := &p.t.Threads[p.threads[rid].idx]
+		if lt, ok := h.Thread(rid); ok {
+			if !th.Known {
+				p.stats.UnknownThreads--
+			}
+			th.ID, th.Name, th.Known = lt.ID, lt.Name, true
+		}
+	}
+	p.lateFrames, p.lateThreads = nil, nil
+}
