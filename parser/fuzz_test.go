@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -67,7 +68,9 @@ func FuzzReader(f *testing.F) {
 		f.Add(v.write(sampleTrace(v.version, v.clock, "art")))
 	}
 	f.Add(sampleTrace(3, "dual", "dalvik").Streaming(tracegen.StreamOptions{NoSummary: true}))
-	f.Add(sampleTrace(3, "dual", "art").Streaming(tracegen.StreamOptions{DefineAfterUse: true}))
+	late := sampleTrace(3, "dual", "art").Streaming(tracegen.StreamOptions{DefineAfterUse: true})
+	f.Add(late)
+	f.Add(append(bytes.Clone(late), late[32:]...)) // two summaries
 	f.Fuzz(func(t *testing.T, data []byte) {
 		pf, err := parser.NewFile("fuzz", bytes.NewReader(data), int64(len(data)), parser.Options{})
 		if err != nil {
@@ -116,10 +119,12 @@ func FuzzReader(f *testing.F) {
 }
 
 // checkReadOnce reads data without a streaming scan: the converter must
-// give a balanced stream, and the records and tables must be the scanned
-// ones (scanned, want; nil when the scan failed), unless the two readings
-// meet a file ART would not write in different ways: a summary with bytes
-// after it (scanned, as read once) or a record that runs into it.
+// give a balanced stream, and the records, tables and the converter's
+// tables and counts must be the scanned ones (scanned, want; nil when the
+// scan failed). Two kinds of file ART does not write read differently, as
+// Options.SkipStreamingScan says: a record that runs into the summary, and
+// a summary before the last, after which only the records must agree, and
+// only when both summaries give the same clock.
 func checkReadOnce(t *testing.T, data []byte, scanned *parser.Header, want []parser.Event) {
 	lf, err := parser.NewFile("fuzz", bytes.NewReader(data), int64(len(data)), parser.Options{SkipStreamingScan: true})
 	if err != nil {
@@ -131,12 +136,17 @@ func checkReadOnce(t *testing.T, data []byte, scanned *parser.Header, want []par
 	if err != nil || scanned == nil || h.LostBytes != 0 {
 		return
 	}
+	early := false
 	for _, w := range scanned.Warnings {
-		if strings.Contains(w, "after the streaming summary") {
-			return
-		}
+		early = early || strings.Contains(w, "after the streaming summary")
 	}
-	if !sameTables(h, scanned) {
+	switch {
+	case early && (h.DataEnd != scanned.DataEnd || h.Records != scanned.Records):
+		t.Fatalf("two summaries: read once, data end %d and %d records; scanned %d and %d",
+			h.DataEnd, h.Records, scanned.DataEnd, scanned.Records)
+	case early && h.Clock != scanned.Clock:
+		return
+	case !early && !sameTables(h, scanned):
 		t.Fatalf("read once, the header\n%+v\ndiffers from the scanned one\n%+v", h, scanned)
 	}
 	if len(got) != len(want) {
@@ -146,5 +156,30 @@ func checkReadOnce(t *testing.T, data []byte, scanned *parser.Header, want []par
 		if got[i] != want[i] {
 			t.Fatalf("record %d: read once %v, scanned %v", i, got[i], want[i])
 		}
+	}
+	if !early {
+		sameAnalysis(t, data)
+	}
+}
+
+// sameAnalysis compares the converter's first pass over data, read once
+// and scanned: its tables and repair counts.
+func sameAnalysis(t *testing.T, data []byte) {
+	var traces [2]*stream.Trace
+	for i, skip := range []bool{false, true} {
+		f, err := parser.NewFile("fuzz", bytes.NewReader(data), int64(len(data)), parser.Options{SkipStreamingScan: skip})
+		if err != nil {
+			t.Fatalf("read once %v: %v", skip, err)
+		}
+		traces[i], err = convert.Analyze(f, convert.Options{Serial: true})
+		f.Close()
+		if err != nil {
+			t.Fatalf("read once %v: %v", skip, err)
+		}
+	}
+	a, b := traces[0], traces[1]
+	if !reflect.DeepEqual(a.Threads, b.Threads) || !reflect.DeepEqual(a.Frames, b.Frames) || a.Stats != b.Stats || a.WallEnd != b.WallEnd {
+		t.Fatalf("analysis read once differs: %d threads, %d frames, %+v; scanned %d, %d, %+v",
+			len(b.Threads), len(b.Frames), b.Stats, len(a.Threads), len(a.Frames), a.Stats)
 	}
 }

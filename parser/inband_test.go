@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/atrace2/atrace2/internal/tracegen"
@@ -18,8 +20,8 @@ import (
 // batches of the given size (0: ReadEvent), adding the definitions the
 // reader reports where it reports them. It returns the header as Open left
 // it (a copy), the header after the read, the records, and, for each
-// record, how many definitions had been added before it.
-func readOnce(t *testing.T, data []byte, batch int) (opened, h *parser.Header, evs []parser.Event, defsBefore []int, err error) {
+// record, whether its method was defined when it was read.
+func readOnce(t *testing.T, data []byte, batch int) (opened, h *parser.Header, evs []parser.Event, known []bool, err error) {
 	t.Helper()
 	f, err := parser.NewFile("test.trace", bytes.NewReader(data), int64(len(data)), parser.Options{SkipStreamingScan: true})
 	if err != nil {
@@ -29,20 +31,20 @@ func readOnce(t *testing.T, data []byte, batch int) (opened, h *parser.Header, e
 	c := *f.Header
 	opened = &c
 	r := f.NewReader()
-	defined := 0
+	add := func(recs []parser.Event) {
+		for _, ev := range recs {
+			_, ok := f.Header.Method(ev.Method)
+			evs, known = append(evs, ev), append(known, ok)
+		}
+	}
 	take := func(recs []parser.Event) {
 		done := 0
 		for _, d := range r.Definitions() {
-			for _, ev := range recs[done:d.At] {
-				evs, defsBefore = append(evs, ev), append(defsBefore, defined)
-			}
+			add(recs[done:d.At])
 			done = d.At
 			f.Header.Define(d)
-			defined++
 		}
-		for _, ev := range recs[done:] {
-			evs, defsBefore = append(evs, ev), append(defsBefore, defined)
-		}
+		add(recs[done:])
 	}
 	for {
 		var n int
@@ -57,10 +59,10 @@ func readOnce(t *testing.T, data []byte, batch int) (opened, h *parser.Header, e
 		}
 		take(recs[:n])
 		if err == io.EOF {
-			return opened, f.Header, evs, defsBefore, nil
+			return opened, f.Header, evs, known, nil
 		}
 		if err != nil {
-			return opened, f.Header, evs, defsBefore, err
+			return opened, f.Header, evs, known, err
 		}
 	}
 }
@@ -102,7 +104,7 @@ func TestSkipStreamingScan(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, batch := range []int{0, 1, 7, 1024} {
-			opened, h, evs, defsBefore, err := readOnce(t, data, batch)
+			opened, h, evs, known, err := readOnce(t, data, batch)
 			if err != nil {
 				t.Fatalf("trace %d, batch %d: %v", i, batch, err)
 			}
@@ -119,16 +121,19 @@ func TestSkipStreamingScan(t *testing.T) {
 			if !equalEvents(evs, wantEvs) {
 				t.Fatalf("trace %d, batch %d: %d records, scanned %d", i, batch, len(evs), len(wantEvs))
 			}
-			// A definition comes just before or just after the first
-			// record that uses its method, never elsewhere.
+			// A method is defined where the file defines it: before the
+			// first record that uses it, or just after.
 			seen := map[parser.MethodID]bool{}
 			for j, ev := range evs {
 				if _, ok := h.Method(ev.Method); !ok || seen[ev.Method] {
 					continue
 				}
 				seen[ev.Method] = true
-				if j > 0 && defsBefore[j] == defsBefore[j-1] && !opt.DefineAfterUse {
-					t.Fatalf("trace %d, batch %d: record %d's method defined after it", i, batch, j)
+				if known[j] == opt.DefineAfterUse {
+					t.Fatalf("trace %d, batch %d: record %d's method defined when read: %v", i, batch, j, known[j])
+				}
+				if j+1 < len(evs) && evs[j+1].Method == ev.Method && !known[j+1] {
+					t.Fatalf("trace %d, batch %d: record %d's method not defined after it", i, batch, j)
 				}
 			}
 		}
@@ -143,10 +148,11 @@ func TestSkipStreamingScanEdges(t *testing.T) {
 	data := tr.Streaming(tracegen.StreamOptions{})
 	sum := bytes.LastIndex(data, []byte{0, 0, 3})
 	for name, d := range map[string][]byte{
-		"no summary":       tr.Streaming(tracegen.StreamOptions{NoSummary: true}),
-		"cut summary":      data[:len(data)-1],
-		"bytes after it":   append(bytes.Clone(data), 1, 2, 3),
-		"blank line first": blankFirst(data, sum),
+		"no summary":         tr.Streaming(tracegen.StreamOptions{NoSummary: true}),
+		"cut summary":        data[:len(data)-1],
+		"bytes after it":     append(bytes.Clone(data), 1, 2, 3),
+		"blank line first":   blankFirst(data, sum),
+		"summary in summary": nestedSummary(data, sum),
 	} {
 		f, err := parser.NewFile("t", bytes.NewReader(d), int64(len(d)), parser.Options{SkipStreamingScan: true})
 		if err != nil {
@@ -171,6 +177,23 @@ func TestSkipStreamingScanEdges(t *testing.T) {
 		}
 	}
 
+	// A second summary after the first, as in two files joined: the
+	// records stop at the first, as in a scan, with a warning.
+	twice := append(bytes.Clone(data), data[32:]...)
+	want, wantEvs, err := readAll(t, twice, parser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, h, evs, _, err := readOnce(t, twice, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.DataEnd != want.DataEnd || h.Records != want.Records || !equalEvents(clearOffsets(evs), wantEvs) ||
+		len(h.Warnings) != 1 || !strings.HasPrefix(h.Warnings[0], fmt.Sprintf("ignored %d bytes after the streaming summary at offset %d;", len(data)-32, sum)) {
+		t.Errorf("two summaries: data end %d, %d records, warnings %q; scanned %d, %d, %q",
+			h.DataEnd, h.Records, h.Warnings, want.DataEnd, want.Records, want.Warnings)
+	}
+
 	f, err := parser.NewFile("t", bytes.NewReader(data), int64(len(data)), parser.Options{SkipStreamingScan: true})
 	if err != nil {
 		t.Fatal(err)
@@ -191,6 +214,18 @@ func TestSkipStreamingScanEdges(t *testing.T) {
 	if counts[0] == 0 || counts[1] != 0 || f.Header.Records != int64(len(tr.Records)) {
 		t.Errorf("definitions: %d by the first reader, %d by the second; %d records", counts[0], counts[1], f.Header.Records)
 	}
+}
+
+// nestedSummary appends to the summary's text, after its *end, a summary
+// item of its own, which also reaches the end of the file.
+func nestedSummary(data []byte, sum int) []byte {
+	inner := "*version\n3\nclock=wall\n*end\n"
+	b := bytes.Clone(data)
+	b = append(b, 0, 0, 3)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(inner)))
+	b = append(b, inner...)
+	binary.LittleEndian.PutUint32(b[sum+3:], uint32(len(b)-sum-7))
+	return b
 }
 
 // blankFirst puts a blank line before the summary's *version line.

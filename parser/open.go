@@ -51,8 +51,13 @@ type Options struct {
 	// Open reads only the summary, and the definitions come with the
 	// records: Reader.Definitions reports them, in file order, and the
 	// caller adds them to the Header with Header.Define. The first Reader
-	// to reach the end sets Header.Records, DataEnd and LostBytes. A file
-	// without that summary, or with a KeyFile, is scanned as before.
+	// to reach the end sets Header.Records, DataEnd and LostBytes, and
+	// later ones report no definitions; until then, use one Reader at a
+	// time. A file without that summary, or with a KeyFile, is scanned as
+	// before. Files ART does not write can read differently: a record that
+	// runs into the summary is lost bytes (a scan reads on and misses the
+	// summary), and with a second summary before the last the records stop
+	// at the first, as in a scan, but the clock is the last one's.
 	SkipStreamingScan bool
 }
 

@@ -24,10 +24,13 @@ type Reader struct {
 	at      int          // records the current call has read so far
 	records int64        // records read
 	lost    int64        // bytes of an item that the summary cuts off
+	early   int64        // the offset of a summary met before the end, or 0
+	ignored int64        // the bytes after that summary
 }
 
 // NewReader returns a reader positioned at the first record. A File may
-// have several readers, one after the other or at once.
+// have several readers, one after the other or at once (but see
+// Options.SkipStreamingScan).
 func (f *File) NewReader() *Reader {
 	h := f.Header
 	r := &Reader{
@@ -201,6 +204,12 @@ func (r *Reader) readSlow(ev *Event) error {
 			if n == 0 {
 				return io.ErrUnexpectedEOF
 			}
+			if r.inBand && op == opTraceSummary {
+				// A summary before the last one: a scan stops at the
+				// first, and so does this read (reachedEnd warns).
+				r.early, r.ignored, r.end = off, r.s.size-(off+n), off
+				continue
+			}
 			if r.inBand && (op == opNewMethod || op == opNewThread) {
 				d, err := parseDefinition(r.s, op, off, n)
 				if err != nil {
@@ -239,13 +248,20 @@ func (r *Reader) cutAt(off int64) error {
 }
 
 // reachedEnd completes the header of a file that was not scanned when the
-// first of its readers reaches the end: later readers then find the counts
-// and the end there, and skip the definitions, which the first reported.
+// first of its readers reaches the end: readers made after that find the
+// counts and the end there, and skip the definitions, which the first
+// reported.
 func (r *Reader) reachedEnd() {
-	if r.inBand && r.h.inBand {
-		r.h.Records, r.h.DataEnd, r.h.LostBytes = r.records, r.end, r.lost
-		r.h.inBand = false
+	if !r.inBand || !r.h.inBand {
+		return
 	}
+	h := r.h
+	h.Records, h.DataEnd, h.LostBytes = r.records, r.end, r.lost
+	if r.early > 0 {
+		h.warn("ignored %d bytes after the streaming summary at offset %d; the clock and options are those of the summary at the end of the file",
+			r.ignored, r.early)
+	}
+	h.inBand = false
 }
 
 // decode reads one record and keeps only the clocks the trace has.

@@ -145,11 +145,13 @@ func parseDefinition(s *source, op byte, start, n int64) (Definition, error) {
 const summaryWindow = 256 << 10
 
 // findSummary looks for the op-3 summary at the end of a streaming file,
-// where ART puts it, without reading the records: the last "00 00 03" whose
-// u4 length reaches exactly the end of the file, followed by "*version".
-// The key text holds no zero bytes, so no later match can hide in it. On
-// success the clock and options are set and the definitions are left to
-// the readers (Header.inBand); otherwise nothing is changed.
+// where ART puts it, without reading the records: a "00 00 03" whose u4
+// length reaches exactly the end of the file, followed by "*version". When
+// the tail holds two such items, one inside the other's text (the key text
+// ART writes holds no zero bytes, but a file need not be ART's), the file is
+// left to the scan, which finds the outer one. On success the clock and
+// options are set and the definitions are left to the readers
+// (Header.inBand); otherwise nothing is changed.
 func findSummary(s *source, h *Header) (bool, error) {
 	from := max(h.DataOffset, s.size-summaryWindow)
 	if from >= s.size {
@@ -159,23 +161,31 @@ func findSummary(s *source, h *Header) (bool, error) {
 	if err := s.readAt(tail, from); err != nil {
 		return false, err
 	}
+	found := -1
 	for end := len(tail); ; {
 		i := bytes.LastIndex(tail[:end], []byte{0, 0, opTraceSummary})
 		if i < 0 {
-			return false, nil
+			break
 		}
 		end = i
 		if i+7 > len(tail) || int64(binary.LittleEndian.Uint32(tail[i+3:])) != int64(len(tail)-i-7) ||
 			!bytes.HasPrefix(tail[i+7:], []byte("*version")) {
 			continue
 		}
-		start := from + int64(i)
-		if err := parseSummary(s, h, start, s.size-start, nil); err != nil {
-			return false, err
+		if found >= 0 {
+			return false, nil // two summaries reach the end: one holds the other
 		}
-		h.DataEnd, h.inBand = start, true
-		return true, nil
+		found = i
 	}
+	if found < 0 {
+		return false, nil
+	}
+	start := from + int64(found)
+	if err := parseSummary(s, h, start, s.size-start, nil); err != nil {
+		return false, err
+	}
+	h.DataEnd, h.inBand = start, true
+	return true, nil
 }
 
 // skipRecords consumes the records of a streaming file that lie wholly in
