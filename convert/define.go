@@ -66,10 +66,10 @@ func (p *pass) frameOf(mid parser.MethodID) (stream.FrameID, bool) {
 }
 
 // refresh remakes the frames and threads that a late definition changed,
-// and corrects the counts of unknown ones. It must run when no exporter is
-// reading the tables: at the end of the pass, once the exporters' goroutine
-// has taken the last batch. One-pass exporters read the tables only at
-// Finish, which comes after.
+// and corrects the counts of unknown ones. It runs after the pass (in
+// firstPass and drive), once the exporters' goroutine has taken the last
+// batch, when no exporter is reading the tables: one-pass exporters read
+// them only at Finish, which comes after.
 func (p *pass) refresh() {
 	h := p.t.Header
 	for _, id := range p.lateFrames {

@@ -46,6 +46,7 @@ func firstPass(f *parser.File, opt Options, passes int64) (*pass, error) {
 	if err := p.run(f); err != nil {
 		return nil, err
 	}
+	p.refresh()
 	if opt.Strict {
 		if err := strictCheck(p.t); err != nil {
 			return nil, err
@@ -167,8 +168,8 @@ func (p *pass) drive(f *parser.File, exps []stream.Exporter, strict bool) error 
 			err = perr
 		}
 		p.pipe = nil
-		p.refresh()
 	}
+	p.refresh()
 	if t != p.t {
 		*t = *p.t
 	}
@@ -298,9 +299,6 @@ func (p *pass) run(f *parser.File) error {
 	}
 	if p.emit {
 		p.flush()
-	}
-	if p.pipe == nil {
-		p.refresh() // else drive does, once the exporters are done
 	}
 	if p.count {
 		p.stats.LostBytes = f.Header.LostBytes
