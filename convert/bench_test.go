@@ -57,3 +57,30 @@ func BenchmarkAnalyze(b *testing.B) {
 		f.Close()
 	}
 }
+
+// BenchmarkAnalyzeStreaming measures the first pass over a 100 MB streaming
+// trace, scanned for its definitions at Open (the parser's default) and
+// read once (parser.Options.SkipStreamingScan, as the command line opens
+// files).
+func BenchmarkAnalyzeStreaming(b *testing.B) {
+	data := tracegen.Large(tracegen.LargeOptions{Bytes: 100 << 20, Seed: 1}).Streaming(tracegen.StreamOptions{})
+	for _, c := range []struct {
+		name string
+		skip bool
+	}{{"scanned", false}, {"read-once", true}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				f, err := parser.NewFile("large", bytes.NewReader(data), int64(len(data)), parser.Options{SkipStreamingScan: c.skip})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := convert.Analyze(f, convert.Options{}); err != nil {
+					b.Fatal(err)
+				}
+				f.Close()
+			}
+		})
+	}
+}
