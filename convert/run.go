@@ -25,6 +25,10 @@ type Options struct {
 	// Progress, when set, is called now and then with the bytes read so far
 	// and the bytes the whole run will read (each pass reads the input once).
 	Progress func(done, total int64)
+
+	// generalOnly sends every record through pass.record, the policy's
+	// general path, and none through fastRecords: tests compare the two.
+	generalOnly bool
 }
 
 // ErrStrict is wrapped by the error Strict produces.
@@ -224,6 +228,7 @@ type pass struct {
 	unit     int64  // ns per tick of the record times
 	maxTicks uint64 // the largest time that converts to ns without overflow
 	wrap32   bool   // the record times are 32-bit counters that wrap
+	general  bool   // Options.generalOnly
 
 	lastRID    parser.ThreadID // the thread of the previous record
 	lastTS     *threadState
@@ -249,6 +254,7 @@ func newPass(f *parser.File, opt Options) *pass {
 		unit:     max(int64(h.TimeUnit), 1),
 		wrap32:   h.TimeBits == 32,
 		parallel: !opt.Serial && runtime.GOMAXPROCS(0) > 1,
+		general:  opt.generalOnly,
 	}
 	p.maxTicks = uint64(math.MaxInt64 / p.unit)
 	p.t = &stream.Trace{Name: f.Name, Size: f.Size(), Header: h, HasWall: h.Clock.HasWall(), HasCPU: h.Clock.HasCPU()}
@@ -306,101 +312,6 @@ func (p *pass) run(f *parser.File) error {
 		p.t.Sampling = p.samp.result()
 	}
 	return p.err
-}
-
-// records applies the policy to a batch of records. It is the hot loop of
-// every command: the common cases (same thread as the record before, a
-// known method, an enter, an exit of the top frame) are handled inline,
-// everything else by the functions of policy.go.
-func (p *pass) records(batch []parser.Event) {
-	ts, rid := p.lastTS, p.lastRID
-	wallEnd := p.t.WallEnd
-	for i := range batch {
-		rec := &batch[i]
-		if rec.Action == parser.Bad {
-			p.stats.BadActions++
-			continue
-		}
-		if ts == nil || rec.Thread != rid {
-			ts, rid = p.thread(rec.Thread), rec.Thread
-		}
-		var f stream.FrameID
-		if j := rec.Method >> 2; j < parser.MethodID(len(p.dense)) && p.dense[j] != 0 {
-			f = p.dense[j] - 1
-		} else {
-			f = p.frame(rec.Method)
-		}
-		wall := p.nanos(ts.wall.next(rec.Wall, p.wrap32, p.stats))
-		cpu := p.nanos(ts.cpu.next(rec.CPU, p.wrap32, p.stats))
-		if !ts.started {
-			p.start(ts)
-		}
-		if p.count {
-			ts.lastCPU, ts.lastWall = cpu, wall
-			wallEnd = max(wallEnd, wall)
-			if ts.probed < probeEvents {
-				ts.probed++
-				p.samp.add(ts.idx, wall, cpu)
-			}
-		}
-		// An enter, and the exit of the top frame, written out here:
-		// calling functions for them cost a tenth of the loop. Which of the
-		// two a record is follows no pattern, so the code for them has no
-		// branch on it, which the CPU would mispredict half the time: both
-		// write the slot above the top, and the stack grows or shrinks by
-		// the action (a few percent faster). Every other exit goes to exit
-		// (policy.go).
-		n := len(ts.stack)
-		var isExit, topMatch int // 0 or 1, set without branches
-		if rec.Action == parser.Exit {
-			isExit = 1
-		}
-		top := noFrame
-		if n > ts.floor {
-			top = ts.stack[n-1].frame
-		}
-		if top == f {
-			topMatch = 1
-		}
-		if rec.Action > parser.Exit || isExit > topMatch {
-			p.exit(ts, f, rec.Action, wall, cpu)
-			continue
-		}
-		if n == cap(ts.stack) {
-			ts.stack = append(ts.stack, frameRef{})[:n]
-		}
-		ts.stack[:n+1][n] = frameRef{f}
-		ts.stack = ts.stack[:n+1-2*isExit]
-		depth := n - isExit
-		kind := stream.Kind(isExit)
-		if p.count {
-			ts.events++
-			ts.segDepth = max(ts.segDepth, len(ts.stack)-ts.floor)
-		}
-		if p.emit { // send, written out: a call costs 8 % of the loop (too big to inline)
-			n := len(p.out)
-			p.out = p.out[:n+1]
-			ev := &p.out[n]
-			ev.Kind, ev.Flags, ev.Thread, ev.Frame, ev.Depth = kind, 0, ts.idx, f, int32(depth)
-			ev.Wall, ev.CPU = wall, cpu
-			if n+1 == cap(p.out) {
-				p.flush()
-			}
-		}
-	}
-	p.lastTS, p.lastRID = ts, rid
-	if p.count {
-		p.t.WallEnd = wallEnd
-	}
-}
-
-// nanos converts ticks to ns, saturating: 64-bit V2 times of a corrupt
-// file could otherwise overflow into negative durations.
-func (p *pass) nanos(ticks uint64) int64 {
-	if ticks > p.maxTicks {
-		return int64(p.maxTicks) * p.unit
-	}
-	return int64(ticks) * p.unit
 }
 
 // thread finds a thread's state by its record id, creating it on first sight

@@ -1,0 +1,181 @@
+package convert_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/internal/tracegen"
+	"github.com/atrace2/atrace2/parser"
+)
+
+// TestFastPathEqualsGeneral: the policy's fast loop (fastRecords) must give
+// exactly what its general path gives record by record, on traces that
+// leave the fast loop at every place it can: thread switches, unwinds and
+// action 3, unknown methods and Dalvik's pointer ids, exits of a frame
+// deeper in the stack or of none (orphans), times that go back or wrap,
+// stacks that outgrow their array, and batches of events that fill up. It
+// checks each way convert reads a trace: the first pass alone, two passes,
+// one pass, and the hopeful read, serial and pipelined.
+func TestFastPathEqualsGeneral(t *testing.T) {
+	for seed := range uint64(24) {
+		tr := repairableTrace(seed)
+		path := filepath.Join(t.TempDir(), "case.trace")
+		if err := os.WriteFile(path, tr.Regular(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range readModes {
+			for _, serial := range []bool{true, false} {
+				name := fmt.Sprintf("seed=%d/v%d-%s/%s/serial=%v", seed, tr.Version, tr.Clock, m.name, serial)
+				t.Run(name, func(t *testing.T) {
+					opt := convert.Options{Serial: serial}
+					fast, fastLines := m.read(t, path, opt)
+					general, generalLines := m.read(t, path, convert.GeneralOnly(opt))
+					if !reflect.DeepEqual(fast, general) {
+						t.Errorf("traces differ:\nfast    %+v %+v %d\ngeneral %+v %+v %d",
+							fast.Stats, fast.Sampling, fast.WallEnd, general.Stats, general.Sampling, general.WallEnd)
+					}
+					if !reflect.DeepEqual(fastLines, generalLines) {
+						t.Errorf("events differ: %d fast, %d general", len(fastLines), len(generalLines))
+						for i := range min(len(fastLines), len(generalLines)) {
+							if fastLines[i] != generalLines[i] {
+								t.Fatalf("first at %d: fast %q, general %q", i, fastLines[i], generalLines[i])
+							}
+						}
+					}
+					if m.name != "analyze" && len(fastLines) < 1000 {
+						t.Errorf("%d events: too few to test the loop", len(fastLines))
+					}
+				})
+			}
+		}
+	}
+}
+
+// readModes are the ways convert reads a trace.
+var readModes = []struct {
+	name string
+	read func(t *testing.T, path string, opt convert.Options) (*stream.Trace, []string)
+}{
+	{"analyze", func(t *testing.T, path string, opt convert.Options) (*stream.Trace, []string) {
+		f := openTrace(t, path)
+		tr, err := convert.Analyze(f, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr, nil
+	}},
+	{"two-passes", func(t *testing.T, path string, opt convert.Options) (*stream.Trace, []string) {
+		opt.TwoPasses = true
+		rec := &recorder{}
+		return runTrace(t, path, opt, rec), rec.lines
+	}},
+	{"one-pass", func(t *testing.T, path string, opt convert.Options) (*stream.Trace, []string) {
+		a := &atFinish{}
+		return runTrace(t, path, opt, a), a.lines
+	}},
+	{"hopeful", func(t *testing.T, path string, opt convert.Options) (*stream.Trace, []string) {
+		rw := &rewindable{}
+		return runTrace(t, path, opt, rw), rw.lines
+	}},
+}
+
+func openTrace(t *testing.T, path string) *parser.File {
+	t.Helper()
+	f, err := parser.Open(path, parser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func runTrace(t *testing.T, path string, opt convert.Options, exp stream.Exporter) *stream.Trace {
+	t.Helper()
+	tr, err := convert.Run(openTrace(t, path), opt, exp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// repairableTrace is a realistic trace (tracegen.Large) damaged in every way
+// the policy repairs, in a layout and with method ids chosen by the seed.
+func repairableTrace(seed uint64) *tracegen.Trace {
+	rng := rand.New(rand.NewPCG(seed, 0xFA57))
+	threads := 1 + rng.IntN(6)
+	tr := tracegen.Large(tracegen.LargeOptions{Bytes: 96 << 10, Threads: threads, Methods: 40 + rng.IntN(200),
+		MaxDepth: 8 + rng.IntN(60), Seed: seed})
+	tr.Version = []int{1, 2, 3, 3}[seed%4]
+	tr.Clock = []string{"dual", "wall", "thread-cpu"}[seed%3]
+	if tr.Version < 3 {
+		tr.Clock = []string{"wall", "thread-cpu"}[seed%2] // v1 and v2 have one clock
+	}
+	if tr.Version == 1 {
+		for i := range tr.Threads {
+			tr.Threads[i].ID %= 256 // v1 writes thread ids in one byte
+		}
+		for i := range tr.Records {
+			tr.Records[i].Thread %= 256
+		}
+	}
+	if seed%5 == 1 {
+		// Dalvik: method ids are pointers, beyond the dense table, and many
+		// share a slot of the frame cache.
+		for i := range tr.Methods {
+			tr.Methods[i].ID = 0x7000_0000 + tr.Methods[i].ID<<8
+		}
+		for i := range tr.Records {
+			tr.Records[i].Method = 0x7000_0000 + tr.Records[i].Method<<8
+		}
+	}
+	// Times near the top of the 32-bit counters wrap during the trace.
+	wrap := uint32(0)
+	if seed%3 == 2 {
+		wrap = 0xFFFF_FFFF - 3_000
+	}
+	out := tr.Records[:0:0]
+	for _, r := range tr.Records {
+		r.Wall += wrap
+		r.CPU += wrap
+		switch k := rng.IntN(1000); {
+		case k < 10: // dropped: unbalances the stack (orphans, deeper exits)
+			continue
+		case k < 20:
+			r.Action = tracegen.Unwind
+		case k < 23:
+			r.Action = tracegen.BadAction
+		case k < 30:
+			r.Method = 0xFF_FFF0 // not in the method table
+		case k < 40:
+			r.Thread = tr.Threads[rng.IntN(len(tr.Threads))].ID
+		case k < 50:
+			r.Wall -= uint32(rng.IntN(50))
+			r.CPU -= uint32(rng.IntN(50))
+		case k < 52: // a burst of enters outgrows the stack's array
+			for range 200 + rng.IntN(200) {
+				out = append(out, tracegen.Record{Thread: r.Thread, Method: tr.Methods[rng.IntN(len(tr.Methods))].ID,
+					Action: tracegen.Enter, CPU: r.CPU, Wall: r.Wall})
+			}
+		}
+		out = append(out, r)
+	}
+	// The trace ends on a thread whose times are behind another's, so that
+	// the trace end is not its last time.
+	last := out[len(out)-1]
+	for i := len(out) - 1; i >= 0; i-- {
+		if r := out[i]; r.Thread != last.Thread && r.Wall < last.Wall {
+			for _, a := range []tracegen.Action{tracegen.Enter, tracegen.Exit, tracegen.Enter, tracegen.Exit} {
+				out = append(out, tracegen.Record{Thread: r.Thread, Method: tr.Methods[0].ID, Action: a, CPU: r.CPU, Wall: r.Wall})
+			}
+			break
+		}
+	}
+	tr.Records = out
+	return tr
+}

@@ -1,0 +1,161 @@
+package convert
+
+import (
+	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/parser"
+)
+
+// records applies the policy to a batch of records. It is the hot loop of
+// every command. Runs of common records (same thread as the record before,
+// a known method, an enter, or an exit of the top frame) go through
+// fastRecords; the record that ends a run goes through record, which
+// takes any record.
+func (p *pass) records(batch []parser.Event) {
+	for len(batch) > 0 {
+		if !p.general {
+			batch = batch[p.fastRecords(batch):]
+		}
+		if p.emit && len(p.out) == cap(p.out) {
+			p.flush()
+			continue
+		}
+		if len(batch) > 0 {
+			p.record(&batch[0])
+			batch = batch[1:]
+		}
+	}
+}
+
+// record applies the policy to one record of any kind: the common cases
+// inline, everything else through the functions of policy.go.
+func (p *pass) record(rec *parser.Event) {
+	if rec.Action == parser.Bad {
+		p.stats.BadActions++
+		return
+	}
+	ts := p.lastTS
+	if ts == nil || rec.Thread != p.lastRID {
+		ts = p.thread(rec.Thread)
+		p.lastTS, p.lastRID = ts, rec.Thread
+	}
+	f := p.frame(rec.Method)
+	wall := nanos(ts.wall.next(rec.Wall, p.wrap32, p.stats), p.unit, p.maxTicks)
+	cpu := nanos(ts.cpu.next(rec.CPU, p.wrap32, p.stats), p.unit, p.maxTicks)
+	if !ts.started {
+		p.start(ts)
+	}
+	if p.count {
+		ts.lastCPU, ts.lastWall = cpu, wall
+		p.t.WallEnd = max(p.t.WallEnd, wall)
+		if ts.probed < probeEvents {
+			ts.probed++
+			p.samp.add(ts.idx, wall, cpu)
+		}
+	}
+	n := len(ts.stack)
+	top := noFrame
+	if n > ts.floor {
+		top = ts.stack[n-1].frame
+	}
+	if rec.Action != parser.Enter && (rec.Action != parser.Exit || top != f) {
+		p.exit(ts, f, rec.Action, wall, cpu)
+		return
+	}
+	kind, depth := stream.Begin, n
+	if rec.Action == parser.Exit {
+		kind, depth = stream.End, n-1
+		ts.stack = ts.stack[:n-1]
+	} else {
+		ts.stack = append(ts.stack, frameRef{f})
+	}
+	if p.count {
+		ts.events++
+		ts.segDepth = max(ts.segDepth, len(ts.stack)-ts.floor)
+	}
+	if p.emit {
+		p.send(kind, 0, ts, f, depth, wall, cpu)
+	}
+}
+
+// fastRecords applies the policy to the run of common records at the start
+// of batch, and returns how many it took. It calls no function and keeps
+// few values live, so the compiler can hold the thread's state in
+// registers: calls made the loop spill and reload it around every record.
+// It stops at the first record of another thread, of an unseen method, of
+// another action than an enter or an exit of the top frame, with a time
+// that goes back or wraps, or that would grow the stack's array; and after
+// the event that fills p.out. A thread's first records (not yet started,
+// or still given to the sampling probe) all go to record.
+func (p *pass) fastRecords(batch []parser.Event) int {
+	ts := p.lastTS
+	if ts == nil || !ts.started || p.count && ts.probed < probeEvents {
+		return 0
+	}
+	rid, stack, floor := p.lastRID, ts.stack, ts.floor
+	// The record times of 32-bit layouts are below 2^32, and the epoch of
+	// 64-bit ones stays 0, so epoch|raw is what unwrapper.next computes
+	// when the time does not go back.
+	wall, cpu := ts.wall, ts.cpu
+	deepest := len(stack)
+	dense, out, emit := p.dense, p.out, p.emit
+	rest := batch
+	for len(rest) > 0 {
+		rec := &rest[0]
+		if rec.Thread != rid || rec.Action > parser.Exit {
+			break
+		}
+		var f stream.FrameID
+		if j := rec.Method >> 2; j < parser.MethodID(len(dense)) && dense[j] != 0 {
+			f = dense[j] - 1
+		} else if slot := &p.frameCache[j%frameCacheSize]; slot.id == j<<2 && slot.frame != 0 {
+			f = slot.frame - 1 // a pointer id (Dalvik, early ART)
+		} else {
+			break
+		}
+		// Which of an enter and an exit a record is follows no pattern, so
+		// the code for them has no branch on it, which the CPU would
+		// mispredict half the time: both write the slot above the top, and
+		// the stack grows or shrinks by the action.
+		n := len(stack)
+		isExit := int(rec.Action) // 0 or 1
+		w, c := wall.epoch|rec.Wall, cpu.epoch|rec.CPU
+		if isExit == 1 && (n == floor || stack[n-1].frame != f) || n == cap(stack) || w < wall.last || c < cpu.last {
+			break
+		}
+		rest = rest[1:]
+		wall.last, cpu.last = w, c
+		stack[:n+1][n] = frameRef{f}
+		stack = stack[:n+1-2*isExit]
+		deepest = max(deepest, len(stack))
+		if emit {
+			k := len(out)
+			out = out[:k+1]
+			ev := &out[k] // fields one by one: a composite literal goes through the stack
+			ev.Kind, ev.Flags, ev.Thread, ev.Frame, ev.Depth = stream.Kind(isExit), 0, ts.idx, f, int32(n-isExit)
+			ev.Wall, ev.CPU = nanos(w, p.unit, p.maxTicks), nanos(c, p.unit, p.maxTicks)
+			if k+1 == cap(out) {
+				break
+			}
+		}
+	}
+	i := len(batch) - len(rest)
+	if i == 0 {
+		return 0
+	}
+	ts.stack, ts.wall, ts.cpu = stack, wall, cpu
+	p.out = out
+	if p.count {
+		ts.lastWall = nanos(wall.last, p.unit, p.maxTicks)
+		ts.lastCPU = nanos(cpu.last, p.unit, p.maxTicks)
+		ts.events += int64(i)
+		ts.segDepth = max(ts.segDepth, deepest-floor)
+		p.t.WallEnd = max(p.t.WallEnd, ts.lastWall)
+	}
+	return i
+}
+
+// nanos converts ticks to ns, saturating: 64-bit V2 times of a corrupt
+// file could otherwise overflow into negative durations.
+func nanos(ticks uint64, unit int64, maxTicks uint64) int64 {
+	return int64(min(ticks, maxTicks)) * unit
+}
