@@ -83,9 +83,9 @@ func (p *pass) record(rec *parser.Event) {
 // registers: calls made the loop spill and reload it around every record.
 // It stops at the first record of another thread, of an unseen method, of
 // another action than an enter or an exit of the top frame, with a time
-// that goes back or wraps, or that would grow the stack's array; and after
-// the event that fills p.out. A thread's first records (not yet started,
-// or still given to the sampling probe) all go to record.
+// that goes back or wraps, or that would grow the stack's array; and when
+// p.out is full. A thread's first records (not yet started, or still given
+// to the sampling probe) all go to record.
 func (p *pass) fastRecords(batch []parser.Event) int {
 	ts := p.lastTS
 	if ts == nil || !ts.started || p.count && ts.probed < probeEvents {
@@ -97,10 +97,18 @@ func (p *pass) fastRecords(batch []parser.Event) int {
 	// when the time does not go back.
 	wall, cpu := ts.wall, ts.cpu
 	deepest := len(stack)
-	dense, out, emit := p.dense, p.out, p.emit
-	rest := batch
-	for len(rest) > 0 {
-		rec := &rest[0]
+	dense, emit := p.dense, p.emit
+	// Each record taken sends one event: the events go to the spare room
+	// of p.out, and the run is cut to fit it, so the loop keeps no count
+	// of its own for them.
+	var evs []stream.Event
+	if emit {
+		evs = p.out[len(p.out):cap(p.out)]
+		batch = batch[:min(len(batch), len(evs))]
+	}
+	i := 0
+	for ; i < len(batch); i++ {
+		rec := &batch[i]
 		if rec.Thread != rid || rec.Action > parser.Exit {
 			break
 		}
@@ -122,28 +130,23 @@ func (p *pass) fastRecords(batch []parser.Event) int {
 		if isExit == 1 && (n == floor || stack[n-1].frame != f) || n == cap(stack) || w < wall.last || c < cpu.last {
 			break
 		}
-		rest = rest[1:]
 		wall.last, cpu.last = w, c
 		stack[:n+1][n] = frameRef{f}
 		stack = stack[:n+1-2*isExit]
 		deepest = max(deepest, len(stack))
 		if emit {
-			k := len(out)
-			out = out[:k+1]
-			ev := &out[k] // fields one by one: a composite literal goes through the stack
+			ev := &evs[i] // fields one by one: a composite literal goes through the stack
 			ev.Kind, ev.Flags, ev.Thread, ev.Frame, ev.Depth = stream.Kind(isExit), 0, ts.idx, f, int32(n-isExit)
 			ev.Wall, ev.CPU = nanos(w, p.unit, p.maxTicks), nanos(c, p.unit, p.maxTicks)
-			if k+1 == cap(out) {
-				break
-			}
 		}
 	}
-	i := len(batch) - len(rest)
 	if i == 0 {
 		return 0
 	}
 	ts.stack, ts.wall, ts.cpu = stack, wall, cpu
-	p.out = out
+	if emit {
+		p.out = p.out[:len(p.out)+i]
+	}
 	if p.count {
 		ts.lastWall = nanos(wall.last, p.unit, p.maxTicks)
 		ts.lastCPU = nanos(cpu.last, p.unit, p.maxTicks)
