@@ -47,7 +47,14 @@ type branch struct {
 	// none), tried before the edge table: a method mostly calls the same
 	// one or two callees again, and the table costs a cache miss a lookup.
 	// Orphan frames, entered once per thread at most, are left out.
-	recent           [2]NodeID
+	recent [2]NodeID
+	// latest is the frame of recent[0] plus one, 0 when there is none:
+	// Events compares it with an enter's frame without reading the child.
+	latest stream.FrameID
+	// calls counts the node's ends, not its begins: Events then writes
+	// only the node it leaves, already in hand. The stream is balanced, so
+	// the two counts agree once it ends (an orphan exit in one pass, which
+	// has neither, counts itself in reroot).
 	calls, wall, cpu int64
 	orphan, open     bool
 	// indexed says the node's children are in the edge table. Until a
@@ -183,17 +190,15 @@ func (a *Aggregator) Events(evs []stream.Event) error {
 		// An exit, and an enter of the child entered last, are taken here
 		// without a branch on which of the two the event is: that follows
 		// no pattern, and the CPU would mispredict it half the time. Both
-		// look at the latest child c, and the thread moves to c or to the
-		// parent. Anything else is slow. (When there is no child, c is 0, a
-		// root, whose frame -1 no event has: a frame below 0 goes to slow
-		// too. Orphan frames are never among the recent children.)
-		c := n.recent[0]
-		h := &a.tree[c]
+		// look at the latest child, and the thread moves to it or to the
+		// parent. Anything else is slow. (When there is no child, latest
+		// is 0, which only a frame of -1 matches: a frame below 0 goes to
+		// slow too. Orphan frames are never among the recent children.)
 		var enter, miss uint8 // 0 or 1, set without branches
 		if ev.Kind == stream.Begin {
 			enter = 1
 		}
-		if h.frame != ev.Frame {
+		if n.latest != ev.Frame+1 {
 			miss = 1
 		}
 		if ev.Kind > stream.End || ev.Flags&stream.Synthetic != 0 || enter&miss != 0 || ev.Frame < 0 {
@@ -202,9 +207,9 @@ func (a *Aggregator) Events(evs []stream.Event) error {
 		}
 		next := n.parent
 		if enter != 0 {
-			next = c
+			next = n.recent[0]
 		}
-		h.calls += int64(enter)
+		n.calls += int64(1 - enter)
 		tc.cur = next
 	}
 	return nil
@@ -219,6 +224,7 @@ func (a *Aggregator) slow(tc *threadCursor, n *branch, ev *stream.Event) {
 		if ev.Flags&stream.Synthetic != 0 {
 			n.open = true
 		}
+		n.calls++
 		tc.cur = n.parent
 	case stream.Orphan:
 		a.reroot(tc, ev)
@@ -233,8 +239,7 @@ func (a *Aggregator) enter(tc *threadCursor, n *branch, ev *stream.Event) {
 	orphan := ev.Flags&stream.Synthetic != 0
 	if d := n.recent[1]; d > 0 && !orphan {
 		if h := &a.tree[d]; h.frame == ev.Frame {
-			h.calls++
-			n.recent = [2]NodeID{d, n.recent[0]}
+			n.recent, n.latest = [2]NodeID{d, n.recent[0]}, h.frame+1
 			tc.cur = d
 			return
 		}
@@ -262,10 +267,9 @@ func (a *Aggregator) enter(tc *threadCursor, n *branch, ev *stream.Event) {
 		}
 		tc.nodes = append(tc.nodes, id)
 	}
-	a.tree[id].calls++
 	if !orphan {
 		p := &a.tree[parent] // n may point into the array append replaced
-		p.recent = [2]NodeID{id, p.recent[0]}
+		p.recent, p.latest = [2]NodeID{id, p.recent[0]}, ev.Frame+1
 	}
 	tc.cur = id
 }
@@ -278,9 +282,10 @@ func (a *Aggregator) reroot(tc *threadCursor, ev *stream.Event) {
 	root := tc.root
 	rn := a.tree[root]
 	o := a.add(branch{parent: root, frame: ev.Frame, orphan: true, calls: 1,
-		wall: rn.wall, cpu: rn.cpu, recent: rn.recent, indexed: rn.indexed})
-	a.tree[root].wall, a.tree[root].cpu, a.tree[root].recent = 0, 0, [2]NodeID{}
-	a.tree[root].indexed = false // its one child is o, an orphan frame
+		wall: rn.wall, cpu: rn.cpu, recent: rn.recent, latest: rn.latest, indexed: rn.indexed})
+	r := &a.tree[root]
+	r.wall, r.cpu, r.recent, r.latest = 0, 0, [2]NodeID{}, 0
+	r.indexed = false // its one child is o, an orphan frame
 	for _, id := range tc.nodes {
 		n := &a.tree[id]
 		if n.parent != root {
