@@ -1,6 +1,9 @@
 package perfetto
 
-import "github.com/atrace2/atrace2/convert/stream"
+import (
+	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/internal/varint"
+)
 
 // fastPath enables fastRun; tests turn it off to compare.
 var fastPath = true
@@ -17,17 +20,6 @@ const maxFastPacket = 64
 
 // packet is the room a fast packet is written into.
 type packet = []byte
-
-// putVarint writes v at p[i:] and returns the index after it.
-func putVarint(p packet, i int, v uint64) int {
-	for v >= 0x80 {
-		p[i] = byte(v) | 0x80
-		v >>= 7
-		i++
-	}
-	p[i] = byte(v)
-	return i + 1
-}
 
 // fastRun writes events with the fast encodings until one needs the
 // general ones, and returns how many it wrote. Its loop keeps the output
@@ -63,7 +55,7 @@ func (e *Exporter) fastRun(evs []stream.Event) int {
 		}
 		p := out[len(out):][:maxFastPacket]
 		p[0], p[2] = tagTracePacket, tagTimestamp
-		n := putVarint(p, 3, uint64(d))
+		n := varint.Put(p, 3, uint64(d))
 		p[n], p[n+1], p[n+2], p[n+3] = tagSequenceID, byte(th.seq), tagSequenceFlags, seqNeeds
 		p[n+4] = tagTrackEvent
 		te := n + 6 // the track event's body
@@ -72,15 +64,15 @@ func (e *Exporter) fastRun(evs []stream.Event) int {
 			// A method already interned on the sequence.
 			iid := uint64(ev.Frame) + 1
 			p[te], p[te+1], p[te+2] = tagEventType, typeSliceBegin, tagNameIID
-			n = putVarint(p, te+3, iid)
+			n = varint.Put(p, te+3, iid)
 			if counter {
 				p[n] = tagCounterValue
-				n = putVarint(p, n+1, uint64(cpu-th.cpu))
+				n = varint.Put(p, n+1, uint64(cpu-th.cpu))
 				th.cpu = cpu
 			}
 			if e.known[ev.Frame] {
 				p[n], p[n+1] = tagSourceIID0, tagSourceIID1
-				n = putVarint(p, n+2, iid)
+				n = varint.Put(p, n+2, iid)
 			}
 			th.open = append(th.open, openSlice{ts, cpu})
 		case ev.Kind == stream.End && ev.Flags == 0:
@@ -93,7 +85,7 @@ func (e *Exporter) fastRun(evs []stream.Event) int {
 			n = te + 2
 			if counter {
 				p[n] = tagCounterValue
-				n = putVarint(p, n+1, uint64(cpu-th.cpu))
+				n = varint.Put(p, n+1, uint64(cpu-th.cpu))
 				th.cpu = cpu
 				if cpu == o.cpu && ts > o.ts { // appendAnnotation(annCPU, fieldInt, 0)
 					p[n], p[n+1], p[n+2], p[n+3], p[n+4], p[n+5] = tagAnnotation, 4, tagAnnNameIID, annCPU, tagAnnInt, 0

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/internal/varint"
 )
 
 // frameKey is what makes two speedscope frames the same (OUTPUTS §3.2).
@@ -225,15 +226,22 @@ const (
 func (d *decoder) events(w *writer, p []byte) error {
 	buf := w.buf
 	for len(p) > 0 {
-		code, n := binary.Uvarint(p)
+		code, n := varint.Short(p)
+		if n == 0 {
+			code, n = binary.Uvarint(p)
+		}
 		if n <= 0 || code>>1 >= uint64(len(d.suffix)) {
 			return errCorrupt
 		}
-		delta, m := binary.Uvarint(p[n:])
+		p = p[n:]
+		delta, m := varint.Short(p)
+		if m == 0 {
+			delta, m = binary.Uvarint(p)
+		}
 		if m <= 0 {
 			return errCorrupt
 		}
-		p = p[n+m:]
+		p = p[m:]
 		d.at += int64(delta)
 		at := uint64(d.at)
 		if d.micro {

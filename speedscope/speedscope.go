@@ -1,12 +1,12 @@
 package speedscope
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
 	"path/filepath"
 
 	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/internal/varint"
 )
 
 // Schema is the exact $schema speedscope uses to recognise its own format
@@ -72,7 +72,7 @@ type threadBuf struct {
 }
 
 // slack is the room past a block for the event that fills it.
-const slack = 2 * binary.MaxVarintLen64
+const slack = 2 * varint.MaxLen
 
 // New returns an exporter that writes to w.
 func New(w io.Writer, opt Options) *Exporter {
@@ -182,9 +182,14 @@ func (e *Exporter) run(evs []stream.Event) error {
 			busy = at
 			tb.orphans = append(tb.orphans, ev.Frame)
 		}
-		subMicro |= at % 1000
-		buf = binary.AppendUvarint(buf, uint64(ev.Frame)<<1|closes)
-		buf = binary.AppendUvarint(buf, uint64(at-last))
+		subMicro |= int64(uint64(at) % 1000) // at >= 0, and unsigned is cheaper
+		// A buffer holds less than a block here (it is spilled once it
+		// holds one, and shrink keeps that true), so the slack past the
+		// block has room for the event.
+		room := buf[len(buf) : len(buf)+slack]
+		k := varint.Put(room, 0, uint64(ev.Frame)<<1|closes)
+		k = varint.Put(room, k, uint64(at-last))
+		buf = buf[:len(buf)+k]
 		last = at
 		if len(buf) >= e.block {
 			tb.buf, tb.last, tb.busy, e.subMicro = buf, last, busy, subMicro
