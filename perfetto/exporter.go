@@ -1,6 +1,7 @@
 package perfetto
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -63,6 +64,7 @@ type Exporter struct {
 type thread struct {
 	seq      uint32
 	prefix   []byte   // the fields after every event's timestamp: sequence id and flags
+	fields   uint64   // the prefix and the track event's tag, as a word (fast.go), when seq < 0x80
 	ts       int64    // µs: the last timestamp written (clock 64 is incremental)
 	cpu      int64    // µs: the last thread-time counter value written
 	interned []uint64 // bit per FrameID: its name and location are interned (grows)
@@ -151,6 +153,9 @@ func (e *Exporter) startThread(i int) error {
 	th := &e.threads[i]
 	th.prefix = appendField(nil, tagSequenceID, uint64(th.seq))
 	th.prefix = append(th.prefix, tagSequenceFlags, seqNeeds)
+	if len(th.prefix) == 4 { // a one-byte sequence id
+		th.fields = uint64(binary.LittleEndian.Uint32(th.prefix)) | tagTrackEvent<<32
+	}
 	return e.writeThreadStart(i)
 }
 
