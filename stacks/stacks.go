@@ -39,7 +39,8 @@ type Node struct {
 
 // branch is a node while the tree is built: a Node without what Finish
 // works out from the tree's shape (the thread and the depth), so that two
-// recent children fit in the same 48 bytes.
+// recent children and the latest one's frame fit in the same 48 bytes (the
+// fields are in the order that packs them so).
 type branch struct {
 	parent NodeID
 	frame  stream.FrameID
@@ -50,19 +51,19 @@ type branch struct {
 	recent [2]NodeID
 	// latest is the frame of recent[0] plus one, 0 when there is none:
 	// Events compares it with an enter's frame without reading the child.
-	latest stream.FrameID
-	// calls counts the node's ends, not its begins: Events then writes
-	// only the node it leaves, already in hand. The stream is balanced, so
-	// the two counts agree once it ends (an orphan exit in one pass, which
-	// has neither, counts itself in reroot).
-	calls, wall, cpu int64
-	orphan, open     bool
+	latest       stream.FrameID
+	orphan, open bool
 	// indexed says the node's children are in the edge table. Until a
 	// third ordinary child comes, recent holds them all and the table
 	// only the orphan frames: most nodes never have three children (nine
 	// in ten of the 100 MB benchmark trace's nodes), so the table holds a
 	// quarter of the edges, and a new stack costs no failed lookup.
 	indexed bool
+	// calls counts the node's ends, not its begins: Events then writes
+	// only the node it leaves, already in hand. The stream is balanced, so
+	// the two counts agree once it ends (an orphan exit in one pass, which
+	// has neither, counts itself in reroot).
+	calls, wall, cpu int64
 }
 
 // IsRoot reports whether n is a thread's root.
