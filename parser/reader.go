@@ -138,26 +138,28 @@ func (r *Reader) decodeBuffered(evs []Event) int {
 	case 2:
 		for i := range evs {
 			rec := b[i*size : i*size+10]
-			if r.streaming && rec[0]|rec[1] == 0 {
+			tid := binary.LittleEndian.Uint16(rec)
+			if r.streaming && tid == 0 { // a special item, not a record
 				k = i
 				break
 			}
 			word := binary.LittleEndian.Uint32(rec[2:])
 			ev := &evs[i]
-			ev.Offset, ev.Thread = off+int64(i*size), ThreadID(binary.LittleEndian.Uint16(rec))
+			ev.Offset, ev.Thread = off+int64(i*size), ThreadID(tid)
 			ev.Method, ev.Action = MethodID(word&^3), Action(word&3)
 			ev.CPU, ev.Wall = oneClock(r.clock, binary.LittleEndian.Uint32(rec[6:]))
 		}
 	default:
 		for i := range evs {
 			rec := b[i*size : i*size+14]
-			if r.streaming && rec[0]|rec[1] == 0 {
+			tid := binary.LittleEndian.Uint16(rec)
+			if r.streaming && tid == 0 { // a special item, not a record
 				k = i
 				break
 			}
 			word := binary.LittleEndian.Uint32(rec[2:])
 			ev := &evs[i]
-			ev.Offset, ev.Thread = off+int64(i*size), ThreadID(binary.LittleEndian.Uint16(rec))
+			ev.Offset, ev.Thread = off+int64(i*size), ThreadID(tid)
 			ev.Method, ev.Action = MethodID(word&^3), Action(word&3)
 			ev.CPU = uint64(binary.LittleEndian.Uint32(rec[6:]))
 			ev.Wall = uint64(binary.LittleEndian.Uint32(rec[10:]))
