@@ -83,9 +83,9 @@ func (p *pass) record(rec *parser.Event) {
 // registers: calls made the loop spill and reload it around every record.
 // It stops at the first record of another thread, of an unseen method, of
 // another action than an enter or an exit of the top frame, with a time
-// that goes back or wraps, or that would grow the stack's array; and when
-// p.out is full. A thread's first records (not yet started, or still given
-// to the sampling probe) all go to record.
+// that goes back or wraps, or when the stack's array is full (an enter
+// would grow it); and when p.out is full. A thread's first records (not
+// yet started, or still given to the sampling probe) all go to record.
 func (p *pass) fastRecords(batch []parser.Event) int {
 	ts := p.lastTS
 	if ts == nil || !ts.started || p.count && ts.probed < probeEvents {

@@ -183,9 +183,10 @@ func (e *Exporter) run(evs []stream.Event) error {
 			tb.orphans = append(tb.orphans, ev.Frame)
 		}
 		subMicro |= int64(uint64(at) % 1000) // at >= 0, and unsigned is cheaper
-		// A buffer holds less than a block here (it is spilled once it
-		// holds one, and shrink keeps that true), so the slack past the
-		// block has room for the event.
+		// A buffer holds less than the block it was made (or shrunk) for,
+		// whose size is never below the current one: it is spilled once it
+		// holds that much. So the slack past that block has room for the
+		// event, even after more threads have made the block smaller.
 		room := buf[len(buf) : len(buf)+slack]
 		k := varint.Put(room, 0, uint64(ev.Frame)<<1|closes)
 		k = varint.Put(room, k, uint64(at-last))
