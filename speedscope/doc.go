@@ -58,10 +58,11 @@
 // number of records. Threads appear as the trace is read, so each new one
 // shrinks the others' share, and the buffers are cut down to it whenever
 // it has fallen by a quarter: together they stay under about 4/3 of
-// Options.Memory. The spool holds about 4 bytes per event, a tenth of the
-// JSON's 37. One spool file rather than one per thread keeps the number of
-// open files at one for traces with thousands of threads, and a trace
-// whose events fit in the buffers never creates it.
+// Options.Memory. The spool holds about 2.5 bytes per event (a step of
+// whole µs is stored in µs), a fifteenth of the JSON's 37. One spool
+// file rather than one per thread keeps the number of open files at one
+// for traces with thousands of threads, and a trace whose events fit in
+// the buffers never creates it.
 //
 // Sampled profiles (hprof text, ART profile files) have no timeline:
 // [WriteSampled] writes them as "sampled" profiles, one per thread, each

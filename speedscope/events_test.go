@@ -35,8 +35,7 @@ func TestEventsFormatting(t *testing.T) {
 			at += step
 			f := rng.IntN(len(frames))
 			closes := rng.IntN(2)
-			enc = binary.AppendUvarint(enc, uint64(f)<<1|uint64(closes))
-			enc = binary.AppendUvarint(enc, uint64(step))
+			enc = appendSpooled(enc, f, closes, step, rng.IntN(2) == 0)
 			if i > 0 {
 				want.WriteString(",")
 			}
@@ -92,8 +91,7 @@ func TestEventsFormatting(t *testing.T) {
 func TestEventsWithoutRoom(t *testing.T) {
 	var enc []byte
 	for i := range 10 {
-		enc = binary.AppendUvarint(enc, uint64(i%2))
-		enc = binary.AppendUvarint(enc, 1000)
+		enc = appendSpooled(enc, 0, i%2, 1000, i%3 == 0)
 	}
 	var got bytes.Buffer
 	w := &writer{w: &got}
@@ -113,4 +111,17 @@ func TestEventsWithoutRoom(t *testing.T) {
 	if w := fmt.Sprintf(want, args...); got.String() != w {
 		t.Errorf("got  %s\nwant %s", got.String(), w)
 	}
+}
+
+// appendSpooled encodes an event as Exporter.run does (see there): the
+// step in µs when it is whole µs and inMicro is set, else in ns, which the
+// decoder must read alike.
+func appendSpooled(enc []byte, frame, closes int, step int64, inMicro bool) []byte {
+	code := uint64(frame)<<2 | uint64(closes)<<1
+	if inMicro && step%1000 == 0 {
+		enc = binary.AppendUvarint(enc, code)
+		return binary.AppendUvarint(enc, uint64(step/1000))
+	}
+	enc = binary.AppendUvarint(enc, code|1)
+	return binary.AppendUvarint(enc, uint64(step))
 }

@@ -43,9 +43,8 @@ func FuzzDecimal(f *testing.F) {
 // writes past its buffer or panics.
 func FuzzSpooledEvents(f *testing.F) {
 	var enc []byte
-	for i, step := range []uint64{0, 1000, 999, 1 << 40} {
-		enc = binary.AppendUvarint(enc, uint64(i%3)<<1|uint64(i%2))
-		enc = binary.AppendUvarint(enc, step)
+	for i, step := range []int64{0, 1000, 999, 1 << 40, 5000} {
+		enc = appendSpooled(enc, i%3, i%2, step, i%2 == 0)
 	}
 	f.Add(enc, false)
 	f.Add([]byte{0x80}, true)
@@ -76,13 +75,17 @@ func FuzzSpooledEvents(f *testing.F) {
 			code, n := binary.Uvarint(p)
 			delta, m := binary.Uvarint(p[n:])
 			p = p[n+m:]
+			if code&1 == 0 {
+				delta *= 1000
+			}
 			at += int64(delta)
 			want := uint64(at)
 			if micro {
 				want /= 1000
 			}
 			got := evs[i]
-			if got.At != want || got.Type != "OC"[code&1:code&1+1] || got.Frame != int(code>>1) {
+			kind := code >> 1 & 1
+			if got.At != want || got.Type != "OC"[kind:kind+1] || got.Frame != int(code>>2) {
 				t.Fatalf("event %d: %+v, want at %d, code %d", i, got, want, code)
 			}
 		}

@@ -179,8 +179,9 @@ func (e *Exporter) writeProfile(w *writer, i int, d decoder, scratch []byte) ([]
 // first record. Their closes are in the spooled events already.
 func orphanOpens(orphans []stream.FrameID, buf []byte) []byte {
 	for i := len(orphans) - 1; i >= 0; i-- {
-		buf = binary.AppendUvarint(buf, uint64(orphans[i])<<1)
-		buf = append(buf, 0) // the uvarint of a zero time step
+		// A Begin (bit 1 clear) after a step of 0 µs (bit 0 clear).
+		buf = binary.AppendUvarint(buf, uint64(orphans[i])<<2)
+		buf = append(buf, 0)
 	}
 	return buf
 }
@@ -230,7 +231,7 @@ func (d *decoder) events(w *writer, p []byte) error {
 		if n == 0 {
 			code, n = binary.Uvarint(p)
 		}
-		if n <= 0 || code>>1 >= uint64(len(d.suffix)) {
+		if n <= 0 || code>>2 >= uint64(len(d.suffix)) {
 			return errCorrupt
 		}
 		p = p[n:]
@@ -242,6 +243,9 @@ func (d *decoder) events(w *writer, p []byte) error {
 			return errCorrupt
 		}
 		p = p[m:]
+		if code&1 == 0 { // a step in µs
+			delta *= 1000
+		}
 		d.at += int64(delta)
 		at := uint64(d.at)
 		if d.micro {
@@ -259,11 +263,11 @@ func (d *decoder) events(w *writer, p []byte) error {
 			}
 		}
 		digits := d.out.digits()
-		sf := &d.suffix[code>>1]
+		sf := &d.suffix[code>>2]
 		if d.first || len(digits) > 16 {
 			// The first event has no comma; a time of 17 digits or more
 			// does not fit the window. Both are rare.
-			head := heads[code&1][:]
+			head := heads[code>>1&1][:]
 			if d.first {
 				head, d.first = head[1:], false
 			}
@@ -279,7 +283,7 @@ func (d *decoder) events(w *writer, p []byte) error {
 		digits16 := d.out.d[len(d.out.d)-16:]
 		binary.LittleEndian.PutUint64(room[e-16:], binary.LittleEndian.Uint64(digits16))
 		binary.LittleEndian.PutUint64(room[e-8:], binary.LittleEndian.Uint64(digits16[8:]))
-		*(*[headLen]byte)(room) = heads[code&1]
+		*(*[headLen]byte)(room) = heads[code>>1&1]
 		*(*[len(suffix{}.b)]byte)(room[e:]) = sf.b
 		buf = buf[:i+e+int(sf.n)]
 	}
