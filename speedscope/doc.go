@@ -47,22 +47,22 @@
 //     one whose tid is the pid=, else the one named "main"), else the
 //     thread with the most time inside methods.
 //
-// Memory. speedscope wants all events of a profile together, but the
-// stream interleaves threads. The exporter encodes each event in a few
-// bytes (a varint of frame and kind, a varint time delta) into a buffer
-// per thread; a full buffer is appended as a block to one temporary spool
-// file, and the thread remembers the block's offset. Finish writes the
-// header and frames, then each thread's blocks in order, decoding them
+// Memory. speedscope wants all events of a profile together, but the stream
+// interleaves threads. The exporter encodes each event in a few bytes (a
+// varint of frame, kind and the step's unit, a varint time step) into a
+// buffer per thread; a full buffer is appended as a block to one temporary
+// spool file, and the thread remembers the block's offset. Finish writes
+// the header and frames, then each thread's blocks in order, decoding them
 // into JSON. Memory is therefore the buffers (Options.Memory in all, 16 MiB
 // by default) plus 16 bytes per spilled block of up to 1 MiB, whatever the
 // number of records. Threads appear as the trace is read, so each new one
-// shrinks the others' share, and the buffers are cut down to it whenever
-// it has fallen by a quarter: together they stay under about 4/3 of
+// shrinks the others' share, and the buffers are cut down to it whenever it
+// has fallen by a quarter: together they stay under about 4/3 of
 // Options.Memory. The spool holds about 2.5 bytes per event (a step of
-// whole µs is stored in µs), a fifteenth of the JSON's 37. One spool
-// file rather than one per thread keeps the number of open files at one
-// for traces with thousands of threads, and a trace whose events fit in
-// the buffers never creates it.
+// whole µs is stored in µs), a fifteenth of the JSON's 37. One spool file
+// rather than one per thread keeps the number of open files at one for
+// traces with thousands of threads, and a trace whose events fit in the
+// buffers never creates it.
 //
 // Sampled profiles (hprof text, ART profile files) have no timeline:
 // [WriteSampled] writes them as "sampled" profiles, one per thread, each

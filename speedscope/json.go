@@ -208,7 +208,7 @@ type suffix struct {
 var errCorrupt = errors.New("speedscope: invariant violation: undecodable spooled event")
 
 // Event heads after the first, which has no comma: `,{"type":"O","at":` and
-// `,{"type":"C","at":`, by the code's low bit.
+// `,{"type":"C","at":`, by the kind bit of the code (bit 1, see run).
 var heads = [2][headLen]byte{
 	[headLen]byte([]byte(`,{"type":"O","at":`)),
 	[headLen]byte([]byte(`,{"type":"C","at":`)),
