@@ -1,6 +1,7 @@
 package speedscope
 
 import (
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"testing"
@@ -140,4 +141,34 @@ func TestWriteBenchTrace(t *testing.T) {
 	if err := os.WriteFile(path, genTrace(n, 8).Regular(), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// BenchmarkDecoder writes the JSON of 1 M spooled events alone, as they
+// come from a µs trace: frames among 3,000, steps of a few µs (99 % of
+// them below 10 µs in the harness's traces), now and then of
+// milliseconds. MB/s is output bytes per second.
+func BenchmarkDecoder(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const events, frames = 1 << 20, 3000
+	var enc []byte
+	for range events {
+		step := 1000 * rng.Int64N(6)
+		if rng.IntN(100) == 0 {
+			step = 1000 * rng.Int64N(10_000)
+		}
+		enc = appendSpooled(enc, rng.IntN(frames), rng.IntN(2), step, true)
+	}
+	sufs := frameSuffixes(frames)
+	var out counter
+	w := &writer{w: &out, buf: make([]byte, 0, flushAt+4096)}
+	b.ReportAllocs()
+	for b.Loop() {
+		d := decoder{suffix: sufs, micro: true, first: true}
+		if err := d.events(w, enc); err != nil {
+			b.Fatal(err)
+		}
+		w.flush()
+	}
+	b.SetBytes(out.n / int64(b.N))
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/events, "ns/event")
 }

@@ -50,18 +50,22 @@ var heads = [2][headLen]byte{
 }
 
 const (
-	headLen  = 18
-	maxEvent = headLen + 20 + len(suffix{}.b) // head, digits, fixed-size tail
+	headLen = 18
+	// The room an event is written in: the digits' window at an offset
+	// masked to 31 (see put), and the fixed-size tail.
+	maxEvent = 31 + 16 + len(suffix{}.b)
 )
 
-// events writes the encoded events p. Every event is written with
-// fixed-size copies into the room at the end of the buffer (the loop
-// keeps maxEvent bytes of it): the time's digits as the 16 bytes that end
-// with them, then the head over the bytes before the digits, then the tail
-// with whatever follows it, which the next event overwrites.
+// events writes the encoded events p: fast takes the runs of common
+// events, and this loop the event each run stops at, whatever it is.
 func (d *decoder) events(w *writer, p []byte) error {
 	buf := w.buf
 	for len(p) > 0 {
+		var n int
+		if buf, n = d.fast(buf, p); n == len(p) {
+			break
+		}
+		p = p[n:]
 		code, n := varint.Short(p)
 		if n == 0 {
 			code, n = binary.Uvarint(p)
@@ -97,11 +101,10 @@ func (d *decoder) events(w *writer, p []byte) error {
 				buf = make([]byte, 0, flushAt+4096)
 			}
 		}
-		digits := d.out.digits()
 		sf := &d.suffix[code>>2]
-		if d.first || len(digits) > 16 {
+		if digits := d.out.digits(); d.first || len(digits) > 16 {
 			// The first event has no comma; a time of 17 digits or more
-			// does not fit the window. Both are rare.
+			// does not fit the window of put. Both are rare.
 			head := heads[code>>1&1][:]
 			if d.first {
 				head, d.first = head[1:], false
@@ -111,16 +114,8 @@ func (d *decoder) events(w *writer, p []byte) error {
 			buf = append(buf, sf.b[:sf.n]...)
 			continue
 		}
-		i := len(buf)
-		room := buf[i : i+maxEvent]
-		e := headLen + len(digits)
-		// Two words, as step writes the last one (see there).
-		digits16 := d.out.d[len(d.out.d)-16:]
-		binary.LittleEndian.PutUint64(room[e-16:], binary.LittleEndian.Uint64(digits16))
-		binary.LittleEndian.PutUint64(room[e-8:], binary.LittleEndian.Uint64(digits16[8:]))
-		*(*[headLen]byte)(room) = heads[code>>1&1]
-		*(*[len(suffix{}.b)]byte)(room[e:]) = sf.b
-		buf = buf[:i+e+int(sf.n)]
+		room := (*[maxEvent]byte)(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+put(room, &d.out, code>>1, sf)]
 	}
 	if len(buf) >= flushAt {
 		w.buf = buf
@@ -129,6 +124,98 @@ func (d *decoder) events(w *writer, p []byte) error {
 	}
 	w.buf = buf
 	return w.err
+}
+
+// fastMaxBits bounds the times fast writes, in the output's unit: below
+// 2^50 they have 16 digits at most, and the running time in ns stays far
+// from overflowing.
+const fastMaxBits = 50
+
+// fast writes the events at the start of p for as long as each is a common
+// one, and returns the buffer and the number of bytes of p it decoded. It
+// calls nothing, so the compiler keeps more of its state in registers:
+// the general loop in events, with its calls on rare paths, spilled and
+// reloaded a dozen values around every event. It stops before the first
+// event of a profile, an event with a varint longer than two bytes or an
+// unknown frame, a step in ns when the output is in µs, a time of
+// 2^fastMaxBits or more, and when the buffer is due to be flushed.
+func (d *decoder) fast(buf, p []byte) ([]byte, int) {
+	c := &d.out
+	if d.first || c.start == 0 || c.v>>fastMaxBits != 0 {
+		return buf, 0
+	}
+	// The loop runs while there is room for an event below flushAt: the
+	// capacity is cut so that one test covers both.
+	full := buf
+	buf = buf[:len(buf):max(len(buf), min(cap(buf), flushAt-1+maxEvent))]
+	sufs := d.suffix
+	scale := uint64(1000) // a step in µs, to ns; 1 when writing µs
+	if d.micro {
+		scale = 1
+	}
+	v0 := c.v
+	i := 0
+loop:
+	for i <= len(p)-4 && cap(buf)-len(buf) >= maxEvent {
+		// Both varints from one load, one or two bytes each; shifts by
+		// constants, as a shift by a variable ties up CX.
+		x := binary.LittleEndian.Uint32(p[i:])
+		var code, delta uint64
+		k := 2 // the event's length
+		switch {
+		case x&0x80 == 0:
+			code, x = uint64(x&0x7f), x>>8
+		case x&0x8000 == 0:
+			code, x, k = uint64(x&0x7f|x>>1&0x3f80), x>>16, 3
+		default:
+			break loop
+		}
+		switch {
+		case x&0x80 == 0:
+			delta = uint64(x & 0x7f)
+		case x&0x8000 == 0:
+			delta, k = uint64(x&0x7f|x>>1&0x3f80), k+1
+		default:
+			break loop
+		}
+		if code&1 == 0 {
+			delta *= scale
+		} else if scale == 1 {
+			break // events divides the time in ns
+		}
+		v := c.v + delta
+		if v>>fastMaxBits != 0 || code>>2 >= uint64(len(sufs)) {
+			break
+		}
+		if !c.step(v) {
+			c.add(v)
+		}
+		room := (*[maxEvent]byte)(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+put(room, c, code>>1, &sufs[code>>2])]
+		i += k
+	}
+	if scale == 1 {
+		d.at += int64(c.v-v0) * 1000
+	} else {
+		d.at = int64(c.v)
+	}
+	return full[:len(buf)], i
+}
+
+// put writes an event of kind k (bit 0), with time c of 16 digits or
+// fewer and tail sf, into room with fixed-size copies, and returns its
+// length: the time's digits as the 16 bytes that end with them, then the
+// head over the bytes before the digits, then the tail with whatever
+// follows it, which the next event overwrites. The offset of the digits'
+// window is masked so that the compiler sees every copy in bounds.
+func put(room *[maxEvent]byte, c *decimal, k uint64, sf *suffix) int {
+	s := (headLen - 16 + len(c.d) - c.start) & 31
+	// Two words, as step writes the last one (see there).
+	binary.LittleEndian.PutUint64(room[s:], binary.LittleEndian.Uint64(c.d[len(c.d)-16:]))
+	binary.LittleEndian.PutUint64(room[s+8:], binary.LittleEndian.Uint64(c.d[len(c.d)-8:]))
+	*(*[headLen]byte)(room[:]) = heads[k&1]
+	*(*[len(suffix{}.b)]byte)(room[s+16:]) = sf.b
+	return s + 16 + int(sf.n)
 }
 
 // streamSuffixes gives every stream frame the suffix of its shared frame.

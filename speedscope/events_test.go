@@ -4,84 +4,135 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
 )
 
-// TestEventsFormatting checks the event loop's fixed-size copies against
+// TestEventsFormatting checks the event loops' fixed-size copies against
 // fmt: times of every length (up to 20 digits, past the 16-byte window),
 // both kinds, the first event without its comma, frame numbers of every
-// length, and buffer flushes in the middle of events.
+// length, codes of one to five bytes, steps in ns and in µs, and buffer
+// flushes in the middle of events. Steps of whole µs are what fast takes,
+// and the rest what it leaves to the general loop.
 func TestEventsFormatting(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	frames := []int32{0, 7, 10, 99, 12345, 1<<31 - 1}
-	for _, micro := range []bool{false, true} {
-		var enc []byte
-		var want bytes.Buffer
-		want.WriteString("[")
-		at := int64(0)
-		for i := range 200000 {
-			// Mostly small steps, now and then a jump of up to 19 digits.
-			var step int64
-			switch rng.IntN(100) {
-			case 0:
-				step = rng.Int64N(1 << 62 / 20000)
-			case 1, 2:
-				step = rng.Int64N(1e12)
-			default:
-				step = rng.Int64N(3000)
-			}
-			at += step
-			f := rng.IntN(len(frames))
-			closes := rng.IntN(2)
-			enc = appendSpooled(enc, f, closes, step, rng.IntN(2) == 0)
-			if i > 0 {
-				want.WriteString(",")
-			}
-			v := at
-			if micro {
-				v /= 1000
-			}
-			fmt.Fprintf(&want, `{"type":"%c","at":%d,"frame":%d}`, "OC"[closes], v, frames[f])
+	// Stream frame i is shared frame shared[i]: 3,000 frames give codes
+	// of two bytes, and the last ones take three and five.
+	shared := make([]int32, 3000, 3002)
+	for i := range shared {
+		shared[i] = int32(i * i % 100_003)
+	}
+	shared = append(shared, 12345, 1<<31-1)
+	sufs := make([]suffix, len(shared))
+	for i, f := range shared {
+		b := fmt.Appendf(sufs[i].b[:0], `,"frame":%d}`, f)
+		sufs[i].n = uint8(len(b))
+	}
+	for _, tc := range []struct {
+		name string
+		unit int64 // steps are multiples of it
+		max  int64 // and mostly below it
+	}{
+		{"ns steps", 1, 3000},
+		{"µs steps", 1000, 200_000},
+	} {
+		for _, micro := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/micro=%v", tc.name, micro), func(t *testing.T) {
+				enc, want := formattingCase(tc.unit, tc.max, micro, shared)
+				var got bytes.Buffer
+				w := &writer{w: &got, buf: make([]byte, 0, flushAt+4096)}
+				w.str("[")
+				d := decoder{suffix: sufs, micro: micro, first: true}
+				// In pieces, as the spooled blocks come: the time carries over.
+				for len(enc) > 0 {
+					n := 0
+					for k := 0; k < 1000 && n < len(enc); k++ {
+						_, a := binary.Uvarint(enc[n:])
+						_, b := binary.Uvarint(enc[n+a:])
+						n += a + b
+					}
+					if err := d.events(w, enc[:n]); err != nil {
+						t.Fatal(err)
+					}
+					enc = enc[n:]
+				}
+				w.str("]")
+				w.flush()
+				if !bytes.Equal(got.Bytes(), want) {
+					g, x := got.Bytes(), want
+					i := 0
+					for i < len(g) && i < len(x) && g[i] == x[i] {
+						i++
+					}
+					lo := max(i-60, 0)
+					t.Fatalf("output differs at byte %d:\ngot  %q\nwant %q", i, g[lo:min(i+60, len(g))], x[lo:min(i+60, len(x))])
+				}
+			})
 		}
-		want.WriteString("]")
-		if at < 1e17 {
-			t.Fatalf("the times reached %d only: no 18-digit time was tested", at)
-		}
+	}
+}
 
-		sufs := make([]suffix, len(frames))
-		for i, f := range frames {
-			b := fmt.Appendf(sufs[i].b[:0], `,"frame":%d}`, f)
-			sufs[i].n = uint8(len(b))
+// formattingCase makes TestEventsFormatting's events, 200,000 of them, and
+// the JSON they should give: steps of multiples of unit, mostly below max,
+// now and then a jump of up to 19 digits, each spooled in µs or ns at
+// random when it is whole µs; mostly of the first 3,000 frames.
+func formattingCase(unit, max int64, micro bool, shared []int32) (enc, want []byte) {
+	rng := rand.New(rand.NewPCG(1, uint64(unit)))
+	want = append(want, '[')
+	at := int64(0)
+	for i := range 200000 {
+		var step int64
+		switch rng.IntN(100) {
+		case 0:
+			step = rng.Int64N(1 << 62 / 20000)
+		case 1, 2:
+			step = rng.Int64N(1e12)
+		default:
+			step = rng.Int64N(max)
 		}
-		var got bytes.Buffer
-		w := &writer{w: &got, buf: make([]byte, 0, flushAt+4096)}
-		w.str("[")
+		step -= step % unit
+		at += step
+		f := rng.IntN(3000)
+		if rng.IntN(100) == 0 {
+			f = rng.IntN(len(shared))
+		}
+		closes := rng.IntN(2)
+		enc = appendSpooled(enc, f, closes, step, rng.IntN(4) != 0)
+		if i > 0 {
+			want = append(want, ',')
+		}
+		v := at
+		if micro {
+			v /= 1000
+		}
+		want = fmt.Appendf(want, `{"type":"%c","at":%d,"frame":%d}`, "OC"[closes], v, shared[f])
+	}
+	if at < 1e17 {
+		panic(fmt.Sprintf("the times reached %d only: no 18-digit time was tested", at))
+	}
+	return enc, append(want, ']')
+}
+
+// TestFastTakesMicroseconds: the fast loop writes a trace in µs by itself,
+// as many events as fit below flushAt in one call, and the general loop
+// has nothing to take until the buffer is flushed.
+func TestFastTakesMicroseconds(t *testing.T) {
+	var enc []byte
+	for i := range 20000 {
+		enc = appendSpooled(enc, i%3000, i%2, int64(i%7)*1000, true)
+	}
+	sufs := frameSuffixes(3000)
+	for _, micro := range []bool{false, true} {
 		d := decoder{suffix: sufs, micro: micro, first: true}
-		// In pieces, as the spooled blocks come: the time carries over.
-		for len(enc) > 0 {
-			n := 0
-			for k := 0; k < 1000 && n < len(enc); k++ {
-				_, a := binary.Uvarint(enc[n:])
-				_, b := binary.Uvarint(enc[n+a:])
-				n += a + b
-			}
-			if err := d.events(w, enc[:n]); err != nil {
-				t.Fatal(err)
-			}
-			enc = enc[n:]
+		w := &writer{w: io.Discard, buf: make([]byte, 0, flushAt+4096)}
+		if err := d.events(w, enc[:4]); err != nil { // the first event, and one more
+			t.Fatal(err)
 		}
-		w.str("]")
 		w.flush()
-		if !bytes.Equal(got.Bytes(), want.Bytes()) {
-			g, x := got.Bytes(), want.Bytes()
-			i := 0
-			for i < len(g) && i < len(x) && g[i] == x[i] {
-				i++
-			}
-			lo := max(i-60, 0)
-			t.Fatalf("micro=%v: output differs at byte %d:\ngot  %q\nwant %q", micro, i, g[lo:min(i+60, len(g))], x[lo:min(i+60, len(x))])
+		buf, n := d.fast(w.buf, enc[4:])
+		if len(buf) < flushAt || n < len(enc)/3 {
+			t.Errorf("micro=%v: fast wrote %d bytes of %d events, stopping at byte %d of %d", micro, len(buf), n, n, len(enc)-4)
 		}
 	}
 }

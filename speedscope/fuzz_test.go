@@ -48,6 +48,13 @@ func FuzzSpooledEvents(f *testing.F) {
 	}
 	f.Add(enc, false)
 	f.Add([]byte{0x80}, true)
+	// A run of small whole-µs steps, as fast takes them.
+	enc = nil
+	for i := range 40 {
+		enc = appendSpooled(enc, i%3, i%2, int64(i%11)*1000, true)
+	}
+	f.Add(enc, true)
+	f.Add(enc, false)
 	sufs := make([]suffix, 3)
 	for i := range sufs {
 		sufs[i].n = uint8(len(fmt.Appendf(sufs[i].b[:0], `,"frame":%d}`, i)))
