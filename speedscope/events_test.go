@@ -132,7 +132,7 @@ func TestFastTakesMicroseconds(t *testing.T) {
 		w.flush()
 		buf, n := d.fast(w.buf, enc[4:])
 		if len(buf) < flushAt || n < len(enc)/3 {
-			t.Errorf("micro=%v: fast wrote %d bytes of %d events, stopping at byte %d of %d", micro, len(buf), n, n, len(enc)-4)
+			t.Errorf("micro=%v: fast wrote %d bytes of JSON from %d of the %d spooled bytes", micro, len(buf), n, len(enc)-4)
 		}
 	}
 }
