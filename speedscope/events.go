@@ -138,7 +138,9 @@ const fastMaxBits = 50
 // reloaded a dozen values around every event. It stops before the first
 // event of a profile, an event with a varint longer than two bytes or an
 // unknown frame, a step in ns when the output is in µs, a time of
-// 2^fastMaxBits or more, and when the buffer is due to be flushed.
+// 2^fastMaxBits or more, and when the buffer is due to be flushed; and it
+// leaves an event that starts in the last three bytes of p, past the reach
+// of its 4-byte loads.
 func (d *decoder) fast(buf, p []byte) ([]byte, int) {
 	c := &d.out
 	if d.first || c.start == 0 || c.v>>fastMaxBits != 0 {

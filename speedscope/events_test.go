@@ -11,19 +11,20 @@ import (
 )
 
 // TestEventsFormatting checks the event loops' fixed-size copies against
-// fmt: times of every length (up to 20 digits, past the 16-byte window),
+// fmt: times of every length (up to 19 digits, past the 16-byte window),
 // both kinds, the first event without its comma, frame numbers of every
-// length, codes of one to five bytes, steps in ns and in µs, and buffer
+// length, codes of one to three bytes, steps in ns and in µs, and buffer
 // flushes in the middle of events. Steps of whole µs are what fast takes,
 // and the rest what it leaves to the general loop.
 func TestEventsFormatting(t *testing.T) {
-	// Stream frame i is shared frame shared[i]: 3,000 frames give codes
-	// of two bytes, and the last ones take three and five.
-	shared := make([]int32, 3000, 3002)
+	// Stream frame i is shared frame shared[i], of up to 10 digits. Codes
+	// (frame<<2 and two bits) take two bytes from frame 32 and three from
+	// frame 4,096.
+	shared := make([]int32, 5000)
 	for i := range shared {
 		shared[i] = int32(i * i % 100_003)
 	}
-	shared = append(shared, 12345, 1<<31-1)
+	shared[4999] = 1<<31 - 1
 	sufs := make([]suffix, len(shared))
 	for i, f := range shared {
 		b := fmt.Appendf(sufs[i].b[:0], `,"frame":%d}`, f)
@@ -76,7 +77,8 @@ func TestEventsFormatting(t *testing.T) {
 // formattingCase makes TestEventsFormatting's events, 200,000 of them, and
 // the JSON they should give: steps of multiples of unit, mostly below max,
 // now and then a jump of up to 19 digits, each spooled in µs or ns at
-// random when it is whole µs; mostly of the first 3,000 frames.
+// random when it is whole µs; mostly of the first 3,000 frames, one in a
+// hundred of any of shared's.
 func formattingCase(unit, max int64, micro bool, shared []int32) (enc, want []byte) {
 	rng := rand.New(rand.NewPCG(1, uint64(unit)))
 	want = append(want, '[')
