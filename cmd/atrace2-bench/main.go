@@ -8,7 +8,12 @@
 //
 // On a shared virtual machine other guests take CPU time from the runs
 // (the table's "steal" line says how much): -runs N repeats each command
-// and gives the median and the best.
+// and gives the median and the best. Such a machine's speed also drifts by
+// a fifth or more within an hour, which no number of runs averages out: to
+// compare two builds, -base OLD runs OLD next to -bin in every run, in
+// alternating order, and gives the median of the pairs' ratios.
+//
+//	go run ./cmd/atrace2-bench -sizes 100 -runs 9 -procs 1 -base /tmp/atrace2-old
 //
 // The traces are written to -dir (outside the repository) once and reused.
 package main
@@ -57,6 +62,7 @@ func main() {
 	flag.StringVar(&outDir, "out", defaultOut(), "folder for the outputs (default: /dev/shm when it exists, else -dir)")
 	flag.IntVar(&procs, "procs", 0, "run atrace2 with GOMAXPROCS=N (1: on one core); 0 leaves it alone")
 	flag.IntVar(&runs, "runs", 1, "run each command N times: the table gives the median and the best")
+	flag.StringVar(&base, "base", "", "another atrace2 binary to compare -bin with: each run pairs the two, and the table adds the median ratios of their times (-bin's over -base's)")
 	flag.Parse()
 	if runs < 1 {
 		fmt.Fprintln(os.Stderr, "atrace2-bench: -runs must be at least 1")
@@ -71,11 +77,12 @@ func main() {
 // gnuTime reports a child's peak RSS (Debian package "time").
 const gnuTime = "/usr/bin/time"
 
-// outDir, procs and runs are the -out, -procs and -runs flags.
+// outDir, procs, runs and base are the -out, -procs, -runs and -base flags.
 var (
 	outDir string
 	procs  int
 	runs   int
+	base   string
 )
 
 func defaultOut() string {
@@ -111,13 +118,20 @@ func run(dir, sizes, only, bin string) error {
 	if runs > 1 {
 		fmt.Printf("; %d runs of each: median wall, MB/s and CPU times, best MB/s, largest peak RSS", runs)
 	}
+	if base != "" {
+		fmt.Printf("; against %s: median of the runs' ratios of wall and CPU time", base)
+	}
 	fmt.Printf("\n\n")
 	best, bestRule := "", ""
 	if runs > 1 {
 		best, bestRule = " best MB/s |", "---:|"
 	}
-	fmt.Println("| input | command | wall | MB/s |" + best + " CPU | of it kernel | peak RSS | output |")
-	fmt.Println("|---|---|---:|---:|" + bestRule + "---:|---:|---:|---:|")
+	vsBase, vsBaseRule := "", ""
+	if base != "" {
+		vsBase, vsBaseRule = " wall vs base | CPU vs base |", "---:|---:|"
+	}
+	fmt.Println("| input | command | wall | MB/s |" + best + " CPU | of it kernel | peak RSS | output |" + vsBase)
+	fmt.Println("|---|---|---:|---:|" + bestRule + "---:|---:|---:|---:|" + vsBaseRule)
 	before, statErr := readStat()
 	for _, in := range inputs {
 		for _, c := range commands {
@@ -125,13 +139,29 @@ func run(dir, sizes, only, bin string) error {
 				continue
 			}
 			var rs []result
+			var wallRatios, cpuRatios []float64
 			var err error
-			for range runs {
-				var r result
+			for i := range runs {
+				var r, b result
+				if base != "" && i%2 == 0 { // the base first in every other pair
+					if b, err = measure(base, dir, in, c.args, c.toOut); err != nil {
+						break
+					}
+				}
 				if r, err = measure(bin, dir, in, c.args, c.toOut); err != nil {
 					break
 				}
+				if base != "" && i%2 == 1 {
+					if b, err = measure(base, dir, in, c.args, c.toOut); err != nil {
+						break
+					}
+				}
 				rs = append(rs, r)
+				if base != "" {
+					wallRatios = append(wallRatios, r.wall.Seconds()/b.wall.Seconds())
+					// GNU time counts CPU in hundredths: a tiny run can show 0.
+					cpuRatios = append(cpuRatios, max(r.cpu.Seconds(), 0.01)/max(b.cpu.Seconds(), 0.01))
+				}
 			}
 			if err != nil {
 				fmt.Printf("| %s | %s | failed: %v | | | | | | |\n", filepath.Base(in.path), c.name, err)
@@ -143,7 +173,11 @@ func run(dir, sizes, only, bin string) error {
 			if runs > 1 {
 				fmt.Printf(" %.0f |", mbs(r.best))
 			}
-			fmt.Printf(" %.2f s | %.2f s | %.0f MB | %.1f MB |\n", r.cpu.Seconds(), r.sys.Seconds(), float64(r.rssKB)/1024, float64(r.out)/1e6)
+			fmt.Printf(" %.2f s | %.2f s | %.0f MB | %.1f MB |", r.cpu.Seconds(), r.sys.Seconds(), float64(r.rssKB)/1024, float64(r.out)/1e6)
+			if base != "" {
+				fmt.Printf(" %.3f | %.3f |", median(wallRatios), median(cpuRatios))
+			}
+			fmt.Println()
 		}
 	}
 	if after, err := readStat(); statErr == nil && err == nil && after.total > before.total {
@@ -162,8 +196,7 @@ func summary(rs []result) result {
 		for i, r := range rs {
 			v[i] = d(r)
 		}
-		slices.Sort(v)
-		return (v[(len(v)-1)/2] + v[len(v)/2]) / 2 // the mean of the middle two when even
+		return median(v)
 	}
 	s := result{wall: med(func(r result) time.Duration { return r.wall }),
 		cpu: med(func(r result) time.Duration { return r.cpu }), sys: med(func(r result) time.Duration { return r.sys }),
@@ -173,6 +206,13 @@ func summary(rs []result) result {
 		s.rssKB = max(s.rssKB, r.rssKB)
 	}
 	return s
+}
+
+// median sorts v and returns its middle value, the mean of the middle two
+// when there are an even number.
+func median[T ~int64 | ~float64](v []T) T {
+	slices.Sort(v)
+	return (v[(len(v)-1)/2] + v[len(v)/2]) / 2
 }
 
 // cpuTicks are the whole machine's CPU times from /proc/stat.
