@@ -84,8 +84,9 @@ func (p *pass) record(rec *parser.Event) {
 // It stops at the first record of another thread, of an unseen method, of
 // another action than an enter or an exit of the top frame, with a time
 // that goes back or wraps, or when the stack's array is full (an enter
-// would grow it); and when p.out is full. A thread's first records (not
-// yet started, or still given to the sampling probe) all go to record.
+// would grow it); and when p.out (or p.sink) is full. A thread's first
+// records (not yet started, or still given to the sampling probe) all go
+// to record.
 func (p *pass) fastRecords(batch []parser.Event) int {
 	ts := p.lastTS
 	if ts == nil || !ts.started || p.count && ts.probed < probeEvents {
@@ -97,15 +98,16 @@ func (p *pass) fastRecords(batch []parser.Event) int {
 	// when the time does not go back.
 	wall, cpu := ts.wall, ts.cpu
 	deepest := len(stack)
-	dense, emit := p.dense, p.emit
+	dense := p.dense
 	// Each record taken sends one event: the events go to the spare room
 	// of p.out, and the run is cut to fit it, so the loop keeps no count
-	// of its own for them.
-	var evs []stream.Event
-	if emit {
+	// of its own for them. A pass that sends none writes them to p.sink,
+	// so that the loop has no branch on it (see sink).
+	evs := p.sink[:]
+	if p.emit {
 		evs = p.out[len(p.out):cap(p.out)]
-		batch = batch[:min(len(batch), len(evs))]
 	}
+	batch = batch[:min(len(batch), len(evs))]
 	i := 0
 	for ; i < len(batch); i++ {
 		rec := &batch[i]
@@ -134,17 +136,15 @@ func (p *pass) fastRecords(batch []parser.Event) int {
 		stack[:n+1][n] = frameRef{f}
 		stack = stack[:n+1-2*isExit]
 		deepest = max(deepest, len(stack))
-		if emit {
-			ev := &evs[i] // fields one by one: a composite literal goes through the stack
-			ev.Kind, ev.Flags, ev.Thread, ev.Frame, ev.Depth = stream.Kind(isExit), 0, ts.idx, f, int32(n-isExit)
-			ev.Wall, ev.CPU = nanos(w, p.unit, p.maxTicks), nanos(c, p.unit, p.maxTicks)
-		}
+		ev := &evs[i] // fields one by one: a composite literal goes through the stack
+		ev.Kind, ev.Flags, ev.Thread, ev.Frame, ev.Depth = stream.Kind(isExit), 0, ts.idx, f, int32(n-isExit)
+		ev.Wall, ev.CPU = nanos(w, p.unit, p.maxTicks), nanos(c, p.unit, p.maxTicks)
 	}
 	if i == 0 {
 		return 0
 	}
 	ts.stack, ts.wall, ts.cpu = stack, wall, cpu
-	if emit {
+	if p.emit {
 		p.out = p.out[:len(p.out)+i]
 	}
 	if p.count {

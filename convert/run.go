@@ -222,6 +222,12 @@ type pass struct {
 	exps     []stream.Exporter
 	stats    *stream.Stats
 	scratch  stream.Stats // the second pass counts here: the first pass's counts stand
+	// sink takes the events fastRecords writes in a pass that sends none
+	// (the first of two, and info's only one). Writing them costs such a
+	// pass about 13 %, and spares every pass that sends events a branch
+	// and a register in the loop, which cost them 3–10 %. 512 events fit
+	// the L1 cache.
+	sink     [512]stream.Event
 	threads  map[parser.ThreadID]*threadState
 	order    []*threadState // by ThreadIndex
 	frames   map[parser.MethodID]stream.FrameID
