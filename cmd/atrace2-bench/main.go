@@ -107,6 +107,11 @@ func run(dir, sizes, only, bin string) error {
 			return fmt.Errorf("building atrace2: %w", err)
 		}
 	}
+	if base != "" {
+		if _, err := os.Stat(base); err != nil {
+			return fmt.Errorf("-base: %w", err)
+		}
+	}
 	inputs, err := makeInputs(dir, sizes)
 	if err != nil {
 		return err
