@@ -23,7 +23,7 @@ func corpusDir(t testing.TB) string {
 }
 
 // TestCorpus converts every real trace. The expected numbers come from
-// FORMATS.md §17, which counted them independently (records, listed and
+// docs/formats.md §17, which counted them independently (records, listed and
 // active threads, methods, orphan exits, open frames, unknown ids).
 func TestCorpus(t *testing.T) {
 	dir := corpusDir(t)
@@ -105,7 +105,7 @@ func (r *treeRecorder) Event(ev *stream.Event) error {
 }
 
 // TestPerflibOracle compares call trees with the ones perflib's own test
-// expects for its traces (VmTraceParserTest.java, FORMATS §14.2). perflib
+// expects for its traces (VmTraceParserTest.java, docs/formats.md §14.2). perflib
 // re-parents earlier top-level calls under a synthesized call for each exit
 // without enter, which gives the same nesting as our orphan frames.
 func TestPerflibOracle(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 // methods and threads between its records. ART writes each definition
 // before the first record that uses it, so the pass, adding them in file
 // order, finds every record's method and thread defined. A file need
-// not keep that order (FORMATS §8.4): a definition of a method or thread the
+// not keep that order (docs/formats.md §8.4): a definition of a method or thread the
 // pass has met is late, and its frame or thread, made from the tables as
 // they were, is brought up to date before any exporter reads the tables as
 // a whole (refresh). The output is then the one a scan before the pass

@@ -6,7 +6,7 @@ import (
 	"github.com/atrace2/atrace2/convert/stream"
 )
 
-// samplingProbe implements the Firefox Profiler's heuristic (FORMATS §14.3):
+// samplingProbe implements the Firefox Profiler's heuristic (docs/formats.md §14.3):
 // sampling mode synthesizes enters and exits by diffing stack samples, so
 // most events share a timestamp and the distinct ones step by about the
 // sampling interval. It looks at the first events of each thread.

@@ -5,9 +5,9 @@
 // package pinned in package.json (node_modules/speedscope/dist/release) on
 // 127.0.0.1 and opens every speedscope and folded file atrace2 writes for
 // the sample trace, the stack-policy trace and the corpus in Debian's
-// chromium, driven by playwright-core (check-speedscope.mjs, OUTPUTS §4.4),
+// chromium, driven by playwright-core (check-speedscope.mjs, docs/outputs.md §4.4),
 // after validating each speedscope file against speedscope's JSON schema
-// with ajv (OUTPUTS §4.3). Any schema error, importer error, alert or
+// with ajv (docs/outputs.md §4.3). Any schema error, importer error, alert or
 // "Something went wrong" screen fails the test, and so does a page title
 // other than the expected one. Two deliberately bad files must fail, one
 // per check, so a checker that accepts everything cannot pass.

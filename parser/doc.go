@@ -20,7 +20,7 @@
 //   - gzip-compressed copies of any of these.
 //
 // The writer the layouts mirror is ART's runtime/trace.cc (and Dalvik's
-// vm/Profile.cpp before it); ../shared/docs/FORMATS.md in the atrace2
+// vm/Profile.cpp before it); docs/formats.md in the atrace2
 // repository describes every byte with citations.
 //
 // The package reports what the file says and nothing more: records come out

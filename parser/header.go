@@ -100,7 +100,7 @@ func (h *Header) PID() int {
 
 // EpochStart reports whether StartTime is a Unix epoch time. Only Dalvik
 // wrote gettimeofday; ART's start time is a monotonic clock and must never be
-// shown as a date (FORMATS §6.3).
+// shown as a date (docs/formats.md §6.3).
 func (h *Header) EpochStart() bool { return h.VM() == "dalvik" }
 
 // DataFileOverflow reports data-file-overflow=true: every thread stopped
@@ -118,7 +118,7 @@ func (h *Header) Method(id MethodID) (*Method, bool) {
 
 // Thread returns the table entry for a record thread id. Record ids are
 // matched against the listed ids modulo 65536, because ART writes the OS tid
-// truncated to 16 bits while *threads prints it whole (FORMATS §7). ART V2
+// truncated to 16 bits while *threads prints it whole (docs/formats.md §7). ART V2
 // records carry the whole tid, which must match exactly.
 func (h *Header) Thread(id ThreadID) (*Thread, bool) {
 	i, ok := h.threadIndex[h.threadKey(id)]
@@ -237,7 +237,7 @@ func (p *keyParser) method(b []byte, off int64) error {
 	return nil
 }
 
-// parseMethodLine reads one method line in any era's form (FORMATS §3.4):
+// parseMethodLine reads one method line in any era's form (docs/formats.md §3.4):
 // Dalvik's 6 fields with slash class names and a line number, ART's 5 fields,
 // or the 4-field form other readers accept. Ids are hex with or without 0x.
 func parseMethodLine(b []byte) (Method, bool) {

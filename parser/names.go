@@ -5,7 +5,7 @@ import (
 )
 
 // decodeName turns a name from the key text into a Go string, never failing.
-// ART prints dex strings in Modified UTF-8 (FORMATS §3.5): characters outside
+// ART prints dex strings in Modified UTF-8 (docs/formats.md §3.5): characters outside
 // the Basic Multilingual Plane come as CESU-8 surrogate pairs and NUL as
 // C0 80. Valid UTF-8 — nearly every name — is taken as is; anything else is
 // decoded as MUTF-8, with U+FFFD for bytes that are neither.

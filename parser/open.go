@@ -47,7 +47,7 @@ type Options struct {
 	// SkipStreamingScan lets a streaming file be read once instead of
 	// twice. By default Open walks a streaming file's records to collect
 	// the method and thread definitions written between them. With this
-	// set, when the summary closes the file (recent ART; FORMATS §8.2),
+	// set, when the summary closes the file (recent ART; docs/formats.md §8.2),
 	// Open reads only the summary, and the definitions come with the
 	// records: Reader.Definitions reports them, in file order, and the
 	// caller adds them to the Header with Header.Define. The first Reader
@@ -238,7 +238,7 @@ func Sources(name string) []string {
 	return out
 }
 
-// splitPair recognises the pre-1.0 NAME.key + NAME.data pair (FORMATS §9):
+// splitPair recognises the pre-1.0 NAME.key + NAME.data pair (docs/formats.md §9):
 // either file's name, or the base name when no file of that name exists.
 func splitPair(name string) (key, data string, ok bool) {
 	base := name

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 )
 
-// The 32-byte SLOW data header (FORMATS §4).
+// The 32-byte SLOW data header (docs/formats.md §4).
 const (
 	magicSLOW      = 0x574F4C53 // "SLOW" read as a little-endian u4
 	dataHeaderSize = 32
@@ -21,7 +21,7 @@ type dataHeader struct {
 	dataOffset int64
 	start      uint64
 	recordSize int
-	v2         bool // ART's V2 format: no data offset or record size (FORMATS §10.2)
+	v2         bool // ART's V2 format: no data offset or record size (docs/formats.md §10.2)
 }
 
 // parseDataHeader reads the SLOW header at off and checks it.
@@ -81,7 +81,7 @@ func parseDataHeader(s *source, off int64) (dataHeader, error) {
 
 // decodeRecord fills ev from one record b (len(b) ≥ the record size).
 // v1 has a u1 thread id; v2 and later a u2. v2 carries the one clock the key
-// names; v3 the thread CPU time, then the wall time (FORMATS §5).
+// names; v3 the thread CPU time, then the wall time (docs/formats.md §5).
 func decodeRecord(b []byte, version int, clock Clock, ev *Event) {
 	var word uint32
 	switch version {

@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// Streaming item opcodes (ART runtime/trace.cc kOpNewMethod…; FORMATS §8.1).
+// Streaming item opcodes (ART runtime/trace.cc kOpNewMethod…; docs/formats.md §8.1).
 // A streaming item whose first u2 (the thread id of a record) is 0 is one of
 // these; any other item is a record of the header's record size.
 const (
@@ -47,7 +47,7 @@ func specialItem(s *source) (op byte, n int64, err error) {
 
 // scanStreaming walks every item of a streaming file once to collect the
 // method and thread definitions and the summary, which holds the clock and
-// is the last item (FORMATS §8.2). Records are only counted here.
+// is the last item (docs/formats.md §8.2). Records are only counted here.
 func scanStreaming(s *source, h *Header) error {
 	announced := make(map[ThreadID]bool) // op-2 names win over the summary's
 	for s.pos() < s.size {
@@ -114,7 +114,7 @@ type Definition struct {
 
 // Define adds a definition to the tables. A later definition of the same
 // method or thread replaces an earlier one, and a thread defined between
-// the records replaces the summary's entry for it (FORMATS §8.2).
+// the records replaces the summary's entry for it (docs/formats.md §8.2).
 func (h *Header) Define(d Definition) {
 	if d.IsThread {
 		h.addThread(d.Thread)

@@ -9,13 +9,13 @@ import (
 	"time"
 )
 
-// ART's V2 method-trace format (FORMATS §10): after a 32-byte SLOW header
+// ART's V2 method-trace format (docs/formats.md §10): after a 32-byte SLOW header
 // with version 4 (one clock) or 5 (two), |0xF0 when streaming, comes a
 // sequence of packets whose first byte is the type.
 const (
 	v2ThreadInfo = 0 // u1 0, u4 tid, u2 len, the name
 	v2MethodInfo = 1 // u1 1, u8 ArtMethod*, u2 len, class⇥name⇥signature⇥source\n
-	v2Block      = 2 // one thread's records (FORMATS §10.4)
+	v2Block      = 2 // one thread's records (docs/formats.md §10.4)
 	v2Summary    = 3 // u1 3, u2 len truncated to 16 bits, key text; the last packet
 )
 
@@ -26,7 +26,7 @@ const (
 	maxV2Summary   = 1 << 20 // a summary is a few hundred bytes of key text
 )
 
-// V2Layout is the event-block layout of an ART V2 trace (FORMATS §10.4).
+// V2Layout is the event-block layout of an ART V2 trace (docs/formats.md §10.4).
 // The same bytes serve V2c and V2d: only the time unit tells them apart.
 type V2Layout uint8
 
@@ -99,7 +99,7 @@ func (h *Header) reindexThreads() {
 
 // isV2MethodPacket reports whether the input starts with a whole V2 method
 // packet: android-15.0.0_r1's non-streaming V2 files begin with them
-// (row E, FORMATS §10.6).
+// (row E, docs/formats.md §10.6).
 func isV2MethodPacket(s *source) bool {
 	b := s.peek(v2MethodHeader)
 	if len(b) < v2MethodHeader || b[0] != v2MethodInfo {
@@ -112,7 +112,7 @@ func isV2MethodPacket(s *source) bool {
 
 // parseV2Hybrid reads row E: the method packets ART's worker threads wrote
 // during tracing, then the V1-style key text, SLOW and the V2 blocks, which
-// android-15.0.0_r1 appended when tracing stopped (FORMATS §10.6).
+// android-15.0.0_r1 appended when tracing stopped (docs/formats.md §10.6).
 func (f *File) parseV2Hybrid(s *source, h *Header, opt Options) error {
 	sc := &v2Scan{h: h, s: s}
 	for {
@@ -141,7 +141,7 @@ func (f *File) parseV2Hybrid(s *source, h *Header, opt Options) error {
 	}
 }
 
-// parseV2 reads an ART V2 trace from its SLOW header (FORMATS §10): one walk
+// parseV2 reads an ART V2 trace from its SLOW header (docs/formats.md §10): one walk
 // over the packets collects the tables, the block layout, the record count
 // and the summary; then the time unit and the clock are settled.
 func (f *File) parseV2(s *source, h *Header, opt Options, dh dataHeader, v Variant) error {
@@ -190,7 +190,7 @@ func (f *File) parseV2(s *source, h *Header, opt Options, dh dataHeader, v Varia
 
 // checkV2Tail warns when header bytes 14..31 are not zero. ART writes zeros
 // there; Perfetto's reader expects a TSC start and frequency, a layout no
-// public ART source writes (FORMATS §10.7).
+// public ART source writes (docs/formats.md §10.7).
 func (h *Header) checkV2Tail(s *source, head int64) error {
 	var b [dataHeaderSize - 14]byte
 	if err := s.readAt(b[:], head+14); err != nil {
@@ -203,7 +203,7 @@ func (h *Header) checkV2Tail(s *source, head int64) error {
 }
 
 // settleV2Unit sets TimeUnit and the block layout. The summary's elapsed
-// time key names the unit (FORMATS §10.5); without a summary, V2b is µs and
+// time key names the unit (docs/formats.md §10.5); without a summary, V2b is µs and
 // the other layouts are told apart by the size of their time steps.
 func (h *Header) settleV2Unit(opt Options, sc *v2Scan) error {
 	_, ns := h.Option("elapsed-time-nsec")

@@ -7,7 +7,7 @@ import (
 )
 
 // block counts the records of a V2c/V2d block: u1 2, u4 tid, u3 count,
-// u4 payload size (FORMATS §10.4). The payload size frames the block; the
+// u4 payload size (docs/formats.md §10.4). The payload size frames the block; the
 // count is truncated to 16 bits and only tells split flushes apart.
 func (sc *v2Scan) block(start int64) (bool, error) {
 	if sc.layout == 0 {
@@ -45,7 +45,7 @@ func (sc *v2Scan) block(start int64) (bool, error) {
 
 // link notes whether a block starts a flush or continues the one before.
 // ART writes each block of a split flush with the cumulative record count
-// and carries the delta state across (FORMATS §10.5): a count that matches
+// and carries the delta state across (docs/formats.md §10.5): a count that matches
 // the records so far of the previous block's flush, and not this block's
 // own, marks a continuation. When both match, the reader decides.
 func (sc *v2Scan) link(start int64, tid ThreadID, n, count uint64) {
@@ -109,7 +109,7 @@ func (sc *v2Scan) blockB(start int64) (bool, error) {
 // from s positioned at the payload. The u2 size and count wrap past 65535,
 // so the payload end is the first of size, size+64 KiB, … that closes a
 // whole record, agrees with the count and is followed by a packet or the
-// end of the file (best effort, FORMATS §10.5). When none does, ok is false
+// end of the file (best effort, docs/formats.md §10.5). When none does, ok is false
 // and s is at the end of the input.
 func (sc *v2Scan) frameB(s *source, start int64, hdr []byte) (end int64, c recCounter, ok bool, err error) {
 	hb := sc.v2BHeader()
@@ -144,7 +144,7 @@ func (sc *v2Scan) packetAt(off int64) bool {
 const maxV2CPayload = 6 << 20
 
 // detect tells V2b blocks from V2c/V2d ones at the first block. V2c fits
-// when its count field has a zero third byte (FORMATS §10.5) and its
+// when its count field has a zero third byte (docs/formats.md §10.5) and its
 // payload size closes a record and lands on the next packet or the end of
 // the file; V2b fits when framing it as blockB does succeeds. Failing both
 // (the input ends inside the block), a header that could be V2c is V2c, and

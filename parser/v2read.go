@@ -12,7 +12,7 @@ const maxV2Record = 30
 // v2Reader decodes the records of an ART V2 trace block by block, straight
 // out of the Reader's buffer: SLEB128 of the method word's change, then
 // ULEB128 of the wall time's change and of the thread CPU time's change,
-// each clock only if the trace has it (FORMATS §10.4). The delta state
+// each clock only if the trace has it (docs/formats.md §10.4). The delta state
 // starts at 0 in every block, except in the blocks the scan found to
 // continue a split flush.
 type v2Reader struct {
@@ -230,7 +230,7 @@ func (r *v2Reader) startC(s *source, off int64) error {
 // continues reports whether the block at the cursor, of the same thread as
 // the block before, carries that block's delta state: its first value reads
 // as a likelier method word from the carried state than from a reset one
-// (FORMATS §10.5).
+// (docs/formats.md §10.5).
 func (r *v2Reader) continues(s *source) bool {
 	d, n := sleb(s.peek(int(min(r.blockEnd-s.pos(), 10))))
 	return n > 0 && r.likely(r.st.word+d) > r.likely(d)

@@ -185,7 +185,7 @@ func (sc *v2Scan) cpuLike() bool {
 
 // summary reads the type-3 packet, the last one: key text with the clock
 // and the time unit. Its u2 length is truncated to 16 bits, so the text
-// runs to *end (FORMATS §10.3); without *end it is cut short and lost.
+// runs to *end (docs/formats.md §10.3); without *end it is cut short and lost.
 func (sc *v2Scan) summary(start int64) error {
 	s, h := sc.s, sc.h
 	h.DataEnd = start

@@ -6,7 +6,7 @@
 // field 1 of Trace (tag 0x0A, length, packet bytes) and the buffer is written
 // whenever it fills, so memory depends on the number of threads and methods,
 // never on the number of records. The layout follows what the Perfetto SDK
-// writes (OUTPUTS §2.3):
+// writes (docs/outputs.md §2.3):
 //
 //   - sequence 1 holds the process track: TrackDescriptor{process{pid,
 //     process_name}};
@@ -25,7 +25,7 @@
 // snapshot ties it to BOOTTIME at the header start time: ART's start time is
 // a monotonic clock, so events stay on the trace's own timeline, and a
 // REALTIME clock is declared only for Dalvik's epoch start times
-// (OUTPUTS §2.5). A trace without a wall clock is laid out on each thread's
+// (docs/outputs.md §2.5). A trace without a wall clock is laid out on each thread's
 // CPU clock instead, and its tracks say so in their description.
 //
 // Slice names are interned per sequence (EventName), and so is a
@@ -44,7 +44,7 @@
 // With both clocks each event carries the thread's CPU time as an
 // incremental extra counter value, from which trace_processor computes the
 // slices' thread_ts and thread_dur ("Thread duration" in the UI,
-// OUTPUTS §2.6).
+// docs/outputs.md §2.6).
 //
 // The hot path (one packet per event) is encoded by hand with protowire; the
 // few descriptor packets are marshalled from the generated types of

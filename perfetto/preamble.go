@@ -129,7 +129,7 @@ func (e *Exporter) firstPacket(i int) *pb.TracePacket {
 }
 
 // epochStart reports whether the start time is a Unix epoch time: Dalvik
-// wrote gettimeofday, ART a monotonic clock (OUTPUTS §2.5). A start after
+// wrote gettimeofday, ART a monotonic clock (docs/outputs.md §2.5). A start after
 // 2001 in µs cannot be an uptime either.
 func (e *Exporter) epochStart() bool {
 	return e.baseNs > 0 && (e.t.Header.EpochStart() || e.baseNs/1000 > 1e15)

@@ -15,7 +15,7 @@ import (
 var unknownField = regexp.MustCompile(`(?m)^\s*[0-9]+:`)
 
 // TestProtocDecode decodes our output with protoc and our .proto subset
-// (OUTPUTS §4.2): it must parse, every field must be known to the subset,
+// (docs/outputs.md §4.2): it must parse, every field must be known to the subset,
 // and there must be one track_event per event written.
 func TestProtocDecode(t *testing.T) {
 	protoc, err := exec.LookPath("protoc")

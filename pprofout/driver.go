@@ -38,7 +38,7 @@ type ServeOptions struct {
 
 // Serve runs pprof's own web UI (flame graph, graph, top, peek, source) for
 // p, in process: github.com/google/pprof/driver with a fetcher that hands it
-// p, so no profile file and no Go toolchain are needed (OUTPUTS §1.7). It
+// p, so no profile file and no Go toolchain are needed (docs/outputs.md §1.7). It
 // returns when the server stops.
 func Serve(p *profile.Profile, o ServeOptions) error {
 	if o.Listener == nil {

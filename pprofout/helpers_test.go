@@ -124,7 +124,7 @@ func roundTrip(t testing.TB, p *profile.Profile) *profile.Profile {
 	return q
 }
 
-// checkConventions checks what profile.CheckValid does not (OUTPUTS §4.1):
+// checkConventions checks what profile.CheckValid does not (docs/outputs.md §4.1):
 // units, non-negative values, the default type, the constant period type,
 // and the labels every sample must carry.
 func checkConventions(t testing.TB, p *profile.Profile) {

@@ -1,5 +1,5 @@
 // Package pprofout turns the call trees of package stacks into a pprof
-// profile (github.com/google/pprof/profile), following OUTPUTS §1:
+// profile (github.com/google/pprof/profile), following docs/outputs.md §1:
 //
 //   - one sample per distinct (thread, call stack) holding that stack's
 //     exclusive time, so that pprof computes inclusive time itself and never

@@ -229,7 +229,7 @@ func (b *Builder) comments(c clocks) []string {
 }
 
 // syntheticComment counts the frames the converter began or ended and the
-// samples that carry their label (OUTPUTS §1.3 item 7: never hide them).
+// samples that carry their label (docs/outputs.md §1.3 item 7: never hide them).
 func syntheticComment(name string, ti traceInfo) string {
 	var why []string
 	if n := ti.t.Stats.OrphanExits; n > 0 {

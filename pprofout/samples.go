@@ -25,7 +25,7 @@ import (
 //   - JVM hprof cpu=times counts calls and CPU time per stack, exactly what
 //     a thread-CPU method trace gives: calls/count and cpu/nanoseconds with
 //     cpu the default, and the period type of every atrace2 method-trace
-//     profile, so that pprof -diff_base compares the two (OUTPUTS §1.5).
+//     profile, so that pprof -diff_base compares the two (docs/outputs.md §1.5).
 //   - A frame's line is the line that was running, so it is the
 //     Location's line and the Function has no start line; the call sites of
 //     one method are one Function, which pprof's default granularity merges.

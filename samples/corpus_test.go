@@ -10,7 +10,7 @@ import (
 	"github.com/atrace2/atrace2/samples"
 )
 
-// corpusFile reads a file of the shared corpus (FORMATS §17), skipping the
+// corpusFile reads a file of the shared corpus (docs/formats.md §17), skipping the
 // test when the corpus is not there.
 func corpusFile(t testing.TB, name string) []byte {
 	t.Helper()

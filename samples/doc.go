@@ -2,7 +2,7 @@
 // runtimes: profiles that count call stacks and have no timeline. It
 // imports only the standard library.
 //
-// Read accepts, plain or gzip-compressed (FORMATS §18):
+// Read accepts, plain or gzip-compressed (docs/formats.md §18):
 //
 //   - Dalvik's SamplingProfiler text ("ASCII hprof", libcore's
 //     dalvik/system/profiler/AsciiHprofWriter.java): THREAD START/END

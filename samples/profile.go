@@ -12,20 +12,20 @@ const (
 	// Unknown is the zero Format: not a layout this package reads.
 	Unknown Format = iota
 	// DalvikHprof is the text Dalvik's SamplingProfiler writes through
-	// libcore's AsciiHprofWriter (FORMATS §18.1).
+	// libcore's AsciiHprofWriter (docs/formats.md §18.1).
 	DalvikHprof
 	// JVMHprof is classic JVM hprof text whose CPU section is not known yet:
 	// Sniff returns it, because the section comes at the end of the file.
 	// Read never does; it says JVMHprofSamples or JVMHprofTimes.
 	JVMHprof
 	// JVMHprofSamples is JVM hprof text with a CPU SAMPLES section
-	// (-agentlib:hprof=cpu=samples; FORMATS §18.2).
+	// (-agentlib:hprof=cpu=samples; docs/formats.md §18.2).
 	JVMHprofSamples
 	// JVMHprofTimes is JVM hprof text with a CPU TIME (ms) section
 	// (-agentlib:hprof=cpu=times): counts are calls, and each trace has a time.
 	JVMHprofTimes
 	// ARTProfileMethod is an Android 5.x ART profile file in method mode:
-	// one "<method>/<count>/<size>" line per method (FORMATS §18.3).
+	// one "<method>/<count>/<size>" line per method (docs/formats.md §18.3).
 	ARTProfileMethod
 	// ARTProfileBoundedStack is an ART profile file in bounded-stack mode,
 	// whose lines add "/[<dexPc>:<count>:<context>#…]" call chains.

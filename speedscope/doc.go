@@ -3,7 +3,7 @@
 // src/lib/file-format-spec.ts in jlfwong/speedscope): one "evented" profile
 // per thread on one timeline, with the frames shared by all profiles.
 //
-// The file looks like this (OUTPUTS §3.1, §3.4):
+// The file looks like this (docs/outputs.md §3.1, §3.4):
 //
 //	{"$schema":"https://www.speedscope.app/file-format-schema.json",
 //	 "exporter":"atrace2@v1.0.0","name":"app.trace (wall clock)",
@@ -14,7 +14,7 @@
 //	   "events":[{"type":"O","at":0,"frame":0}, …, {"type":"C","at":123456,"frame":0}]}, …]}
 //
 // What speedscope's importer requires, and why the stream already meets it
-// (OUTPUTS §3.2): a close names the frame on top of the stack, times never
+// (docs/outputs.md §3.2): a close names the frame on top of the stack, times never
 // decrease, and nothing is left open at the end. Package convert guarantees
 // all three per thread (orphan frames open at time 0, frames still open
 // close at the trace end), and the frames of one method always map to the

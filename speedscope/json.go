@@ -9,7 +9,7 @@ import (
 	"github.com/atrace2/atrace2/convert/stream"
 )
 
-// frameKey is what makes two speedscope frames the same (OUTPUTS §3.2).
+// frameKey is what makes two speedscope frames the same (docs/outputs.md §3.2).
 type frameKey struct {
 	name, file string
 	line       int

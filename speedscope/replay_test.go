@@ -63,7 +63,7 @@ var unitNanos = map[string]float64{"nanoseconds": 1, "microseconds": 1e3}
 // comparison) to exclusive ns; zero times are left out.
 type exclusive map[int]int64
 
-// replay checks a file with speedscope's import rules (OUTPUTS §3.2) and
+// replay checks a file with speedscope's import rules (docs/outputs.md §3.2) and
 // returns the exclusive time of every stack it builds.
 func replay(t *testing.T, f *file, tr *trie) exclusive {
 	t.Helper()

@@ -12,7 +12,7 @@ import (
 )
 
 // Sampled profiles (hprof text, ART profile files) have no timeline, so
-// they become speedscope's other kind of profile (OUTPUTS §3.1):
+// they become speedscope's other kind of profile (docs/outputs.md §3.1):
 //
 //	{"type":"sampled","name":"main (thread 200001)","unit":"none",
 //	 "startValue":0,"endValue":267,"samples":[[0,1,2],[0,1,3]],"weights":[14,9]}

@@ -42,7 +42,7 @@ type sampledFile struct {
 
 // writeSampled converts generated profile text and decodes the file,
 // checking what speedscope's importer and schema require of sampled
-// profiles (OUTPUTS §3.1, §3.2).
+// profiles (docs/outputs.md §3.1, §3.2).
 func writeSampled(t *testing.T, name string, text []byte, opt Options) ([]byte, *sampledFile) {
 	t.Helper()
 	p, err := samples.Read(bytes.NewReader(text))

@@ -10,7 +10,7 @@ import (
 )
 
 // Schema is the exact $schema speedscope uses to recognise its own format
-// when the file name does not end in .speedscope.json (OUTPUTS §3.3).
+// when the file name does not end in .speedscope.json (docs/outputs.md §3.3).
 const Schema = "https://www.speedscope.app/file-format-schema.json"
 
 // DefaultMemory is the default total size of the per-thread event buffers.

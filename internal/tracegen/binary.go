@@ -6,7 +6,7 @@ import (
 	"encoding/binary"
 )
 
-// Sizes and values of the binary layouts (FORMATS §4, §5, §8.1).
+// Sizes and values of the binary layouts (docs/formats.md §4, §5, §8.1).
 const (
 	headerSize    = 32
 	magic         = 0x574F4C53 // "SLOW" read as a little-endian u4
@@ -23,7 +23,7 @@ const (
 )
 
 // Regular returns a regular (non-streaming) file: the key text, the 32-byte
-// SLOW header and the records (FORMATS §4, §5):
+// SLOW header and the records (docs/formats.md §4, §5):
 //
 //   - v1: 9-byte records with a u1 thread and one time;
 //   - v2: 10-byte records with a u2 thread and one time, and a header
@@ -33,14 +33,14 @@ const (
 //
 // A one-time layout holds Wall when Clock is "wall" and CPU otherwise: the
 // single clock is the one clock= names, and thread-cpu is the default
-// (FORMATS §3.2).
+// (docs/formats.md §3.2).
 func (t *Trace) Regular() []byte {
 	return append(t.Key(), t.data()...)
 }
 
 // Split returns the pre-1.0 NAME.key and NAME.data pair: the same bytes as
 // [Trace.Regular], cut after *end\n, since joining the pair with cat gives a
-// regular file (FORMATS §9).
+// regular file (docs/formats.md §9).
 func (t *Trace) Split() (key, data []byte) {
 	return t.Key(), t.data()
 }
@@ -71,7 +71,7 @@ func (t *Trace) data() []byte {
 }
 
 // header returns the 32-byte SLOW header followed by the padding that
-// DataOffset asks for (FORMATS §4).
+// DataOffset asks for (docs/formats.md §4).
 func (t *Trace) header(version, recordSize uint16) []byte {
 	off := t.DataOffset
 	if off == 0 {
@@ -88,7 +88,7 @@ func (t *Trace) header(version, recordSize uint16) []byte {
 
 // encodeRecord writes r in the record layout of the given version into b,
 // which must hold at least 14 bytes, and returns the number of bytes used.
-// Ids are truncated to the field width on purpose (FORMATS §7).
+// Ids are truncated to the field width on purpose (docs/formats.md §7).
 func (t *Trace) encodeRecord(b []byte, r Record, version int) int {
 	word := r.Method | uint32(r.Action&3)
 	switch version {
@@ -124,26 +124,26 @@ func (t *Trace) singleTime(r Record) uint32 {
 type StreamOptions struct {
 	// NoSummary omits the op-3 summary, as the Android 6-7 writer did (it
 	// put the key in a .sec side file) and as a killed app leaves the file
-	// (FORMATS §8.3).
+	// (docs/formats.md §8.3).
 	NoSummary bool
 	// SummaryThreads lists the threads in the summary's *threads section,
-	// as ART before 2023-07 did; newer ART leaves it empty (FORMATS §8.2).
+	// as ART before 2023-07 did; newer ART leaves it empty (docs/formats.md §8.2).
 	SummaryThreads bool
 	// SkipThreadNames lists threads that get no op-2 item, the way ART never
-	// announces "Shutdown thread" (FORMATS §8.4).
+	// announces "Shutdown thread" (docs/formats.md §8.4).
 	SkipThreadNames map[uint32]bool
 	// DefineAfterUse writes each op-1 and op-2 item after the first record
 	// that uses its method or thread instead of before it. ART never does;
-	// a reader must cope (FORMATS §8.4).
+	// a reader must cope (docs/formats.md §8.4).
 	DefineAfterUse bool
 }
 
-// Streaming returns a streaming file (FORMATS §8.1): the header with version
+// Streaming returns a streaming file (docs/formats.md §8.1): the header with version
 // 0xF0|Version and the record size filled in, then the records, each preceded
 // where needed by an op-1 item (the method's *methods line, with its \n)
 // before the first record that uses a method and an op-2 item before the
 // first record of a thread, in that order, as in the public ART streaming
-// fixtures (FORMATS §8.4, §17); the op-3 summary comes last.
+// fixtures (docs/formats.md §8.4, §17); the op-3 summary comes last.
 //
 // Version 3 records hold thread-CPU then wall time (14 bytes); other versions
 // hold one time (10 bytes), chosen as in [Trace.Regular]. A non-zero
@@ -221,7 +221,7 @@ func appendSummaryItem(b, key []byte) []byte {
 	return append(b, key...)
 }
 
-// Gzip returns b compressed with gzip (FORMATS §1, row H). The output is
+// Gzip returns b compressed with gzip (docs/formats.md §1, row H). The output is
 // deterministic: the gzip header carries no name and no modification time.
 func Gzip(b []byte) []byte {
 	var buf bytes.Buffer

@@ -9,16 +9,16 @@ import "slices"
 // interleave exactly as the caller interleaves them. Each thread has its own
 // wall clock and thread-CPU clock:
 //
-//   - wall is one global timeline (FORMATS §6.1), but the builder keeps a
+//   - wall is one global timeline (docs/formats.md §6.1), but the builder keeps a
 //     copy per thread, monotonic within the thread; a thread's wall clock
 //     starts at the latest wall time written so far, and [ThreadBuilder.Until]
 //     or [ThreadBuilder.Idle] move it forward. Threads may therefore overlap
 //     in time while their records come in per-thread chunks, as in real files
-//     (FORMATS §12 item 4);
+//     (docs/formats.md §12 item 4);
 //   - thread-CPU reads 0 at the thread's first event and advances only with
-//     the CPU time the caller gives (FORMATS §6.1).
+//     the CPU time the caller gives (docs/formats.md §6.1).
 //
-// Times are uint32 µs and wrap like the file's fields (FORMATS §6.2).
+// Times are uint32 µs and wrap like the file's fields (docs/formats.md §6.2).
 type Builder struct {
 	tr      Trace
 	ids     map[methodKey]uint32
@@ -30,7 +30,7 @@ type Builder struct {
 
 type methodKey struct{ class, name, sig string }
 
-// Method id schemes (FORMATS §7): ART ≥ 6.0 numbers methods index<<2 from 0;
+// Method id schemes (docs/formats.md §7): ART ≥ 6.0 numbers methods index<<2 from 0;
 // Dalvik wrote Method* pointers. The Dalvik base and stride are invented
 // but look like the pointers in perflib's basic.trace.
 const (
@@ -73,7 +73,7 @@ func (b *Builder) Method(class, name, sig, source string) uint32 {
 }
 
 // MethodLine is [Builder.Method] with a line number, which only Dalvik-style
-// method lines carry (FORMATS §3.4).
+// method lines carry (docs/formats.md §3.4).
 func (b *Builder) MethodLine(class, name, sig, source string, line int) uint32 {
 	k := methodKey{class, name, sig}
 	if id, ok := b.ids[k]; ok {
@@ -98,7 +98,7 @@ func (b *Builder) Thread(id uint32, name string) *ThreadBuilder {
 
 // On returns the builder for thread id, creating it without a *threads
 // line if needed: records of such a thread refer to an unknown thread, as
-// ART's unannounced "Shutdown thread" does (FORMATS §8.4).
+// ART's unannounced "Shutdown thread" does (docs/formats.md §8.4).
 func (b *Builder) On(id uint32) *ThreadBuilder {
 	if tb, ok := b.threads[id]; ok {
 		return tb
@@ -138,7 +138,7 @@ func (t *ThreadBuilder) Call(m, selfWall, selfCPU uint32, body func()) {
 }
 
 // CallUnwind is [ThreadBuilder.Call] for a method that ends by throwing: its
-// last record is an unwind rather than an exit (FORMATS §12 item 5).
+// last record is an unwind rather than an exit (docs/formats.md §12 item 5).
 func (t *ThreadBuilder) CallUnwind(m, selfWall, selfCPU uint32, body func()) {
 	t.call(m, selfWall, selfCPU, body, Unwind)
 }
@@ -157,7 +157,7 @@ func (t *ThreadBuilder) call(m, selfWall, selfCPU uint32, body func(), end Actio
 func (t *ThreadBuilder) Enter(m uint32) { t.Emit(Enter, m) }
 
 // Exit writes an exit record of m. With an empty stack it is an orphan exit
-// (FORMATS §12 item 1); with another method on top, a mismatched exit
+// (docs/formats.md §12 item 1); with another method on top, a mismatched exit
 // (item 12).
 func (t *ThreadBuilder) Exit(m uint32) { t.Emit(Exit, m) }
 
@@ -184,7 +184,7 @@ func (t *ThreadBuilder) Emit(a Action, m uint32) {
 
 // Advance moves the thread's clocks forward by wall and cpu µs. Before the
 // thread's first event only wall moves, since thread-CPU time counts from
-// that event (FORMATS §6.1).
+// that event (docs/formats.md §6.1).
 func (t *ThreadBuilder) Advance(wall, cpu uint32) {
 	t.wall += wall
 	if t.started {
@@ -201,7 +201,7 @@ func (t *ThreadBuilder) Idle(wall uint32) { t.wall += wall }
 func (t *ThreadBuilder) Until(wall uint32) { t.wall = max(t.wall, wall) }
 
 // SetClocks sets both clocks, backwards if asked: tests use it to produce
-// clocks that go backwards or wrap (FORMATS §6.2).
+// clocks that go backwards or wrap (docs/formats.md §6.2).
 func (t *ThreadBuilder) SetClocks(cpu, wall uint32) {
 	t.cpu, t.wall = cpu, wall
 }

@@ -9,15 +9,15 @@
 //
 //   - [Trace.Regular]: the key text followed by the 32-byte SLOW header and
 //     fixed-size records, as v1 (9-byte records), v2 (10) or v3 (normally 14)
-//     (FORMATS §3, §4, §5);
-//   - [Trace.Split]: the pre-1.0 NAME.key + NAME.data pair (FORMATS §9);
+//     (docs/formats.md §3, §4, §5);
+//   - [Trace.Split]: the pre-1.0 NAME.key + NAME.data pair (docs/formats.md §9);
 //   - [Trace.Streaming]: the 0xF2/0xF3 layout with op-1/op-2 definitions
 //     interleaved with the records and an optional op-3 summary
-//     (FORMATS §8);
-//   - [Gzip] of any of them (FORMATS §1, row H).
+//     (docs/formats.md §8);
+//   - [Gzip] of any of them (docs/formats.md §1, row H).
 //
 // The writer mirrors ART's runtime/trace.cc and Dalvik's vm/Profile.cpp as
-// described in ../shared/docs/FORMATS.md (section numbers are cited in the
+// described in docs/formats.md (section numbers are cited in the
 // comments). It is deliberately lenient: it writes whatever the description
 // says, including ids truncated to the record field, unknown methods, orphan
 // exits, action 3, and record or header sizes that disagree with the clock,

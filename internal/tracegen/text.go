@@ -350,7 +350,7 @@ func parseAction(s string) (Action, error) {
 }
 
 // parseID parses a decimal id or a hexadecimal one with a 0x prefix. It
-// does not use base 0: a leading 0 must not mean octal (FORMATS §3.4).
+// does not use base 0: a leading 0 must not mean octal (docs/formats.md §3.4).
 func parseID(s string) (uint32, error) {
 	base := 10
 	if h, ok := strings.CutPrefix(s, "0x"); ok {

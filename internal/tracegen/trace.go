@@ -7,7 +7,7 @@ import (
 )
 
 // Action is the two-bit action stored in the low bits of a record's method
-// word (FORMATS §5).
+// word (docs/formats.md §5).
 type Action uint8
 
 const (
@@ -15,10 +15,10 @@ const (
 	Enter Action = 0
 	// Exit is a normal method return (action 1).
 	Exit Action = 1
-	// Unwind is an exit caused by an exception (action 2, FORMATS §12 item 5).
+	// Unwind is an exit caused by an exception (action 2, docs/formats.md §12 item 5).
 	Unwind Action = 2
 	// BadAction is the unused action 3; no writer emits it, so it stands for
-	// corruption (FORMATS §12 item 6).
+	// corruption (docs/formats.md §12 item 6).
 	BadAction Action = 3
 )
 
@@ -38,7 +38,7 @@ type Record struct {
 	// Thread is the record's thread id. It is written as u1 in v1 and as u2
 	// otherwise, truncated to the field width on purpose so that tests can
 	// list tids above 65535 in *threads that match only modulo 65536
-	// (FORMATS §7).
+	// (docs/formats.md §7).
 	Thread uint32
 	// Method is the method id without the action bits (a multiple of 4). The
 	// file holds Method|Action; other low bits are OR-ed in unchanged.
@@ -52,7 +52,7 @@ type Record struct {
 	Wall uint32
 }
 
-// Method is one line of the *methods section (FORMATS §3.4).
+// Method is one line of the *methods section (docs/formats.md §3.4).
 type Method struct {
 	ID        uint32
 	Class     string // dotted (a.b.C); Dalvik style writes it with slashes
@@ -62,26 +62,26 @@ type Method struct {
 	Line      int // written only in Dalvik style (6 fields); may be negative
 }
 
-// Thread is one line of the *threads section (FORMATS §3.3).
+// Thread is one line of the *threads section (docs/formats.md §3.3).
 type Thread struct {
 	ID   uint32 // written in full, in decimal
 	Name string
 }
 
-// Option is a key=value line of the key text (FORMATS §3.2).
+// Option is a key=value line of the key text (docs/formats.md §3.2).
 type Option struct{ Key, Value string }
 
 // Trace describes one trace file.
 type Trace struct {
 	// Version is the data version: 1, 2 or 3. It selects the record layout
-	// of the regular file (FORMATS §5) and, OR-ed with 0xF0, the header
-	// version of a streaming file (FORMATS §8).
+	// of the regular file (docs/formats.md §5) and, OR-ed with 0xF0, the header
+	// version of a streaming file (docs/formats.md §8).
 	Version int
 	// Clock is written as clock=Clock: "thread-cpu", "wall", "dual" or
 	// anything else a test needs. "" omits the line, and readers must then
-	// assume thread-cpu (FORMATS §3.2).
+	// assume thread-cpu (docs/formats.md §3.2).
 	Clock string
-	// VM is "dalvik" or "art" and selects the method-line style (FORMATS
+	// VM is "dalvik" or "art" and selects the method-line style (docs/formats.md
 	// §3.4): Dalvik writes 6 fields, slash class names and ids as 0x%08x;
 	// ART writes 5 fields, dotted names and ids as C's %#x. "" writes ART
 	// style and omits the vm= line.
@@ -96,16 +96,16 @@ type Trace struct {
 	// num-method-calls and clock-call-overhead-nsec lines, for testing
 	// readers against minimal keys. Clock, VM and Options are still written.
 	BareKey bool
-	// Start is the header start time in µs (FORMATS §6.3).
+	// Start is the header start time in µs (docs/formats.md §6.3).
 	Start uint64
 	// RecordSize is the record size. 0 (or less) means the natural size
 	// for the layout. For v3 and streaming files it is written in the header, and
 	// each record is padded with zeros (or truncated) to it. For regular v1
-	// and v2 files, whose readers ignore the header field (FORMATS §4), a
+	// and v2 files, whose readers ignore the header field (docs/formats.md §4), a
 	// non-zero value is written in the header only.
 	RecordSize int
 	// DataOffset is the header's "offset to data"; 0 means 32. Larger values
-	// add zero padding after the 32-byte header (FORMATS §4).
+	// add zero padding after the 32-byte header (docs/formats.md §4).
 	DataOffset int
 	// Threads is the *threads section.
 	Threads []Thread
@@ -117,11 +117,11 @@ type Trace struct {
 }
 
 // clockOverheadNsec is the clock-call-overhead-nsec value the writer
-// invents; real files hold a few thousand (FORMATS §3.2).
+// invents; real files hold a few thousand (docs/formats.md §3.2).
 const clockOverheadNsec = 2000
 
 // standardKeys are the option lines real writers produce, in the order ART's
-// DumpSummary and Dalvik's dvmMethodTraceStop write them (FORMATS §3.2 and
+// DumpSummary and Dalvik's dvmMethodTraceStop write them (docs/formats.md §3.2 and
 // perflib's basic.trace).
 var standardKeys = [...]string{
 	"data-file-overflow", "clock", "elapsed-time-usec", "num-method-calls",
@@ -130,7 +130,7 @@ var standardKeys = [...]string{
 
 // keyKind says which key text to write: the regular key, or the streaming
 // summary, which has no num-method-calls and an empty *methods section
-// (FORMATS §8.2).
+// (docs/formats.md §8.2).
 type keyKind struct {
 	summary bool
 	threads bool // list *threads (always for the regular key)
@@ -222,7 +222,7 @@ func isStandardKey(key string) bool {
 }
 
 // elapsed is the largest wall time when the clock includes wall, else the
-// largest CPU time: wall times count from the trace start (FORMATS §6.1).
+// largest CPU time: wall times count from the trace start (docs/formats.md §6.1).
 func (t *Trace) elapsed() uint32 {
 	wall := t.Clock == "wall" || t.Clock == "dual"
 	var m uint32
@@ -240,7 +240,7 @@ func (t *Trace) elapsed() uint32 {
 func (t *Trace) dalvik() bool { return t.VM == "dalvik" }
 
 // methodLine formats one *methods line including its trailing newline; the
-// same bytes make up a streaming op-1 item (FORMATS §8.1).
+// same bytes make up a streaming op-1 item (docs/formats.md §8.1).
 func (t *Trace) methodLine(m *Method) string {
 	if t.dalvik() {
 		// DVM vm/Profile.cpp:L442-480: Method* as 0x%08x, the class
@@ -254,7 +254,7 @@ func (t *Trace) methodLine(m *Method) string {
 }
 
 // artID formats an id the way C's %#x does: Go's %#x prints 0 as "0x0", but
-// ART's first method prints as a bare "0" (FORMATS §3.4, §8.4).
+// ART's first method prints as a bare "0" (docs/formats.md §3.4, §8.4).
 func artID(id uint32) string {
 	if id == 0 {
 		return "0"

@@ -34,11 +34,11 @@ func cat(parts ...any) []byte {
 	return b
 }
 
-// pad14 is the zero padding at offset 18 of every header (FORMATS §4).
+// pad14 is the zero padding at offset 18 of every header (docs/formats.md §4).
 const pad14 = "0000 0000 0000 0000 0000 0000 0000"
 
 // TestRegular checks the key text and data bytes of regular files, and that
-// Regular and Split agree with them (FORMATS §3, §4, §5, §9).
+// Regular and Split agree with them (docs/formats.md §3, §4, §5, §9).
 func TestRegular(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -138,7 +138,7 @@ func TestRegular(t *testing.T) {
 			0900 08000000 01000000 02000000`),
 	}, {
 		// v3 with a record size of 10: records are truncated, the way a
-		// header that disagrees with clock=dual reads (FORMATS §4).
+		// header that disagrees with clock=dual reads (docs/formats.md §4).
 		name: "v3 short records",
 		tr: Trace{
 			Version: 3, Clock: "dual", BareKey: true, RecordSize: 10,
@@ -179,7 +179,7 @@ func TestRegular(t *testing.T) {
 	}
 }
 
-// TestStreaming checks streaming files item by item (FORMATS §8.1).
+// TestStreaming checks streaming files item by item (docs/formats.md §8.1).
 func TestStreaming(t *testing.T) {
 	tests := []struct {
 		name string
@@ -189,7 +189,7 @@ func TestStreaming(t *testing.T) {
 	}{{
 		// Dual clock with summary: op 1 then op 2 before the first record
 		// that needs them; the summary has no num-method-calls, an empty
-		// *threads (newer ART) and an empty *methods (FORMATS §8.2).
+		// *threads (newer ART) and an empty *methods (docs/formats.md §8.2).
 		name: "v3 summary",
 		tr: Trace{
 			Version: 3, Clock: "dual", VM: "art", Start: 5,
@@ -223,7 +223,7 @@ func TestStreaming(t *testing.T) {
 		// One wall clock, no summary (Android 6-7): 10-byte records. The
 		// skipped "Shutdown thread" gets no op 2, method 0xc is unknown and
 		// gets no op 1, and tid 65537 is written as 1 in both op 2 and the
-		// records (FORMATS §7, §8.3, §8.4).
+		// records (docs/formats.md §7, §8.3, §8.4).
 		name: "v2 no summary",
 		tr: Trace{
 			Version: 2, Clock: "wall", VM: "art",

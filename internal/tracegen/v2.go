@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// V2Layout selects the event-block layout [Trace.V2] writes (FORMATS §10.4).
+// V2Layout selects the event-block layout [Trace.V2] writes (docs/formats.md §10.4).
 type V2Layout uint8
 
 const (
@@ -45,7 +45,7 @@ type V2Options struct {
 	Streaming bool
 	// NoSummary omits the type-3 summary, as a killed app leaves the file.
 	NoSummary bool
-	// Hybrid writes row E, android-15.0.0_r1's non-streaming V2 file (FORMATS
+	// Hybrid writes row E, android-15.0.0_r1's non-streaming V2 file (docs/formats.md
 	// §10.6): the method packets, then the V1-style key text with *version
 	// 4 or 5, then SLOW, the V2 header and the blocks; no thread packets and
 	// no summary packet. Use it with V2b.
@@ -57,14 +57,14 @@ type V2Options struct {
 	// SplitRecords (V2c, V2d) splits each flush into blocks of at most this
 	// many records the way ART does when a flush overflows its 3 MiB staging
 	// buffer: the delta state carries over to the next block and each block
-	// header holds the cumulative record count (FORMATS §10.5). 0 means no
+	// header holds the cumulative record count (docs/formats.md §10.5). 0 means no
 	// split.
 	SplitRecords int
 	// RawTimes writes the records' CPU and Wall values unscaled in V2d
 	// files; by default V2d writes them ×1000, since they are µs.
 	RawTimes bool
 	// SkipThreadNames lists threads that get no thread packet, the way ART
-	// never announces "Shutdown thread" (FORMATS §10.5).
+	// never announces "Shutdown thread" (docs/formats.md §10.5).
 	SkipThreadNames map[uint32]bool
 	// RepeatMethods writes every method packet twice, as ART does for a
 	// class prepared after tracing started.
@@ -75,11 +75,11 @@ type V2Options struct {
 }
 
 // MethodPointer is the ArtMethod* that [Trace.V2] writes for a method id:
-// V2 files carry raw 64-bit pointers (FORMATS §7), and these look like
+// V2 files carry raw 64-bit pointers (docs/formats.md §7), and these look like
 // ones, 8-byte aligned so that the two action bits are free.
 func MethodPointer(id uint32) uint64 { return 0x7f00_0000_0000 + uint64(id)*0x38 }
 
-// V2 returns the trace in ART's V2 packet format (FORMATS §10): the 32-byte
+// V2 returns the trace in ART's V2 packet format (docs/formats.md §10): the 32-byte
 // header (version 5 for a dual clock, 4 otherwise, |0xF0 when streaming, the
 // start time at offset 6), method packets for every method, thread packets,
 // the records as event blocks and the summary packet.
@@ -239,7 +239,7 @@ func (w *v2Writer) blocks(b []byte, announce bool) []byte {
 // flushC writes one flush in the V2c/V2d layout: u1 2, u4 tid, u3 count,
 // u4 payload size, then the records (ART trace.cc:L1629-1700). The count
 // goes through a u16 helper in ART, so its third byte is always 0
-// (FORMATS §10.5). A split flush keeps its delta state across blocks and
+// (docs/formats.md §10.5). A split flush keeps its delta state across blocks and
 // counts cumulatively.
 func (w *v2Writer) flushC(b []byte, recs []Record) []byte {
 	split := w.opt.SplitRecords

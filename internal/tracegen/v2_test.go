@@ -19,7 +19,7 @@ func v2Sample(clock string) *Trace {
 	}
 }
 
-// Hand-encoded parts of the V2 sample (FORMATS §10.2-10.4). The method
+// Hand-encoded parts of the V2 sample (docs/formats.md §10.2-10.4). The method
 // pointer is 0x7f00_0000_0000 + 4*0x38 = 0x7f00_0000_00e0.
 const (
 	v2Zero18   = "0000 0000 0000 0000 0000 0000 0000 0000 0000"
@@ -85,7 +85,7 @@ func TestV2Bytes(t *testing.T) {
 }
 
 // blockHeaders returns the (tid, count, size) of every V2c block of b,
-// walking the packets as FORMATS §10.3 frames them.
+// walking the packets as docs/formats.md §10.3 frames them.
 func blockHeaders(t *testing.T, b []byte) [][3]uint32 {
 	var out [][3]uint32
 	for i := headerSize; i < len(b); {

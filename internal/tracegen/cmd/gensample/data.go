@@ -3,7 +3,7 @@ package main
 import "github.com/atrace2/atrace2/internal/tracegen"
 
 // throw calls a method that ends with an exception: its last record is an
-// unwind (FORMATS §12 item 5).
+// unwind (docs/formats.md §12 item 5).
 func (s *sim) throw(t *tracegen.ThreadBuilder, desc string, us uint32, body func()) {
 	wall := s.jitter(us)
 	t.CallUnwind(s.id(desc), wall, wall*4/5, body)

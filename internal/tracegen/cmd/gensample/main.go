@@ -11,7 +11,7 @@
 // Like real traces it has one orphan exit (a Binder transaction that was
 // running when tracing began) and frames left open at the end (the main
 // looper waiting in nativePollOnce, idle worker threads parked), see
-// FORMATS §12 items 1 and 2.
+// docs/formats.md §12 items 1 and 2.
 package main
 
 import (
@@ -40,7 +40,7 @@ func main() {
 		data = tr.Regular()
 	case "streaming":
 		// The sample uses OS tids, as ART did before 2023, and that ART
-		// also listed every thread in the summary (FORMATS §7, §8.2).
+		// also listed every thread in the summary (docs/formats.md §7, §8.2).
 		data = tr.Streaming(tracegen.StreamOptions{SummaryThreads: true})
 	case "text":
 		data = []byte(tr.Text())
@@ -169,7 +169,7 @@ func (s *sim) loopMessage(main *tracegen.ThreadBuilder, wall uint32, handler str
 }
 
 // open enters each method in turn and leaves them open: the thread is
-// still inside them when tracing stops (FORMATS §12 item 2).
+// still inside them when tracing stops (docs/formats.md §12 item 2).
 func (s *sim) open(t *tracegen.ThreadBuilder, descs ...string) {
 	for _, d := range descs {
 		t.Advance(s.jitter(6), s.jitter(4))

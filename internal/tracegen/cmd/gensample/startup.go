@@ -7,7 +7,7 @@ import (
 )
 
 // The app's process and thread ids. Before 2023 ART wrote the OS tid,
-// truncated to u2, in each record and the full tid in *threads (FORMATS §7);
+// truncated to u2, in each record and the full tid in *threads (docs/formats.md §7);
 // these fit in 16 bits.
 const (
 	pid        = 4821
@@ -41,7 +41,7 @@ func startup() *tracegen.Trace {
 	w2 := b.Thread(tidWorker2, "DefaultDispatcher-worker-2")
 	diskIO := b.Thread(tidDiskIO, "arch_disk_io_0")
 	okhttp := b.Thread(tidOkHttp, "OkHttp Dispatcher")
-	// Old ART also lists live threads that recorded nothing (FORMATS §3.3).
+	// Old ART also lists live threads that recorded nothing (docs/formats.md §3.3).
 	for i, name := range []string{"Jit thread pool worker thread 0", "Signal Catcher",
 		"ReferenceQueueDaemon", "FinalizerDaemon", "FinalizerWatchdogDaemon",
 		"HeapTaskDaemon", fmt.Sprintf("Binder:%d_1", pid)} {
@@ -49,7 +49,7 @@ func startup() *tracegen.Trace {
 	}
 
 	// Frames already on the main stack when tracing began: ART emits
-	// synthetic enters for them at time 0 (FORMATS §12 item 1).
+	// synthetic enters for them at time 0 (docs/formats.md §12 item 1).
 	main.Enter(s.id("android.app.ActivityThread.main([Ljava/lang/String;)V"))
 	main.Enter(s.id(looperLoop))
 
@@ -80,7 +80,7 @@ func startup() *tracegen.Trace {
 
 	// Tracing stops while the looper waits: MessageQueue.next and
 	// nativePollOnce stay open, on top of Looper.loop and
-	// ActivityThread.main (FORMATS §12 item 2).
+	// ActivityThread.main (docs/formats.md §12 item 2).
 	main.Enter(s.id(queueNext))
 	main.Idle(2_500)
 	main.Enter(s.id(pollOnce))
