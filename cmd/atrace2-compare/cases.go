@@ -194,6 +194,9 @@ func traceCommands(in input) []command {
 		return cmds
 	}
 	w := func(args ...string) command { return command{args: withInput(in, args...)} }
+	if !everyOption[in.name] {
+		return append(cmds, someTraceOptions(in)...)
+	}
 	calls := func(args ...string) command {
 		return command{args: append(append(a("calls"), args...), "in/"+in.name, "Activity|main|run|Fib|a\\.|loop")}
 	}
@@ -296,6 +299,49 @@ func traceCommands(in input) []command {
 	return cmds
 }
 
+// everyOption names the inputs that get every option; the other rich
+// inputs get someTraceOptions or someSampledOptions, the options whose
+// result depends most on the variant. Running every option on every
+// rich input would take three times as long.
+var everyOption = map[string]bool{
+	"sample.trace":                           true,
+	"g-v1-cpu-dalvik.trace":                  true,
+	"g-v2d-stream.trace":                     true,
+	"g-anomalies-v3-art.trace":               true,
+	"JetBrains-adt-tools-base__basic.trace":  true,
+	"s-dalvik.hprof.txt":                     true,
+	"s-jvm-times.hprof.txt":                  true,
+	"pjstadig-deque-clojure__java.hprof.txt": true,
+}
+
+// someTraceOptions are the options run on the rich trace inputs that do
+// not get every option.
+func someTraceOptions(in input) []command {
+	w := func(args ...string) command { return command{args: withInput(in, args...)} }
+	cmds := []command{
+		w("--strict", "info"),
+		w("--clock", "wall", "info"),
+		w("--clock", "cpu", "top", "--per-thread", "--format", "json", "-n", "0"),
+		w("--time-unit", "ns", "info"),
+		w("dump", "--clock", "cpu"),
+		w("perfetto", "--process-name", "com.example.app"),
+		{args: withInput(in, "perfetto"), stdoutFile: true},
+		{args: append(withInput(in, "pprof", "-o", "p.pb.gz"), tracePartner)},
+		w("speedscope", "--clock", "cpu"),
+		w("folded", "--clock", "cpu", "--no-thread"),
+		{args: a("calls", "--format", "json", "in/"+in.name, ".")},
+		{args: append(withInput(in, "diff", "--format", "csv", "--threshold", "0.5%"), tracePartner)},
+	}
+	if len(in.extra) == 0 && !strings.HasPrefix(in.name, "g-split") {
+		p := "in/" + in.name
+		cmds = append(cmds,
+			command{args: a("info", "-"), stdin: p, pipe: true},
+			command{args: a("convert", "--pprof", "c.pb.gz", "--perfetto", "c.perfetto-trace", "-"), stdin: p, pipe: true},
+		)
+	}
+	return cmds
+}
+
 // sampledCommands are the commands for a sampled profile, including the
 // ones that refuse it.
 func sampledCommands(in input) []command {
@@ -315,6 +361,16 @@ func sampledCommands(in input) []command {
 	}
 	if !in.rich {
 		return cmds
+	}
+	if !everyOption[in.name] {
+		return append(cmds,
+			w("--strict", "top"),
+			w("folded", "--no-thread"),
+			w("top", "--per-thread", "--format", "json"),
+			w("calls", "--format", "json", "."),
+			command{args: append(withInput(in, "diff", "--format", "json"), sampledPartner)},
+			command{args: a("info", "-"), stdin: "in/" + in.name, pipe: true},
+		)
 	}
 	return append(cmds,
 		w("-q", "info"),

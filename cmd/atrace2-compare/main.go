@@ -177,7 +177,8 @@ Flags:
 	if err != nil {
 		return fail("%v", err)
 	}
-	fmt.Printf("%d cases, %d commands, %d differences (%s)\n", len(cases), countCommands(cases), diffs, time.Since(start).Round(time.Second))
+	fmt.Printf("%d cases, %d commands, %d differences (%s; CPU time old %s, new %s)\n", len(cases), countCommands(cases), diffs,
+		time.Since(start).Round(time.Second), r.cpu[0].Round(time.Second), r.cpu[1].Round(time.Second))
 	if diffs > 0 {
 		fmt.Printf("both sides of each difference are kept in %s\n", filepath.Join(absDir, "diffs"))
 		return exitDiff

@@ -28,9 +28,10 @@ type runner struct {
 	verbose bool
 	timeout time.Duration
 
-	runDirs [2]string // -dir/old, -dir/new: working directories
-	tmpDirs [2]string // their TMPDIRs
-	ndiff   int       // differing commands so far, numbering -dir/diffs
+	runDirs [2]string        // -dir/old, -dir/new: working directories
+	tmpDirs [2]string        // their TMPDIRs
+	ndiff   int              // differing commands so far, numbering -dir/diffs
+	cpu     [2]time.Duration // CPU time the binaries took so far
 }
 
 // result is what one run produced.
@@ -39,6 +40,7 @@ type result struct {
 	exit           string            // "exit 0", "signal: killed", "timeout"
 	files          map[string][]byte // output files in the working directory
 	tmpLeft        []string          // files left in TMPDIR
+	cpu            time.Duration     // user and system CPU time of the process
 }
 
 // setup makes the working directories, each with a link "in" to the inputs.
@@ -67,9 +69,7 @@ func (r *runner) runAll(cases []testCase) (int, error) {
 	n := 0
 	for _, c := range cases {
 		for _, cmd := range c.cmds {
-			if r.verbose {
-				fmt.Fprintf(os.Stderr, "%s: %s\n", c.name, cmd)
-			}
+			t0 := time.Now()
 			var res [2]*result
 			var errs [2]error
 			var wg sync.WaitGroup
@@ -79,6 +79,12 @@ func (r *runner) runAll(cases []testCase) (int, error) {
 			wg.Wait()
 			if err := errors.Join(errs[0], errs[1]); err != nil {
 				return n, fmt.Errorf("%s: %s: %v", c.name, cmd, err)
+			}
+			r.cpu[0] += res[0].cpu
+			r.cpu[1] += res[1].cpu
+			if r.verbose {
+				fmt.Fprintf(os.Stderr, "%s: %s (%.2fs; CPU %.2fs, %.2fs)\n", c.name, cmd,
+					time.Since(t0).Seconds(), res[0].cpu.Seconds(), res[1].cpu.Seconds())
 			}
 			diffs := compareResults(res[0], res[1], r.verbose)
 			if len(diffs) > 0 {
@@ -130,6 +136,9 @@ func (r *runner) runOne(i int, c command) (*result, error) {
 	}
 	err := x.Run()
 	res := &result{stderr: stderr.Bytes()}
+	if x.ProcessState != nil {
+		res.cpu = x.ProcessState.UserTime() + x.ProcessState.SystemTime()
+	}
 	var ee *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
