@@ -16,13 +16,29 @@ type command struct {
 	// stdoutFile sends standard output to an empty regular file instead of
 	// a pipe (perfetto takes back what it wrote there on a second pass).
 	stdoutFile bool
+	// stdoutAppend sends standard output to a file opened for appending
+	// that already holds a line (perfetto cannot take that back).
+	stdoutAppend bool
+	// env is added to the environment, such as GOMAXPROCS=1 for the
+	// one-core paths.
+	env []string
 }
+
+// oneCore runs atrace2 on one core (GOMAXPROCS=1), where its stages run
+// one after another instead of as a pipeline.
+var oneCore = []string{"GOMAXPROCS=1"}
+
+// appendPrefix is what the stdoutAppend file holds before the run.
+const appendPrefix = "earlier output\n"
 
 // String is the command as a shell would take it.
 func (c command) String() string {
 	var b strings.Builder
 	if c.stdin != "" && c.pipe {
 		b.WriteString("cat " + c.stdin + " | ")
+	}
+	for _, e := range c.env {
+		b.WriteString(e + " ")
 	}
 	b.WriteString("atrace2")
 	for _, a := range c.args {
@@ -34,6 +50,9 @@ func (c command) String() string {
 	}
 	if c.stdoutFile {
 		b.WriteString(" > stdout-file")
+	}
+	if c.stdoutAppend {
+		b.WriteString(" >> stdout-file")
 	}
 	return b.String()
 }
@@ -187,7 +206,17 @@ func traceCommands(in input) []command {
 			command{args: withInput(in, "pprof", "-o", "-")},
 			command{args: withInput(in, "perfetto")},
 			command{args: withInput(in, "perfetto"), stdoutFile: true},
+			command{args: withInput(in, "perfetto"), stdoutAppend: true},
+			command{args: withInput(in, "perfetto", "-o", "/dev/null")},
 		)
+		// The one-core paths: no pipeline between the stages.
+		for _, args := range [][]string{
+			a("info"), a("pprof", "-o", "p.pb.gz"), a("perfetto", "-o", "p.perfetto-trace"),
+			a("speedscope", "-o", "s.speedscope.json"), a("folded"), a("top"),
+			a("convert", "--pprof", "c.pb.gz", "--perfetto", "c.perfetto-trace", "--speedscope", "c.speedscope.json", "--folded", "c.folded"),
+		} {
+			cmds = append(cmds, command{args: withInput(in, args...), env: oneCore})
+		}
 		return cmds
 	}
 	if !in.rich {
@@ -232,6 +261,14 @@ func traceCommands(in input) []command {
 		w("perfetto"),
 		command{args: withInput(in, "perfetto", "-o", "-"), stdoutFile: true},
 		command{args: withInput(in, "perfetto"), stdoutFile: true},
+		command{args: withInput(in, "perfetto"), stdoutAppend: true},
+		w("perfetto", "-o", "/dev/null"),
+		w("convert", "--perfetto", "/dev/null", "--folded", "c.folded"),
+		// One core.
+		command{args: withInput(in, "pprof", "-o", "p.pb.gz"), env: oneCore},
+		command{args: withInput(in, "perfetto", "-o", "p.perfetto-trace"), env: oneCore},
+		command{args: withInput(in, "top", "--per-thread"), env: oneCore},
+		command{args: withInput(in, "convert", "--pprof", "c.pb.gz", "--perfetto", "c.perfetto-trace", "--speedscope", "c.speedscope.json", "--folded", "c.folded"), env: oneCore},
 		// speedscope.
 		w("speedscope", "--clock", "cpu", "-o", "s.speedscope.json"),
 		w("speedscope", "--clock", "wall", "-o", "s.speedscope.json"),
@@ -293,6 +330,8 @@ func traceCommands(in input) []command {
 			command{args: a("calls", "-", "."), stdin: p, pipe: true},
 			command{args: a("diff", "-", tracePartner), stdin: p, pipe: true},
 			command{args: a("diff", tracePartner, "-"), stdin: p},
+			command{args: a("pprof", "-o", "p.pb.gz", "/dev/stdin"), stdin: p, pipe: true},
+			command{args: a("info", "/dev/stdin"), stdin: p},
 			command{args: a("convert", "--pprof", "c.pb.gz", "--perfetto", "c.perfetto-trace", "--speedscope", "c.speedscope.json", "--folded", "c.folded", "-"), stdin: p, pipe: true},
 		)
 	}
@@ -326,6 +365,8 @@ func someTraceOptions(in input) []command {
 		w("dump", "--clock", "cpu"),
 		w("perfetto", "--process-name", "com.example.app"),
 		{args: withInput(in, "perfetto"), stdoutFile: true},
+		{args: withInput(in, "perfetto"), stdoutAppend: true},
+		{args: withInput(in, "convert", "--pprof", "c.pb.gz", "--perfetto", "c.perfetto-trace", "--speedscope", "c.speedscope.json", "--folded", "c.folded"), env: oneCore},
 		{args: append(withInput(in, "pprof", "-o", "p.pb.gz"), tracePartner)},
 		w("speedscope", "--clock", "cpu"),
 		w("folded", "--clock", "cpu", "--no-thread"),

@@ -113,7 +113,10 @@ Flags:
 	if *sample == "" && root != "" {
 		*sample = filepath.Join(root, "testdata", "sample.trace")
 	}
-	if *sample == "" || !isFile(*sample) {
+	if *sample == "" {
+		return fail("no atrace2 checkout holds the working directory: run it inside one, or give -sample and -corpus")
+	}
+	if !isFile(*sample) {
 		return fail("sample trace %q not found: run inside an atrace2 checkout or give -sample", *sample)
 	}
 	if *corpus == "" || !isDir(*corpus) {

@@ -109,13 +109,25 @@ func (r *runner) runOne(i int, c command) (*result, error) {
 	x := exec.CommandContext(ctx, r.bins[i], c.args...)
 	x.Args[0] = "atrace2"
 	x.Dir = r.runDirs[i]
-	x.Env = append(os.Environ(), "TMPDIR="+r.tmpDirs[i])
+	x.Env = append(append(os.Environ(), "TMPDIR="+r.tmpDirs[i]), c.env...)
 	var stdout, stderr bytes.Buffer
 	x.Stderr = &stderr
 	x.Stdout = &stdout
 	var stdoutFile *os.File
-	if c.stdoutFile {
-		f, err := os.Create(filepath.Join(r.dir, "stdout-"+side[i]))
+	if c.stdoutFile || c.stdoutAppend {
+		name := filepath.Join(r.dir, "stdout-"+side[i])
+		var prefix []byte
+		if c.stdoutAppend {
+			prefix = []byte(appendPrefix)
+		}
+		if err := os.WriteFile(name, prefix, 0o644); err != nil {
+			return nil, err
+		}
+		flags := os.O_WRONLY
+		if c.stdoutAppend {
+			flags |= os.O_APPEND
+		}
+		f, err := os.OpenFile(name, flags, 0)
 		if err != nil {
 			return nil, err
 		}
