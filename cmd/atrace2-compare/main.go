@@ -32,8 +32,10 @@
 // kept in -dir/diffs/NNNN-old and NNNN-new for inspection.
 //
 // -run REGEXP restricts the comparison to the commands whose case name and
-// command line ("CASE: atrace2 ARGS") match, and -list prints the commands
-// without running anything.
+// command line ("CASE: atrace2 ARGS") match, -short runs every option on
+// the sample only and the main commands on the other inputs, for quick
+// checks while working, and -list prints the commands without running
+// anything.
 package main
 
 import (
@@ -81,7 +83,8 @@ Flags:
 	verbose := fs.Bool("v", false, "print every command as it runs, and excerpts of differing text")
 	only := fs.String("run", "", "compare only the commands whose \"CASE: atrace2 ARGS\" matches this regular expression")
 	list := fs.Bool("list", false, "print the cases and commands, run nothing")
-	regen := fs.Bool("regen", false, "rewrite the generated inputs even if -dir/in exists")
+	regen := fs.Bool("regen", false, "rewrite the generated inputs even if they are there already")
+	short := fs.Bool("short", false, "every option on the sample only, the main commands on the other inputs (three fifths of the commands)")
 	timeout := fs.Duration("timeout", 2*time.Minute, "time limit of one command")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -133,6 +136,11 @@ Flags:
 	inputs, err := prepareInputs(inDir, root, *corpus, *sample, *regen)
 	if err != nil {
 		return fail("writing the inputs: %v", err)
+	}
+	if *short {
+		for i := range inputs {
+			inputs[i].rich = inputs[i].name == "sample.trace"
+		}
 	}
 	cases := buildCases(inputs)
 	if filter != nil {
