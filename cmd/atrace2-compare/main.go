@@ -18,8 +18,9 @@
 // status is 0 when the builds agree, 1 when anything differs, 2 on usage or
 // setup errors.
 //
-// The inputs are written to -dir/in once: corpus files and the sample are
-// copied; the generated traces come from internal/tracegen and
+// The inputs are written to -dir/in (by default a new temporary folder,
+// so that several comparisons can run at once): corpus files and the
+// sample are copied; the generated traces come from internal/tracegen and
 // samples/samplegen with fixed seeds (see gen.go for the list). Both
 // binaries run with the same arguments, the input paths relative (in/NAME),
 // each in a folder of its own (-dir/old, -dir/new) that holds a link "in"
@@ -77,7 +78,7 @@ Flags:
 	oldBin := fs.String("old", "", "the previous atrace2 binary")
 	newBin := fs.String("new", "", "the atrace2 binary to check")
 	base := fs.String("base", "", "instead of -old and -new: build this git revision (via git archive) as OLD and the current checkout as NEW")
-	dir := fs.String("dir", filepath.Join(os.TempDir(), "atrace2-compare"), "work folder for the inputs (written once, reused), the runs and kept differences")
+	dir := fs.String("dir", "", "work folder for the inputs (rewritten only when they change), the runs and kept differences (default: a new temporary folder, removed afterwards unless something differs)")
 	corpus := fs.String("corpus", "", "folder of real traces (default: ../shared/corpus beside the checkout)")
 	sample := fs.String("sample", "", "the sample trace (default: testdata/sample.trace of the checkout)")
 	verbose := fs.Bool("v", false, "print every command as it runs, and excerpts of differing text")
@@ -125,7 +126,20 @@ Flags:
 	if *corpus == "" || !isDir(*corpus) {
 		return fail("corpus folder %q not found: give -corpus", *corpus)
 	}
-	if err := os.MkdirAll(*dir, 0o755); err != nil {
+	tempDir := *dir == ""
+	keep := false // keep a temporary -dir: it holds differences
+	if tempDir {
+		d, err := os.MkdirTemp("", "atrace2-compare-")
+		if err != nil {
+			return fail("%v", err)
+		}
+		*dir = d
+		defer func() {
+			if !keep {
+				os.RemoveAll(d)
+			}
+		}()
+	} else if err := os.MkdirAll(*dir, 0o755); err != nil {
 		return fail("%v", err)
 	}
 	absDir, err := filepath.Abs(*dir)
@@ -192,6 +206,7 @@ Flags:
 		time.Since(start).Round(time.Second), r.cpu[0].Round(time.Second), r.cpu[1].Round(time.Second))
 	if diffs > 0 {
 		fmt.Printf("both sides of each difference are kept in %s\n", filepath.Join(absDir, "diffs"))
+		keep = true
 		return exitDiff
 	}
 	return exitSame
