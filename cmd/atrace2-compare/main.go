@@ -8,7 +8,8 @@
 //
 //	go run ./cmd/atrace2-compare -old /work/bin/atrace2-base -new /tmp/me/atrace2
 //
-// or build a git revision and the current checkout, and compare those:
+// or build a git revision and the checkout's working tree (uncommitted
+// changes included), and compare those:
 //
 //	go run ./cmd/atrace2-compare -base HEAD~1
 //
@@ -17,6 +18,17 @@
 // first differing byte, then "N cases, M commands, K differences". The exit
 // status is 0 when the builds agree, 1 when anything differs, 2 on usage or
 // setup errors.
+//
+// What runs (-list prints every command): on every method trace the main
+// commands (info, info --format json, dump, pprof -o, perfetto -o,
+// speedscope -o, folded, top -n 0, calls, convert with all four outputs,
+// diff against the sample); on a few inputs of each variant every option
+// of every command and the global flags, standard input as a file, a pipe
+// and /dev/stdin, standard output into a pipe, an empty file, a file opened
+// for appending and /dev/null, and GOMAXPROCS=1 (no pipeline); on sampled
+// profiles the commands that read them and the two that refuse them; on
+// broken or foreign files every command; and help, version and usage
+// errors. Files left in TMPDIR are compared too. pprof --http is left out.
 //
 // The inputs are written to -dir/in (by default a new temporary folder,
 // so that several comparisons can run at once): corpus files and the
@@ -77,7 +89,7 @@ Flags:
 	}
 	oldBin := fs.String("old", "", "the previous atrace2 binary")
 	newBin := fs.String("new", "", "the atrace2 binary to check")
-	base := fs.String("base", "", "instead of -old and -new: build this git revision (via git archive) as OLD and the current checkout as NEW")
+	base := fs.String("base", "", "instead of -old and -new: build this git revision (via git archive) as OLD and the checkout's working tree, uncommitted changes included, as NEW")
 	dir := fs.String("dir", "", "work folder for the inputs (rewritten only when they change), the runs and kept differences (default: a new temporary folder, removed afterwards unless something differs)")
 	corpus := fs.String("corpus", "", "folder of real traces (default: ../shared/corpus beside the checkout)")
 	sample := fs.String("sample", "", "the sample trace (default: testdata/sample.trace of the checkout)")
