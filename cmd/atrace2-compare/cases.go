@@ -165,6 +165,14 @@ func cliCase() testCase {
 		{args: a("pprof", "-o", "p.pb.gz", sampledPartner, "in/s-jvm-times.hprof.txt")},
 		{args: a("pprof", "-o", "nodir/p.pb.gz", tracePartner)},
 		{args: a("diff", "-", "-"), stdin: tracePartner, pipe: true},
+		{args: a("info", tracePartner, "in/g-v3-dual-art.trace")},
+		{args: a("dump", tracePartner, "in/g-v3-dual-art.trace")},
+		{args: a("perfetto", "-o", "p.perfetto-trace", tracePartner, "in/g-v3-dual-art.trace")},
+		{args: a("convert", "--no-thread", "--pprof", "c.pb.gz", tracePartner)},
+		{args: a("convert", "--process-name", "x", "--folded", "c.folded", tracePartner)},
+		{args: a("convert", "--pprof", "c.pb.gz", tracePartner, "in/g-v3-dual-art.trace")},
+		{args: a("calls", "-n", "0", tracePartner, "Activity")},
+		{args: a("-q", "--strict", "--clock", "cpu", "--time-unit", "ns", "top", "-n", "3", tracePartner)},
 	}
 	for _, c := range commandNames {
 		cmds = append(cmds, command{args: a(c, "--help")})
