@@ -11,9 +11,10 @@ import (
 
 // Write builds the profile of every trace added so far, checks it and
 // writes it gzipped, as Write(w, b.Profile()) would, byte for byte, without
-// a profile.Sample per sample: pprof's encoder needs about 400 bytes per
-// sample (the Sample, its location and label lists and their encoded
-// copies), which made a 1 GB trace's profile most of the peak memory.
+// a profile.Sample per sample: pprof's encoder holds, per sample, the
+// Sample, its location and label lists and their encoded copies, which for a
+// large trace would be most of the command's peak memory (BenchmarkPprof
+// reports the allocations).
 //
 // How: pprof's library builds and checks a profile that holds only the
 // first sample of each label set. Its string table is then the full
@@ -57,11 +58,12 @@ func (b *Builder) Write(w io.Writer) error {
 	return nil
 }
 
-// compression is the gzip level of written profiles: the fastest. The
-// default level took about a quarter of a 100 MB trace's conversion, for
-// files 12 % smaller. The writer is klauspost's (whose reader opens .gz
-// traces): on the benchmarks' 100 MB profile it takes 16 ms where the
-// standard library's took 27, for a file 2 % larger.
+// compression is the gzip level of written profiles: the fastest, because
+// profiles are small next to the traces they come from and the default
+// level costs a large share of a conversion for a slightly smaller file.
+// The writer is klauspost's (whose reader opens .gz traces), faster than
+// the standard library's at this level. BenchmarkPprof guards both choices
+// (docs/performance.md has the measurements).
 const compression = gzip.BestSpeed
 
 // firstOfLabels returns the first sample of each label set, in order.

@@ -212,8 +212,9 @@ func (b *Builder) label(lk labelKey) (id int32, shared bool) {
 // orphan frame, a location that two frames have (two method ids of one
 // method, or one method in two traces), or a label set that is interned
 // again (threads of one name and id). Add starts the index at the first of
-// those. Without it, Add takes 12 ms for the 69,000 nodes of the
-// 100 MB benchmark trace, against 21 to 29 ms with it.
+// those, so that a tree whose nodes all get samples of their own, the common
+// case, pays for no index. BenchmarkPprofBuild guards the choice
+// (docs/performance.md has the measurements).
 func (b *Builder) indexSamples() {
 	if b.index != nil {
 		return
@@ -292,9 +293,10 @@ func (b *Builder) path(parent, loc int32) int32 {
 
 // pathTable finds interned paths: an open-addressing hash table with
 // linear probing whose slots hold a path's index + 1 (0 when empty), the
-// key being the path's entry in Builder.paths: a slot is 4 bytes. With a
-// Go map of entries, Add took 11-14 ms on the 100 MB benchmark trace's
-// tree; with this table, 8-9 ms.
+// key being the path's entry in Builder.paths: a slot is 4 bytes, where a
+// Go map would store each entry again beside its value. It is kept only
+// while it beats a map of entries: BenchmarkPprofBuild guards the choice
+// (docs/performance.md has the measurements).
 type pathTable struct {
 	slots []int32 // a power of two, at most half full
 	n     int
