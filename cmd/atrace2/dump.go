@@ -20,7 +20,7 @@ func (c *DumpCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	out, err := g.createOutput("-", false, "")
+	out, err := g.env.createOutput("-", false, "")
 	if err != nil {
 		return err
 	}
@@ -33,7 +33,7 @@ func (c *DumpCmd) Run(g *Globals) error {
 			return err
 		}
 	}
-	return out.Close()
+	return out.Commit()
 }
 
 // dumper writes dmtracedump -o style lines: thread, action, the times on

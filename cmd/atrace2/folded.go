@@ -39,7 +39,7 @@ func (c *FoldedCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	out, err := g.createOutput(c.Output, false, "folded")
+	out, err := g.env.createOutput(c.Output, false, "folded")
 	if err != nil {
 		return err
 	}
@@ -48,10 +48,10 @@ func (c *FoldedCmd) Run(g *Globals) error {
 		if err := folded.WriteSampled(out, s, folded.Options{NoThread: c.NoThread}); err != nil {
 			return err
 		}
-		return out.Close()
+		return out.Commit()
 	}
 	if _, err := g.convert(in, folded.New(out, folded.Options{NoThread: c.NoThread})); err != nil {
 		return err
 	}
-	return out.Close()
+	return out.Commit()
 }

@@ -4,14 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
-	"golang.org/x/term"
-
 	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/parser"
 )
 
@@ -21,13 +19,7 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	pipes          map[string]*pipeInput // named inputs that are pipes or devices
-	inputs         []string              // the inputs no output may overwrite; "-" for stdin
-}
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	inputs         outfile.Inputs        // the inputs no output may overwrite
 }
 
 // Globals are the flags every command takes.
@@ -79,46 +71,25 @@ func pairInputs(args []string) ([]input, error) {
 }
 
 // outputInputs reads the trace arguments of a command that writes files,
-// and remembers them, so that no output can overwrite one (checkOutput).
+// and remembers them, so that no output can overwrite one (outfile.Inputs).
 func (g *Globals) outputInputs(args []string) ([]input, error) {
 	ins, err := pairInputs(args)
 	for _, in := range ins {
-		g.env.inputs = append(g.env.inputs, parser.Sources(in.path)...)
+		g.env.inputs.Add(parser.Sources(in.path)...)
 		if in.sec != "" {
-			g.env.inputs = append(g.env.inputs, in.sec)
+			g.env.inputs.Add(in.sec)
 		}
 		if in.path == "-" {
-			g.env.inputs = append(g.env.inputs, "-")
+			g.env.inputs.Add("-")
 		}
 	}
 	return ins, err
 }
 
-// checkOutput refuses an output path that names one of the inputs: the
-// rename at the end would replace the trace with the conversion.
-func (g *Globals) checkOutput(path, what string) error {
-	if path == "" || path == "-" {
-		return nil
-	}
-	out, err := os.Stat(path)
-	if err != nil || !out.Mode().IsRegular() {
-		return nil
-	}
-	for _, p := range g.env.inputs {
-		if p == "-" {
-			// Standard input may be the file itself: < app.trace.
-			if f, ok := regularStdin(g.stdin()); ok {
-				if in, err := f.Stat(); err == nil && os.SameFile(in, out) {
-					return usagef("refusing to write the %s output over the input on standard input", what)
-				}
-			}
-			continue
-		}
-		if in, err := os.Stat(p); err == nil && os.SameFile(in, out) {
-			return usagef("refusing to write the %s output over the input %s", what, p)
-		}
-	}
-	return nil
+// createOutput opens an output of the run (outfile.Create): path "" or
+// "-" is standard output, and no input may be written over.
+func (e *env) createOutput(path string, binary bool, what string) (*outfile.File, error) {
+	return outfile.Create(path, outfile.Options{What: what, Binary: binary, Stdout: e.stdout, Inputs: &e.inputs})
 }
 
 // open opens one input with the global options.

@@ -12,6 +12,8 @@ import (
 	"runtime/pprof"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/atrace2/atrace2/internal/outfile"
 )
 
 // Exit codes: 0 success, 1 bad input or a failed write, 80 usage errors
@@ -68,7 +70,7 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
-	handleSignals()
+	outfile.HandleSignals()
 	os.Exit(run(os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}))
 }
 
@@ -90,6 +92,10 @@ func run(args []string, e *env) int {
 		fmt.Fprintln(e.stderr, "atrace2: invariant violation:", err)
 		return exitError
 	}
+	if e.stdin == nil {
+		e.stdin = os.Stdin
+	}
+	e.inputs.Stdin = e.stdin
 	defer e.closePipes()
 	code := func() (code int) {
 		defer func() {
@@ -143,7 +149,8 @@ type exitPanic struct{}
 func report(w io.Writer, err error) int {
 	fmt.Fprintln(w, "atrace2:", err)
 	var u *usageError
-	if errors.As(err, &u) {
+	var refused *outfile.RefusedError
+	if errors.As(err, &u) || errors.As(err, &refused) {
 		return exitUsage
 	}
 	return exitError

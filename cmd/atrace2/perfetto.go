@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/perfetto"
 )
 
@@ -26,20 +27,20 @@ func (c *PerfettoCmd) Run(g *Globals) error {
 	if err := g.noTimeline(in, "Perfetto needs a method trace"); err != nil {
 		return err
 	}
-	if (c.Output == "" || c.Output == "-") && isTerminal(g.env.stdout) {
+	if (c.Output == "" || c.Output == "-") && outfile.IsTerminal(g.env.stdout) {
 		return usagef("refusing to write binary Perfetto data to a terminal: use -o %s or redirect stdout",
 			perfetto.DefaultProcessName(in.path)+".perfetto-trace")
 	}
-	out, err := g.createOutput(c.Output, true, "Perfetto")
+	out, err := g.env.createOutput(c.Output, true, "Perfetto")
 	if err != nil {
 		return err
 	}
 	defer out.Abort()
-	exp := perfetto.New(out, perfetto.Options{ProcessName: c.ProcessName, Rewind: out.rewinder()})
+	exp := perfetto.New(out, perfetto.Options{ProcessName: c.ProcessName, Rewind: out.Rewinder()})
 	if _, err := g.convert(in, exp); err != nil {
 		return err
 	}
-	if err := out.Close(); err != nil {
+	if err := out.Commit(); err != nil {
 		return err
 	}
 	if !g.Quiet {

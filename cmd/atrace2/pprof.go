@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/pprofout"
 	"github.com/atrace2/atrace2/stacks"
 )
@@ -29,10 +30,10 @@ func (c *PprofCmd) Run(g *Globals) error {
 		return usagef("--no-browser only makes sense with --http")
 	}
 	write := c.Output != "" || c.HTTP == ""
-	if err := g.checkOutput(c.Output, "pprof"); err != nil { // before converting
+	if err := g.env.inputs.Check(c.Output, "pprof"); err != nil { // before converting
 		return err
 	}
-	if write && (c.Output == "" || c.Output == "-") && isTerminal(g.env.stdout) {
+	if write && (c.Output == "" || c.Output == "-") && outfile.IsTerminal(g.env.stdout) {
 		return usagef("refusing to write a binary pprof profile to a terminal: use -o app.pb.gz (then go tool pprof -http :0 app.pb.gz), redirect stdout, or view it at once with --http :0")
 	}
 	var srv *webServer
@@ -113,7 +114,7 @@ func (g *Globals) pprofProfile(ins []input) (converted, error) {
 // writeProfile writes a profile with write to path, or to stdout for ""
 // and "-".
 func (g *Globals) writeProfile(path string, write func(io.Writer) error) error {
-	out, err := g.createOutput(path, true, "pprof")
+	out, err := g.env.createOutput(path, true, "pprof")
 	if err != nil {
 		return err
 	}
@@ -121,7 +122,7 @@ func (g *Globals) writeProfile(path string, write func(io.Writer) error) error {
 	if err := write(out); err != nil {
 		return err
 	}
-	return out.Close()
+	return out.Commit()
 }
 
 // allSampled reports whether the inputs are sampled profiles, refusing a

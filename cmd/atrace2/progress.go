@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/atrace2/atrace2/internal/outfile"
 )
 
 // progressBar draws one line on a terminal's stderr for conversions that
@@ -24,7 +26,7 @@ type progressBar struct {
 
 // progress returns a bar for one input, or nil when none is to be shown.
 func (g *Globals) progress(name string) *progressBar {
-	if g.Quiet || !isTerminal(g.env.stderr) {
+	if g.Quiet || !outfile.IsTerminal(g.env.stderr) {
 		return nil
 	}
 	return &progressBar{w: g.env.stderr, name: name, start: time.Now(), now: time.Now}

@@ -40,7 +40,7 @@ func (c *SpeedscopeCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	out, err := g.createOutput(c.Output, false, "speedscope")
+	out, err := g.env.createOutput(c.Output, false, "speedscope")
 	if err != nil {
 		return err
 	}
@@ -50,14 +50,14 @@ func (c *SpeedscopeCmd) Run(g *Globals) error {
 		if err := speedscope.WriteSampled(out, s, opt); err != nil {
 			return err
 		}
-		return out.Close()
+		return out.Commit()
 	}
 	exp := speedscope.New(out, opt)
 	defer exp.Close()
 	if _, err := g.convert(in, exp); err != nil {
 		return err
 	}
-	return out.Close()
+	return out.Commit()
 }
 
 // oneInput reads the arguments of a command that converts one trace.

@@ -55,7 +55,7 @@ type writer interface {
 
 // write prints r on stdout in the chosen format.
 func (f *reportFlags) write(g *Globals, r writer) error {
-	out, err := g.createOutput("-", false, "")
+	out, err := g.env.createOutput("-", false, "")
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func (f *reportFlags) write(g *Globals, r writer) error {
 	if err != nil {
 		return err
 	}
-	return out.Close()
+	return out.Commit()
 }
 
 // defaultWidth is the line width of text written to a file or pipe.
