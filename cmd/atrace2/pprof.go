@@ -7,6 +7,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/atrace2/atrace2/internal/outfile"
+	"github.com/atrace2/atrace2/internal/pprofweb"
 	"github.com/atrace2/atrace2/pprofout"
 	"github.com/atrace2/atrace2/stacks"
 )
@@ -36,13 +37,13 @@ func (c *PprofCmd) Run(g *Globals) error {
 	if write && (c.Output == "" || c.Output == "-") && outfile.IsTerminal(g.env.stdout) {
 		return usagef("refusing to write a binary pprof profile to a terminal: use -o app.pb.gz (then go tool pprof -http :0 app.pb.gz), redirect stdout, or view it at once with --http :0")
 	}
-	var srv *webServer
+	var srv *pprofweb.Listener
 	if c.HTTP != "" {
 		// Listen before converting: a busy port fails at once.
 		if srv, err = listen(c.HTTP); err != nil {
 			return err
 		}
-		defer srv.close()
+		defer srv.Close()
 	}
 	conv, err := g.pprofProfile(ins)
 	if err != nil {
@@ -60,7 +61,7 @@ func (c *PprofCmd) Run(g *Globals) error {
 			return err
 		}
 	}
-	return srv.serve(p, c.NoBrowser, g)
+	return serveWeb(srv, p, c.NoBrowser, g.env, g.Quiet)
 }
 
 // converted is what pprofProfile made: a builder of method traces' calls,
