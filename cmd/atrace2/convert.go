@@ -60,11 +60,11 @@ func (c *ConvertCmd) Validate() error {
 
 // Run converts one trace into every requested output.
 func (c *ConvertCmd) Run(g *Globals) error {
-	in, err := g.oneInput(c.Trace, "convert")
+	src, err := oneInput(g.env, c.Trace, "convert")
 	if err != nil {
 		return err
 	}
-	if err := g.noTimeline(in, "convert reads method traces"); err != nil {
+	if err := requireMethodTrace(src, "convert reads method traces"); err != nil {
 		return usagef("%v", err)
 	}
 	var outs []*outfile.File
@@ -114,7 +114,7 @@ func (c *ConvertCmd) Run(g *Globals) error {
 		}
 		exps = append(exps, folded.New(o, folded.Options{NoThread: c.NoThread}))
 	}
-	if _, err := g.convert(in, exps...); err != nil {
+	if _, err := convertTrace(g, src, exps...); err != nil {
 		return err
 	}
 	if agg != nil {

@@ -21,10 +21,14 @@ func (c *DumpCmd) Run(g *Globals) error {
 	}
 	defer out.Abort()
 	for _, in := range ins {
-		if err := g.noTimeline(in, "dump prints the events of a method trace"); err != nil {
+		src, err := g.env.opener.Identify(in)
+		if err != nil {
 			return err
 		}
-		if _, err := g.convert(in, dump.New(out)); err != nil {
+		if err := requireMethodTrace(src, "dump prints the events of a method trace"); err != nil {
+			return err
+		}
+		if _, err := convertTrace(g, src, dump.New(out)); err != nil {
 			return err
 		}
 	}

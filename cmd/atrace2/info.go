@@ -28,19 +28,23 @@ func (c *InfoCmd) Run(g *Globals) error {
 	}
 	var reports []infoWriter
 	for _, in := range ins {
-		s, gz, err := g.sampled(in)
+		src, err := g.env.opener.Identify(in)
 		if err != nil {
 			return err
 		}
-		if s != nil {
-			reports = append(reports, info.NewSampled(in.name(), s, gz))
+		if src.Sampled {
+			s, err := readSampled(g, src)
+			if err != nil {
+				return err
+			}
+			reports = append(reports, info.NewSampled(in.Name(), s, src.Gzip))
 			continue
 		}
-		t, err := g.convert(in)
+		t, err := convertTrace(g, src)
 		if err != nil {
 			return err
 		}
-		reports = append(reports, info.NewTrace(in.name(), t))
+		reports = append(reports, info.NewTrace(in.Name(), t))
 	}
 	if c.Format == "json" {
 		enc := json.NewEncoder(g.env.stdout)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/outfile"
 )
 
@@ -96,7 +97,8 @@ func run(args []string, e *env) int {
 		e.stdin = os.Stdin
 	}
 	e.inputs.Stdin = e.stdin
-	defer e.closePipes()
+	e.opener = input.NewOpener(e.stdin)
+	defer e.opener.Close()
 	code := func() (code int) {
 		defer func() {
 			if r := recover(); r != nil {
@@ -113,12 +115,12 @@ func run(args []string, e *env) int {
 		c.Globals.env = e
 		stop, err := startCPUProfile(c.CPUProfile)
 		if err != nil {
-			return report(e.stderr, err)
+			return printError(e.stderr, err)
 		}
 		err = ctx.Run(&c.Globals)
 		stop()
 		if err != nil {
-			return report(e.stderr, err)
+			return printError(e.stderr, err)
 		}
 		return exitOK
 	}()
@@ -145,8 +147,8 @@ func startCPUProfile(path string) (stop func(), err error) {
 // exitPanic unwinds kong's Exit callback back into run.
 type exitPanic struct{}
 
-// report prints an error as one line and chooses the exit code.
-func report(w io.Writer, err error) int {
+// printError prints an error as one line and chooses the exit code.
+func printError(w io.Writer, err error) int {
 	fmt.Fprintln(w, "atrace2:", err)
 	var u *usageError
 	var refused *outfile.RefusedError

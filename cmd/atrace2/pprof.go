@@ -1,11 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/google/pprof/profile"
 
+	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/internal/pprofweb"
 	"github.com/atrace2/atrace2/pprofout"
@@ -23,7 +23,7 @@ type PprofCmd struct {
 
 // Run converts the traces, then writes the profile, serves it, or both.
 func (c *PprofCmd) Run(g *Globals) error {
-	ins, err := g.outputInputs(c.Trace)
+	ins, err := parseInputsForWriting(g.env, c.Trace)
 	if err != nil {
 		return err
 	}
@@ -45,19 +45,19 @@ func (c *PprofCmd) Run(g *Globals) error {
 		}
 		defer srv.Close()
 	}
-	conv, err := g.pprofProfile(ins)
+	conv, err := pprofProfile(g, ins)
 	if err != nil {
 		return err
 	}
 	if srv == nil {
-		return g.writeProfile(c.Output, conv.write)
+		return writeProfile(g.env, c.Output, conv.write)
 	}
 	p, err := conv.profile()
 	if err != nil {
 		return err
 	}
 	if write {
-		if err := g.writeProfile(c.Output, func(w io.Writer) error { return pprofout.Write(w, p) }); err != nil {
+		if err := writeProfile(g.env, c.Output, func(w io.Writer) error { return pprofout.Write(w, p) }); err != nil {
 			return err
 		}
 	}
@@ -90,19 +90,19 @@ func (c converted) write(w io.Writer) error {
 
 // pprofProfile converts each input into its call tree and merges them.
 // Each tree is released once its samples are in the builder.
-func (g *Globals) pprofProfile(ins []input) (converted, error) {
-	sampled, err := g.allSampled(ins)
+func pprofProfile(g *Globals, ins []input.Arg) (converted, error) {
+	srcs, sampled, err := identifyAll(g.env.opener, ins)
 	if err != nil {
 		return converted{}, err
 	}
 	if sampled {
-		p, err := g.sampledProfile(ins)
+		p, err := sampledProfile(g, srcs)
 		return converted{p: p}, err
 	}
 	b := pprofout.New(versionString())
-	for _, in := range ins {
+	for _, src := range srcs {
 		a := stacks.New()
-		if _, err := g.convert(in, a); err != nil {
+		if _, err := convertTrace(g, src, a); err != nil {
 			return converted{}, err
 		}
 		if err := b.Add(a); err != nil {
@@ -114,8 +114,8 @@ func (g *Globals) pprofProfile(ins []input) (converted, error) {
 
 // writeProfile writes a profile with write to path, or to stdout for ""
 // and "-".
-func (g *Globals) writeProfile(path string, write func(io.Writer) error) error {
-	out, err := g.env.createOutput(path, true, "pprof")
+func writeProfile(e *env, path string, write func(io.Writer) error) error {
+	out, err := e.createOutput(path, true, "pprof")
 	if err != nil {
 		return err
 	}
@@ -126,47 +126,46 @@ func (g *Globals) writeProfile(path string, write func(io.Writer) error) error {
 	return out.Commit()
 }
 
-// allSampled reports whether the inputs are sampled profiles, refusing a
-// mix of sampled profiles and method traces: samples count stacks, method
-// traces time calls, and no sample type measures both.
-func (g *Globals) allSampled(ins []input) (bool, error) {
-	var traced, sampled *input
+// identifyAll identifies the inputs and reports whether they are sampled
+// profiles, refusing a mix of sampled profiles and method traces: samples
+// count stacks, method traces time calls, and no sample type measures both.
+func identifyAll(o *input.Opener, ins []input.Arg) ([]*input.Source, bool, error) {
+	var traced, sampled *input.Source
+	srcs := make([]*input.Source, len(ins))
 	for i := range ins {
-		_, _, ok, err := g.sniff(ins[i])
+		src, err := o.Identify(ins[i])
 		if err != nil {
-			return false, err
+			return nil, false, err
 		}
-		if ok && sampled == nil {
-			sampled = &ins[i]
+		srcs[i] = src
+		if src.Sampled && sampled == nil {
+			sampled = src
 		}
-		if !ok && traced == nil {
-			traced = &ins[i]
+		if !src.Sampled && traced == nil {
+			traced = src
 		}
 	}
 	if traced != nil && sampled != nil {
-		return false, usagef("%s is a sampled profile and %s a method trace: one pprof profile cannot hold counted samples and timed calls; convert them separately",
-			sampled.name(), traced.name())
+		return nil, false, usagef("%s is a sampled profile and %s a method trace: one pprof profile cannot hold counted samples and timed calls; convert them separately",
+			sampled.Name(), traced.Name())
 	}
-	return sampled != nil, nil
+	return srcs, sampled != nil, nil
 }
 
 // sampledProfile reads sampled profiles and merges them.
-func (g *Globals) sampledProfile(ins []input) (*profile.Profile, error) {
+func sampledProfile(g *Globals, srcs []*input.Source) (*profile.Profile, error) {
 	b := pprofout.NewSampled(versionString())
 	var first *stacks.Sampled
-	for _, in := range ins {
-		s, _, err := g.sampled(in)
+	for _, src := range srcs {
+		s, err := readSampled(g, src)
 		if err != nil {
 			return nil, err
-		}
-		if s == nil { // it changed since it was sniffed
-			return nil, fmt.Errorf("%s: no longer a sampled profile", in.name())
 		}
 		if first == nil {
 			first = s
 		} else if s.Timed() != first.Timed() {
 			return nil, usagef("%s (%s) and %s (%s) cannot merge: one counts samples, the other calls and CPU time",
-				ins[0].name(), first.Source().Format, in.name(), s.Source().Format)
+				srcs[0].Name(), first.Source().Format, src.Name(), s.Source().Format)
 		}
 		if err := b.Add(s); err != nil {
 			return nil, err
