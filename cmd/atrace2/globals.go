@@ -103,7 +103,7 @@ func progressBar(g *Globals, name string) *progress.Bar {
 }
 
 // openTrace opens a method trace with the global options.
-func openTrace(g *Globals, src *input.Source) (*parser.File, error) {
+func openTrace(g *Globals, src *input.Source) (*input.Trace, error) {
 	// Every command reads the file through convert, which takes a
 	// streaming file's definitions as they come: one read, not two.
 	opt := parser.Options{KeyFile: src.Sec, SkipStreamingScan: true}
@@ -145,9 +145,9 @@ func convertTrace(g *Globals, src *input.Source, exps ...stream.Exporter) (*stre
 	opt.Progress = bar.Func()
 	var t *stream.Trace
 	if len(exps) == 0 {
-		t, err = convert.Analyze(f, opt)
+		t, err = convert.Analyze(f.File, opt)
 	} else {
-		t, err = convert.Run(f, opt, exps...)
+		t, err = convert.Run(f.File, opt, exps...)
 	}
 	bar.Clear()
 	if err != nil {

@@ -199,16 +199,95 @@ func (s *Source) ReadSampled() (*samples.Profile, error) {
 	return samples.Read(f)
 }
 
-// OpenTrace opens a source as a method trace, with opt's clock, time unit
-// and key file. progress, when set, is told how much of an input that is
-// copied (standard input, a pipe, gzip) was read: see parser.Options.Progress.
-func (s *Source) OpenTrace(opt parser.Options, progress func(done, total int64)) (*parser.File, error) {
-	opt.Stdin = s.o.stdinStream()
-	opt.Progress = progress
-	if p, ok := s.o.pipe(s.Arg); ok {
-		opt.Input = p.r
+// Trace is an opened method trace: the parser's File over the input or
+// over its copy.
+type Trace struct {
+	*parser.File
+	d *data
+}
+
+// Close releases the input and removes any temporary copy.
+func (t *Trace) Close() error {
+	err := t.File.Close()
+	if derr := t.d.Close(); err == nil {
+		err = derr
 	}
-	return parser.Open(s.Path, opt)
+	return err
+}
+
+// OpenTrace opens a source as a method trace, with opt's clock, time unit
+// and key file. Standard input that is not a regular file, a pipe, and
+// gzip are copied to a temporary file first. progress, when set, is
+// called now and then during a copy with the bytes of the input read so
+// far and its size, or -1 when that is unknown (a pipe). Each copy counts
+// from 0 with its own total: a gzip stream on stdin is copied, then
+// decompressed from the copy.
+func (s *Source) OpenTrace(opt parser.Options, progress func(done, total int64)) (*Trace, error) {
+	d := &data{progress: progress}
+	if err := s.o.acquire(s.Arg, d); err != nil {
+		d.Close()
+		return nil, err
+	}
+	if d.ra == nil { // a file the parser opens itself: a pair, or an error to report
+		f, err := parser.Open(s.Path, opt)
+		if err != nil {
+			return nil, err
+		}
+		return &Trace{File: f, d: d}, nil
+	}
+	f, err := parser.NewFile(s.Path, d.ra, d.size, opt)
+	if err != nil {
+		d.Close()
+		if d.gzipWarn != "" { // the likely cause, which no one would see
+			err = fmt.Errorf("%w (%s)", err, d.gzipWarn)
+		}
+		return nil, err
+	}
+	f.Header.Compressed = d.compressed
+	if d.gzipWarn != "" {
+		f.Header.Warnings = append([]string{d.gzipWarn}, f.Header.Warnings...)
+	}
+	return &Trace{File: f, d: d}, nil
+}
+
+// acquire makes an input readable at any offset in d: a regular file as
+// it is, anything else copied, gzip decompressed. It leaves d.ra nil for
+// the parser to open: a NAME.key/NAME.data pair, or a path it cannot read
+// (whose error the parser reports).
+func (o *Opener) acquire(a Arg, d *data) error {
+	if p, ok := o.pipe(a); ok {
+		if err := d.spool(p.r, -1); err != nil {
+			return err
+		}
+		return d.maybeGunzip()
+	}
+	if a.Path == "-" {
+		if f, ok := o.regularStdin(); ok {
+			if st, err := f.Stat(); err == nil {
+				d.ra, d.size = f, st.Size()
+				return d.maybeGunzip()
+			}
+		}
+		if err := d.spool(o.stdinStream(), -1); err != nil {
+			return err
+		}
+		return d.maybeGunzip()
+	}
+	if _, _, ok := parser.PairFiles(a.Path); ok {
+		return nil
+	}
+	f, err := os.Open(a.Path)
+	if err != nil {
+		return nil
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil
+	}
+	d.close = append(d.close, f.Close)
+	d.ra, d.size = f, st.Size()
+	return d.maybeGunzip()
 }
 
 // DescribeSampledFormat names a sampled format in messages: "a JVM hprof
