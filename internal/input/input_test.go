@@ -197,3 +197,41 @@ func TestGzipNotATrace(t *testing.T) {
 		t.Errorf("gzipped pprof: %v, want a pprof profile, not a method trace", err)
 	}
 }
+
+// TestGzipReaders ties the fast gzip reader to the reference: a whole
+// trace decompresses to the same records, header and warnings with
+// either. A stream cut short yields the warning with both, but how much
+// comes out before the cut depends on the reader's buffering.
+func TestGzipReaders(t *testing.T) {
+	defer func(old bool) { fastGzip = old }(fastGzip)
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := range 20 {
+		gz := tracegen.Gzip(randomTrace(rng, 3, "dual").Regular())
+		if i%2 == 1 {
+			gz = gz[:len(gz)*3/4]
+		}
+		var got [2]string
+		for j, fast := range []bool{true, false} {
+			fastGzip = fast
+			f, err := openStdin(bytes.NewReader(gz), parser.Options{}, nil)
+			if err != nil {
+				got[j] = "error: " + err.Error()
+				continue
+			}
+			evs, err := drain(f.File)
+			got[j] = fmt.Sprintf("%v %v %d %q %v", evs, err, f.Header.Records, f.Header.Warnings, f.Header.Compressed)
+			f.Close()
+		}
+		if i%2 == 1 {
+			for j := range got {
+				if !strings.Contains(got[j], "gzip stream is damaged or cut short") {
+					t.Fatalf("trace %d cut short, reader %d: no warning: %s", i, j, got[j])
+				}
+			}
+			continue
+		}
+		if got[0] != got[1] {
+			t.Fatalf("trace %d: klauspost gives\n%s\ncompress/gzip gives\n%s", i, got[0], got[1])
+		}
+	}
+}
