@@ -2,10 +2,7 @@ package main
 
 import (
 	"errors"
-	"io"
-	"os"
 
-	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/report"
 )
 
@@ -39,7 +36,7 @@ func (c *DiffCmd) Run(g *Globals) error {
 	if ins[0].Path == "-" && ins[1].Path == "-" {
 		return usagef("only one of OLD and NEW can be standard input")
 	}
-	if oneStream(g.env.stdin, ins[0], ins[1]) {
+	if g.env.opener.SameStream(ins[0], ins[1]) {
 		return usagef("OLD and NEW name the same pipe, which can be read only once")
 	}
 	old, err := loadProfile(g, ins[0])
@@ -58,22 +55,4 @@ func (c *DiffCmd) Run(g *Globals) error {
 		return err
 	}
 	return c.write(g, r)
-}
-
-// oneStream reports whether two inputs read the same pipe or device, such
-// as "-" and /dev/stdin, or /dev/stdin twice: the first would read it all.
-func oneStream(stdin io.Reader, a, b input.Arg) bool {
-	stat := func(in input.Arg) os.FileInfo {
-		if in.Path != "-" {
-			st, _ := os.Stat(in.Path)
-			return st
-		}
-		if f, ok := stdin.(*os.File); ok {
-			st, _ := f.Stat()
-			return st
-		}
-		return nil
-	}
-	sa, sb := stat(a), stat(b)
-	return sa != nil && sb != nil && !sa.Mode().IsRegular() && os.SameFile(sa, sb)
 }

@@ -50,8 +50,24 @@ func (o *Opener) Close() error {
 	return nil
 }
 
-// Stdin returns standard input as given to NewOpener.
-func (o *Opener) Stdin() io.Reader { return o.stdin }
+// SameStream reports whether two inputs read the same pipe or device,
+// such as "-" and /dev/stdin, or /dev/stdin twice: the first would read it
+// all.
+func (o *Opener) SameStream(a, b Arg) bool {
+	stat := func(in Arg) os.FileInfo {
+		if in.Path != "-" {
+			st, _ := os.Stat(in.Path)
+			return st
+		}
+		if f, ok := o.stdin.(*os.File); ok {
+			st, _ := f.Stat()
+			return st
+		}
+		return nil
+	}
+	sa, sb := stat(a), stat(b)
+	return sa != nil && sb != nil && !sa.Mode().IsRegular() && os.SameFile(sa, sb)
+}
 
 // pipe is a named input that can be read only once: a pipe (bash's
 // <(...)), /dev/stdin or another device. It is opened once, and what the
