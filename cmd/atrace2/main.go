@@ -52,16 +52,16 @@ standard input; gzip input is recognised.`
 
 // memoryLimit is the default soft limit of the Go heap (GOMEMLIMIT
 // overrides it). Without it the collector lets the heap grow to twice what
-// is live; with it, converting a 1 GB trace peaks at about 150 MB instead of
-// 255 MB, at no measurable cost in time. It is soft: a conversion that needs
-// more still gets it.
+// is live; with it, a large conversion's peak stays much lower at no cost
+// in time (docs/performance.md). It is soft: a conversion that needs more
+// still gets it.
 const memoryLimit = 100 << 20
 
 // gcPercent is the default GOGC (the environment's overrides it). The call
 // trees grow by doubling, and Go's default of 100 collects after every
 // doubling; 400 collects less often, while memoryLimit still bounds the
-// heap. One core, 1 GB trace, pprof: 3.12-3.29 s and 110 MB peak against
-// 3.35-3.51 s and 94-98 MB; 100 MB: a median 0.455 s against 0.48 s.
+// heap. atrace2-bench's pprof runs on the 100 MB and 1 GB traces guard the
+// choice (docs/performance.md).
 const gcPercent = 400
 
 func main() {
