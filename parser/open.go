@@ -45,7 +45,7 @@ type Options struct {
 // File is an opened trace: its header, and the records, which can be read
 // any number of times with NewReader.
 type File struct {
-	Name   string  // as given; "-" for standard input
+	Name   string  // as given to Open or NewFile
 	Header *Header // tables and layout, complete before any record is read (but see Options.SkipStreamingScan)
 	ra     io.ReaderAt
 	size   int64
@@ -54,10 +54,10 @@ type File struct {
 	pair bool // a NAME.key/NAME.data pair
 }
 
-// Size returns the number of bytes of the (decompressed) input.
+// Size returns the number of bytes of the input.
 func (f *File) Size() int64 { return f.size }
 
-// Close releases the input and removes any temporary copy.
+// Close closes the files Open opened.
 func (f *File) Close() error {
 	var errs []error
 	for i := len(f.close) - 1; i >= 0; i-- {
