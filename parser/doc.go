@@ -16,8 +16,11 @@
 //   - ART's "V2" packet format (data versions 4/5, 0xF4/0xF5 when
 //     streaming): thread and method packets, per-thread event blocks of
 //     LEB128 deltas, and a text summary; the layouts V2c (µs) and V2d (ns),
-//     and V2b on a best-effort basis (v2*.go);
-//   - gzip-compressed copies of any of these.
+//     and V2b on a best-effort basis (v2*.go).
+//
+// Decompressing gzip copies and copying standard input or pipes to a file
+// that can be read at any offset are the caller's (cmd/atrace2 does both in
+// internal/input); the parser reads a regular file or an [io.ReaderAt].
 //
 // The writer the layouts mirror is ART's runtime/trace.cc (and Dalvik's
 // vm/Profile.cpp before it); docs/formats.md in the atrace2

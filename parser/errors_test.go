@@ -25,7 +25,7 @@ func TestBadInput(t *testing.T) {
 	key := sampleTrace(3, "dual", "art").Key()
 	streaming := sampleTrace(3, "dual", "art").Streaming(tracegen.StreamOptions{})
 	badOp := append(bytes.Clone(streaming[:32]), 0, 0, 9, 1, 2, 3)
-	pprofGz := tracegen.Gzip([]byte{0x0a, 0x04, 0x08, 0x01, 0x10, 0x02, 0x12, 0x00})
+	pprof := []byte{0x0a, 0x04, 0x08, 0x01, 0x10, 0x02, 0x12, 0x00} // gzipped: internal/input TestGzipNotATrace
 	for _, c := range []struct {
 		name    string
 		data    []byte
@@ -54,7 +54,7 @@ func TestBadInput(t *testing.T) {
 		{"zip", []byte("PK\x03\x04...."), `zip archive`, true},
 		{"speedscope", []byte(`{"$schema": "https://www.speedscope.app/file-format-schema.json"}`), `speedscope`, true},
 		{"chrome-json", []byte(` {"traceEvents": []}`), `Chrome JSON trace`, true},
-		{"pprof", pprofGz, `pprof profile`, true},
+		{"pprof", pprof, `pprof profile`, true},
 		{"perfetto", []byte{0x0a, 0x05, 0x50, 0x01, 0x40, 0x02, 0x00}, `Perfetto`, true},
 		{"hprof", []byte("JAVA PROFILE 1.0.1, created Wed"), `hprof`, true},
 		{"random", []byte("hello world"), `not an Android method trace: unrecognised data`, true},

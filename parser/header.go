@@ -31,7 +31,7 @@ func (v Variant) String() string {
 // Header is everything a trace says outside its records.
 type Header struct {
 	Variant     Variant
-	Compressed  bool          // the input was gzip-compressed
+	Compressed  bool          // the input was gzip-compressed; set by the caller that decompressed it
 	KeyVersion  int           // the version in the key text (*version), 0 if none
 	DataVersion int           // the u2 at offset 4 of the SLOW header, streaming bit included
 	Version     int           // the record layout: 1, 2 or 3; ART V2: 4 (one clock) or 5 (two)

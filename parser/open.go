@@ -3,16 +3,10 @@ package parser
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"strings"
 	"time"
-
-	// About 1.4 times as fast as compress/gzip at decompressing traces
-	// (73 -> 107 MB/s on the 100 MB harness trace), with the same API.
-	"github.com/klauspost/compress/gzip"
 )
 
 // Options adjust how a trace is read.
@@ -31,19 +25,6 @@ type Options struct {
 	// wrote beside a streaming trace. By default NAME.sec is used when the
 	// summary is missing and that file exists.
 	KeyFile string
-	// Stdin is read when the name is "-"; nil means os.Stdin.
-	Stdin io.Reader
-	// Input, when set, is read instead of opening the named file: a pipe
-	// or device the caller has opened (and perhaps peeked at) already.
-	Input io.Reader
-	// Progress, when set, is called now and then while Open copies an
-	// input that cannot be read twice (standard input, a pipe, gzip) to a
-	// temporary file: with the bytes of the input read so far, and its
-	// size, or -1 when that is unknown (a pipe). Decompressing a large
-	// gzip file takes longer than converting it. Each copy counts from 0
-	// with its own total: a gzip stream on stdin is copied, then
-	// decompressed from the copy.
-	Progress func(done, total int64)
 	// SkipStreamingScan lets a streaming file be read once instead of
 	// twice. By default Open walks a streaming file's records to collect
 	// the method and thread definitions written between them. With this
@@ -64,23 +45,19 @@ type Options struct {
 // File is an opened trace: its header, and the records, which can be read
 // any number of times with NewReader.
 type File struct {
-	Name   string  // as given; "-" for standard input
+	Name   string  // as given to Open or NewFile
 	Header *Header // tables and layout, complete before any record is read (but see Options.SkipStreamingScan)
 	ra     io.ReaderAt
 	size   int64
 	close  []func() error
 
-	compressed bool   // the input was gzip
-	gzipWarn   string // the gzip stream was damaged
-	pair       bool   // a NAME.key/NAME.data pair
-
-	progress func(done, total int64) // Options.Progress
+	pair bool // a NAME.key/NAME.data pair
 }
 
-// Size returns the number of bytes of the (decompressed) input.
+// Size returns the number of bytes of the input.
 func (f *File) Size() int64 { return f.size }
 
-// Close releases the input and removes any temporary copy.
+// Close closes the files Open opened.
 func (f *File) Close() error {
 	var errs []error
 	for i := len(f.close) - 1; i >= 0; i-- {
@@ -89,35 +66,29 @@ func (f *File) Close() error {
 	return errors.Join(errs...)
 }
 
-// Open opens a trace by name: a file, "-" for standard input, either half of
-// a NAME.key/NAME.data pair or its base name. gzip input is recognised by its
-// magic bytes. Input that cannot be read twice (a pipe or device, gzip) is
-// copied to a temporary file first, so memory never holds the records.
+// Open opens a trace file by name: a regular file, either half of a
+// NAME.key/NAME.data pair or its base name. Input that is not a regular
+// file (standard input, a pipe) or is compressed is the caller's to make
+// readable at any offset, and to pass to NewFile (cmd/atrace2 does it in
+// internal/input).
 func Open(name string, opt Options) (*File, error) {
-	f := &File{Name: name, progress: opt.Progress}
-	if err := f.openInput(opt); err != nil {
+	f := &File{Name: name}
+	if err := f.openInput(); err != nil {
 		f.Close()
 		return nil, err
 	}
 	if err := f.parse(opt); err != nil {
 		f.Close()
-		if f.gzipWarn != "" { // the likely cause, which no one would see
-			err = fmt.Errorf("%w (%s)", err, f.gzipWarn)
-		}
 		return nil, err
 	}
 	return f, nil
 }
 
 // NewFile reads a trace held by ra (size bytes), for example a
-// bytes.Reader; name is used in messages. gzip data is decompressed to a
-// temporary file that Close removes.
+// bytes.Reader or a copy of standard input; name is used in messages and
+// to find a NAME.sec key file. Close does not close ra.
 func NewFile(name string, ra io.ReaderAt, size int64, opt Options) (*File, error) {
 	f := &File{Name: name, ra: ra, size: size}
-	if err := f.maybeGunzip(); err != nil {
-		f.Close()
-		return nil, err
-	}
 	if err := f.parse(opt); err != nil {
 		f.Close()
 		return nil, err
@@ -125,29 +96,7 @@ func NewFile(name string, ra io.ReaderAt, size int64, opt Options) (*File, error
 	return f, nil
 }
 
-func (f *File) openInput(opt Options) error {
-	if opt.Input != nil {
-		if err := f.spool(opt.Input, -1); err != nil {
-			return err
-		}
-		return f.maybeGunzip()
-	}
-	if f.Name == "-" {
-		in := opt.Stdin
-		if in == nil {
-			in = os.Stdin
-		}
-		if of, ok := in.(*os.File); ok {
-			if st, err := of.Stat(); err == nil && st.Mode().IsRegular() {
-				f.ra, f.size = of, st.Size()
-				return f.maybeGunzip()
-			}
-		}
-		if err := f.spool(in, -1); err != nil {
-			return err
-		}
-		return f.maybeGunzip()
-	}
+func (f *File) openInput() error {
 	if key, data, ok := splitPair(f.Name); ok {
 		return f.openPair(key, data)
 	}
@@ -164,60 +113,15 @@ func (f *File) openInput(opt Options) error {
 		return &notTraceError{"a directory (an Apple Instruments .trace bundle opens in Xcode's Instruments)"}
 	}
 	if !st.Mode().IsRegular() {
-		// A pipe, such as bash's <(gunzip -c app.trace.gz), or a device:
-		// its size is unknown and it can be read only once.
-		if err := f.spool(of, -1); err != nil {
-			return err
-		}
-		return f.maybeGunzip()
+		return &notTraceError{"not a regular file: a pipe or device can be read only once (copy it to a file first)"}
 	}
 	f.ra, f.size = of, st.Size()
-	return f.maybeGunzip()
-}
-
-// maybeGunzip replaces a gzip input with its decompressed copy. A stream cut
-// short keeps what was decompressed, with a warning: the records in it are
-// as good as those of a truncated file.
-func (f *File) maybeGunzip() error { return f.gunzip(0) }
-
-// maxGzipLayers bounds gzip within gzip, which a crafted file could nest
-// without end.
-const maxGzipLayers = 4
-
-func (f *File) gunzip(layer int) error {
-	var magic [4]byte
-	n, _ := f.ra.ReadAt(magic[:], 0)
-	if n < 2 || magic[0] != 0x1f || magic[1] != 0x8b {
-		return nil
-	}
-	if layer == maxGzipLayers {
-		return fmt.Errorf("gzip: more than %d layers of gzip inside each other", maxGzipLayers)
-	}
-	// Progress counts the compressed bytes, whose total is known.
-	compressed := f.counted(io.NewSectionReader(f.ra, 0, f.size), f.size)
-	zr, err := gzip.NewReader(compressed)
-	if err != nil {
-		return fmt.Errorf("gzip: %w", err)
-	}
-	err = f.spool(zr, 0)
-	var warn string
-	if re := (*readError)(nil); errors.As(err, &re) {
-		// The copy holds what was decompressed.
-		if !errors.Is(err, fs.ErrClosed) {
-			warn = "the gzip stream is damaged or cut short (" + err.Error() + "); reading what was decompressed"
-		}
-	} else if err != nil {
-		return err // not a trace, or no room for the copy
-	}
-	if err := f.gunzip(layer + 1); err != nil { // gzip within gzip: unwrap again
-		return err
-	}
-	if warn != "" { // else keep what an inner layer found
-		f.gzipWarn = warn
-	}
-	f.compressed = true
 	return nil
 }
+
+// PairFiles reports whether Open reads name as a pre-1.0 NAME.key +
+// NAME.data pair (docs/formats.md §9), and names the two files.
+func PairFiles(name string) (key, data string, ok bool) { return splitPair(name) }
 
 // Sources lists the files Open reads for name: the file itself, or both
 // halves of a NAME.key/NAME.data pair, and a NAME.sec key file beside it.
@@ -321,11 +225,8 @@ const emptyFile = "empty file: expected an Android method trace (key text starti
 // parse reads the key text and the data header and, for streaming files,
 // scans the items for definitions and the summary.
 func (f *File) parse(opt Options) error {
-	h := &Header{Compressed: f.compressed}
+	h := &Header{}
 	f.Header = h
-	if f.gzipWarn != "" {
-		h.Warnings = append(h.Warnings, f.gzipWarn)
-	}
 	s := newSource(f.ra, f.size, 0)
 	head := s.peek(64)
 	switch {

@@ -100,15 +100,12 @@ type variant struct {
 func variants() []variant {
 	regular := func(tr *tracegen.Trace) []byte { return tr.Regular() }
 	streaming := func(tr *tracegen.Trace) []byte { return tr.Streaming(tracegen.StreamOptions{SummaryThreads: true}) }
-	gz := func(tr *tracegen.Trace) []byte { return tracegen.Gzip(tr.Regular()) }
-	gzStreaming := func(tr *tracegen.Trace) []byte { return tracegen.Gzip(streaming(tr)) }
 	return []variant{
 		{"v1-thread-cpu", 1, "thread-cpu", regular, parser.Regular},
 		{"v1-no-clock-line", 1, "", regular, parser.Regular},
 		{"v2-wall", 2, "wall", regular, parser.Regular},
 		{"v2-thread-cpu", 2, "thread-cpu", regular, parser.Regular},
 		{"v3-dual", 3, "dual", regular, parser.Regular},
-		{"v3-gzip", 3, "dual", gz, parser.Regular},
 		{"v3-padded", 3, "dual", func(tr *tracegen.Trace) []byte {
 			c := *tr
 			c.RecordSize, c.DataOffset = 20, 48 // extra bytes per record and after the header are skipped
@@ -116,7 +113,6 @@ func variants() []variant {
 		}, parser.Regular},
 		{"streaming-v2-wall", 2, "wall", streaming, parser.Streaming},
 		{"streaming-v3-dual", 3, "dual", streaming, parser.Streaming},
-		{"streaming-v3-gzip", 3, "dual", gzStreaming, parser.Streaming},
 	}
 }
 
@@ -278,21 +274,6 @@ func TestSplitPair(t *testing.T) {
 	// The .data half alone says what is missing.
 	if _, _, err := readAll(t, data, parser.Options{}); err == nil || !bytes.Contains([]byte(err.Error()), []byte("NAME.key")) {
 		t.Errorf(".data alone: %v", err)
-	}
-}
-
-func TestStdin(t *testing.T) {
-	tr := sampleTrace(3, "dual", "art")
-	for name, data := range map[string][]byte{"plain": tr.Regular(), "gzip": tracegen.Gzip(tr.Regular())} {
-		f, err := parser.Open("-", parser.Options{Stdin: io.MultiReader(bytes.NewReader(data))})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		_, got, err := drain(f)
-		f.Close()
-		if err != nil || !equalEvents(got, expected(tr, parser.ClockDual)) {
-			t.Errorf("%s: err %v events %v", name, err, got)
-		}
 	}
 }
 

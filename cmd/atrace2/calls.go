@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"regexp"
 
-	reports "github.com/atrace2/atrace2/report"
+	"github.com/atrace2/atrace2/internal/input"
+	"github.com/atrace2/atrace2/report"
 )
 
 // CallsCmd prints the callers and callees of the methods matching a
@@ -18,20 +19,20 @@ type CallsCmd struct {
 
 // Help is the detailed help: how the shares are defined.
 func (c *CallsCmd) Help() string {
-	return "For each method whose <class>.<method> matches PATTERN: its parents (callers), itself, its exclusive time (self) and its children (callees), each with its share of the method's inclusive time and its calls, over all threads.\n\n" + reports.Definitions
+	return "For each method whose <class>.<method> matches PATTERN: its parents (callers), itself, its exclusive time (self) and its children (callees), each with its share of the method's inclusive time and its calls, over all threads.\n\n" + report.Definitions
 }
 
-// Run prints the reports.
+// Run prints the report.
 func (c *CallsCmd) Run(g *Globals) error {
 	re, err := regexp.Compile(c.Pattern)
 	if err != nil {
 		return usagef("PATTERN: %v", err)
 	}
-	p, err := g.loadProfile(input{path: c.Trace})
+	p, err := loadProfile(g, input.Arg{Path: c.Trace})
 	if err != nil {
 		return err
 	}
-	r := p.Calls(reports.CallsOptions{Pattern: re, Limit: c.Limit})
+	r := p.Calls(report.CallsOptions{Pattern: re, Limit: c.Limit})
 	if r.Matched == 0 && !g.Quiet {
 		fmt.Fprintf(g.env.stderr, "atrace2: no method of %s matches %q\n", p.Name, c.Pattern)
 	}

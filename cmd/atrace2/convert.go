@@ -2,11 +2,10 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/folded"
+	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/perfetto"
 	"github.com/atrace2/atrace2/pprofout"
 	"github.com/atrace2/atrace2/speedscope"
@@ -51,7 +50,7 @@ func (c *ConvertCmd) Validate() error {
 	flags := []string{"--pprof", "--perfetto", "--speedscope", "--folded"}
 	for i := range paths {
 		for j := i + 1; j < len(paths); j++ {
-			if samePath(paths[i], paths[j]) {
+			if outfile.SamePath(paths[i], paths[j]) {
 				return fmt.Errorf("%s and %s name the same file %s: one output would replace the other", flags[i], flags[j], paths[j])
 			}
 		}
@@ -59,40 +58,23 @@ func (c *ConvertCmd) Validate() error {
 	return nil
 }
 
-// samePath reports whether two output paths (not "" or "-") name the same
-// file: the same path once cleaned, or the same existing file.
-func samePath(a, b string) bool {
-	if a == "" || b == "" || a == "-" || b == "-" {
-		return false
-	}
-	a, b = linkTarget(a), linkTarget(b)
-	if aa, err := filepath.Abs(a); err == nil {
-		if bb, err := filepath.Abs(b); err == nil && aa == bb {
-			return true
-		}
-	}
-	sa, errA := os.Stat(a)
-	sb, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(sa, sb)
-}
-
 // Run converts one trace into every requested output.
 func (c *ConvertCmd) Run(g *Globals) error {
-	in, err := g.oneInput(c.Trace, "convert")
+	src, err := oneInput(g.env, c.Trace, "convert")
 	if err != nil {
 		return err
 	}
-	if err := g.noTimeline(in, "convert reads method traces"); err != nil {
+	if err := requireMethodTrace(src, "convert reads method traces"); err != nil {
 		return usagef("%v", err)
 	}
-	var outs []*output
+	var outs []*outfile.File
 	defer func() {
 		for _, o := range outs {
 			o.Abort()
 		}
 	}()
-	open := func(path string, binary bool, what string) (*output, error) {
-		o, err := g.createOutput(path, binary, what)
+	open := func(path string, binary bool, what string) (*outfile.File, error) {
+		o, err := g.env.createOutput(path, binary, what)
 		if err == nil {
 			outs = append(outs, o)
 		}
@@ -100,7 +82,7 @@ func (c *ConvertCmd) Run(g *Globals) error {
 	}
 	var exps []stream.Exporter
 	var agg *stacks.Aggregator
-	var pprofOut *output
+	var pprofOut *outfile.File
 	var ss *speedscope.Exporter
 	if c.Pprof != "" {
 		if pprofOut, err = open(c.Pprof, true, "pprof"); err != nil {
@@ -114,7 +96,7 @@ func (c *ConvertCmd) Run(g *Globals) error {
 		if err != nil {
 			return err
 		}
-		exps = append(exps, perfetto.New(o, perfetto.Options{ProcessName: c.ProcessName, Rewind: o.rewinder()}))
+		exps = append(exps, perfetto.New(o, perfetto.Options{ProcessName: c.ProcessName, Rewind: o.Rewinder()}))
 	}
 	if c.Speedscope != "" {
 		o, err := open(c.Speedscope, false, "speedscope")
@@ -132,7 +114,7 @@ func (c *ConvertCmd) Run(g *Globals) error {
 		}
 		exps = append(exps, folded.New(o, folded.Options{NoThread: c.NoThread}))
 	}
-	if _, err := g.convert(in, exps...); err != nil {
+	if _, err := convertTrace(g, src, exps...); err != nil {
 		return err
 	}
 	if agg != nil {
@@ -144,5 +126,5 @@ func (c *ConvertCmd) Run(g *Globals) error {
 			return err
 		}
 	}
-	return closeAll(outs)
+	return outfile.CommitAll(outs)
 }

@@ -2,9 +2,8 @@ package main
 
 import (
 	"errors"
-	"os"
 
-	reports "github.com/atrace2/atrace2/report"
+	"github.com/atrace2/atrace2/report"
 )
 
 // DiffCmd compares the flat profiles of two traces (dmtracedump -d).
@@ -18,12 +17,12 @@ type DiffCmd struct {
 
 // Help is the detailed help.
 func (c *DiffCmd) Help() string {
-	return "Per method (matched by class, name and signature, all threads combined): exclusive time, inclusive time and calls in the old and new trace, the change and the change in percent; methods that ran in only one trace show as new or gone. The text table shows the first clock; csv and json carry every clock both traces have. The exit status is 0 whether or not the traces differ: use --format json or csv and --threshold to gate CI on regressions.\n\n" + reports.Definitions
+	return "Per method (matched by class, name and signature, all threads combined): exclusive time, inclusive time and calls in the old and new trace, the change and the change in percent; methods that ran in only one trace show as new or gone. The text table shows the first clock; csv and json carry every clock both traces have. The exit status is 0 whether or not the traces differ: use --format json or csv and --threshold to gate CI on regressions.\n\n" + report.Definitions
 }
 
-// Run prints the reports.
+// Run prints the report.
 func (c *DiffCmd) Run(g *Globals) error {
-	th, err := reports.ParseThreshold(c.Threshold)
+	th, err := report.ParseThreshold(c.Threshold)
 	if err != nil {
 		return usagef("--threshold: %v", err)
 	}
@@ -34,44 +33,26 @@ func (c *DiffCmd) Run(g *Globals) error {
 	if len(ins) != 2 {
 		return usagef("diff compares two traces, got %d", len(ins))
 	}
-	if ins[0].path == "-" && ins[1].path == "-" {
+	if ins[0].Path == "-" && ins[1].Path == "-" {
 		return usagef("only one of OLD and NEW can be standard input")
 	}
-	if g.oneStream(ins[0], ins[1]) {
+	if g.env.opener.SameStream(ins[0], ins[1]) {
 		return usagef("OLD and NEW name the same pipe, which can be read only once")
 	}
-	old, err := g.loadProfile(ins[0])
+	old, err := loadProfile(g, ins[0])
 	if err != nil {
 		return err
 	}
-	cur, err := g.loadProfile(ins[1])
+	cur, err := loadProfile(g, ins[1])
 	if err != nil {
 		return err
 	}
-	r, err := reports.Diff(old, cur, reports.DiffOptions{Sort: c.Sort, Limit: c.Limit, Threshold: th})
-	if errors.Is(err, reports.ErrNoCalls) || errors.Is(err, reports.ErrThresholdUnit) {
+	r, err := report.Diff(old, cur, report.DiffOptions{Sort: c.Sort, Limit: c.Limit, Threshold: th})
+	if errors.Is(err, report.ErrNoCalls) || errors.Is(err, report.ErrThresholdUnit) {
 		return usagef("%v", err)
 	}
 	if err != nil {
 		return err
 	}
 	return c.write(g, r)
-}
-
-// oneStream reports whether two inputs read the same pipe or device, such
-// as "-" and /dev/stdin, or /dev/stdin twice: the first would read it all.
-func (g *Globals) oneStream(a, b input) bool {
-	stat := func(in input) os.FileInfo {
-		if in.path != "-" {
-			st, _ := os.Stat(in.path)
-			return st
-		}
-		if f, ok := g.stdin().(*os.File); ok {
-			st, _ := f.Stat()
-			return st
-		}
-		return nil
-	}
-	sa, sb := stat(a), stat(b)
-	return sa != nil && sb != nil && !sa.Mode().IsRegular() && os.SameFile(sa, sb)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/atrace2/atrace2/folded"
+	"github.com/atrace2/atrace2/stacks"
 )
 
 // FoldedCmd writes the folded stacks of one trace.
@@ -31,15 +32,17 @@ whose thread the file does not record have no thread frame.`
 
 // Run converts the trace.
 func (c *FoldedCmd) Run(g *Globals) error {
-	in, err := g.oneInput(c.Trace, "folded")
+	src, err := oneInput(g.env, c.Trace, "folded")
 	if err != nil {
 		return err
 	}
-	s, _, err := g.sampled(in)
-	if err != nil {
-		return err
+	var s *stacks.Sampled
+	if src.Sampled {
+		if s, err = readSampled(g, src); err != nil {
+			return err
+		}
 	}
-	out, err := g.createOutput(c.Output, false, "folded")
+	out, err := g.env.createOutput(c.Output, false, "folded")
 	if err != nil {
 		return err
 	}
@@ -48,10 +51,10 @@ func (c *FoldedCmd) Run(g *Globals) error {
 		if err := folded.WriteSampled(out, s, folded.Options{NoThread: c.NoThread}); err != nil {
 			return err
 		}
-		return out.Close()
+		return out.Commit()
 	}
-	if _, err := g.convert(in, folded.New(out, folded.Options{NoThread: c.NoThread})); err != nil {
+	if _, err := convertTrace(g, src, folded.New(out, folded.Options{NoThread: c.NoThread})); err != nil {
 		return err
 	}
-	return out.Close()
+	return out.Commit()
 }

@@ -4,30 +4,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
-	"golang.org/x/term"
-
 	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/internal/input"
+	"github.com/atrace2/atrace2/internal/outfile"
+	"github.com/atrace2/atrace2/internal/progress"
 	"github.com/atrace2/atrace2/parser"
 )
 
 // env is the process's standard streams, bound so tests can run commands
-// in-process.
+// in-process, and what a run opened.
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	pipes          map[string]*pipeInput // named inputs that are pipes or devices
-	inputs         []string              // the inputs no output may overwrite; "-" for stdin
-}
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	opener         *input.Opener  // the run's inputs, each opened once
+	inputs         outfile.Inputs // the inputs no output may overwrite
 }
 
 // Globals are the flags every command takes.
@@ -44,33 +38,19 @@ type Globals struct {
 	env *env
 }
 
-// input is one trace argument, with the .sec key file that may follow it.
-type input struct {
-	path string
-	sec  string
-}
-
-// name is how messages refer to an input.
-func (in input) name() string {
-	if in.path == "-" {
-		return "<stdin>"
-	}
-	return in.path
-}
-
 // pairInputs reads trace arguments: a NAME.sec argument is the key file of
 // the trace before it (Android 6-7 wrote streaming summaries there).
-func pairInputs(args []string) ([]input, error) {
-	var ins []input
+func pairInputs(args []string) ([]input.Arg, error) {
+	var ins []input.Arg
 	for _, a := range args {
 		if strings.HasSuffix(a, ".sec") {
-			if len(ins) == 0 || ins[len(ins)-1].sec != "" {
+			if len(ins) == 0 || ins[len(ins)-1].Sec != "" {
 				return nil, usagef("%s: a .sec key file must follow the streaming trace it belongs to", a)
 			}
-			ins[len(ins)-1].sec = a
+			ins[len(ins)-1].Sec = a
 			continue
 		}
-		ins = append(ins, input{path: a})
+		ins = append(ins, input.Arg{Path: a})
 	}
 	if len(ins) == 0 {
 		return nil, usagef("no trace given")
@@ -78,54 +58,55 @@ func pairInputs(args []string) ([]input, error) {
 	return ins, nil
 }
 
-// outputInputs reads the trace arguments of a command that writes files,
-// and remembers them, so that no output can overwrite one (checkOutput).
-func (g *Globals) outputInputs(args []string) ([]input, error) {
+// parseInputsForWriting reads the trace arguments of a command that writes
+// files, and records them, so that no output can overwrite one
+// (outfile.Inputs).
+func parseInputsForWriting(e *env, args []string) ([]input.Arg, error) {
 	ins, err := pairInputs(args)
 	for _, in := range ins {
-		g.env.inputs = append(g.env.inputs, parser.Sources(in.path)...)
-		if in.sec != "" {
-			g.env.inputs = append(g.env.inputs, in.sec)
+		e.inputs.Add(parser.Sources(in.Path)...)
+		if in.Sec != "" {
+			e.inputs.Add(in.Sec)
 		}
-		if in.path == "-" {
-			g.env.inputs = append(g.env.inputs, "-")
+		if in.Path == "-" {
+			e.inputs.Add("-")
 		}
 	}
 	return ins, err
 }
 
-// checkOutput refuses an output path that names one of the inputs: the
-// rename at the end would replace the trace with the conversion.
-func (g *Globals) checkOutput(path, what string) error {
-	if path == "" || path == "-" {
-		return nil
+// oneInput reads the arguments of a command that converts one trace and
+// identifies it.
+func oneInput(e *env, args []string, cmd string) (*input.Source, error) {
+	ins, err := parseInputsForWriting(e, args)
+	if err != nil {
+		return nil, err
 	}
-	out, err := os.Stat(path)
-	if err != nil || !out.Mode().IsRegular() {
-		return nil
+	if len(ins) != 1 {
+		return nil, usagef("%s converts one trace at a time, got %d", cmd, len(ins))
 	}
-	for _, p := range g.env.inputs {
-		if p == "-" {
-			// Standard input may be the file itself: < app.trace.
-			if f, ok := regularStdin(g.stdin()); ok {
-				if in, err := f.Stat(); err == nil && os.SameFile(in, out) {
-					return usagef("refusing to write the %s output over the input on standard input", what)
-				}
-			}
-			continue
-		}
-		if in, err := os.Stat(p); err == nil && os.SameFile(in, out) {
-			return usagef("refusing to write the %s output over the input %s", what, p)
-		}
-	}
-	return nil
+	return e.opener.Identify(ins[0])
 }
 
-// open opens one input with the global options.
-func (g *Globals) open(in input) (*parser.File, error) {
+// createOutput opens an output of the run (outfile.Create): path "" or
+// "-" is standard output, and no input may be written over.
+func (e *env) createOutput(path string, binary bool, what string) (*outfile.File, error) {
+	return outfile.Create(path, outfile.Options{What: what, Binary: binary, Stdout: e.stdout, Inputs: &e.inputs})
+}
+
+// progressBar returns the bar of one input, or nil when none is shown.
+func progressBar(g *Globals, name string) *progress.Bar {
+	if g.Quiet {
+		return nil
+	}
+	return progress.New(g.env.stderr, name)
+}
+
+// openTrace opens a method trace with the global options.
+func openTrace(g *Globals, src *input.Source) (*input.Trace, error) {
 	// Every command reads the file through convert, which takes a
 	// streaming file's definitions as they come: one read, not two.
-	opt := parser.Options{KeyFile: in.sec, Stdin: g.env.stdin, SkipStreamingScan: true}
+	opt := parser.Options{KeyFile: src.Sec, SkipStreamingScan: true}
 	if g.Clock != "auto" && g.Clock != "" {
 		opt.Clock, _ = parser.ParseClock(g.Clock)
 	}
@@ -135,64 +116,56 @@ func (g *Globals) open(in input) (*parser.File, error) {
 	case "ns":
 		opt.TimeUnit = time.Nanosecond
 	}
-	if p, ok := g.pipe(in); ok {
-		opt.Input = p.r
-	}
 	// Standard input, pipes and gzip are copied to a temporary file first,
 	// which can take longer than the conversion.
-	bar := g.progress(in.name() + " (reading)")
-	if bar != nil {
-		opt.Progress = bar.update
-	}
-	f, err := parser.Open(in.path, opt)
-	bar.clear()
+	bar := progressBar(g, src.Name()+" (reading)")
+	f, err := src.OpenTrace(opt, bar.Func())
+	bar.Clear()
 	if err != nil {
 		var ce *parser.ClockError
 		if errors.As(err, &ce) {
-			return nil, usagef("%s: --clock %s: %v", in.name(), g.Clock, err)
+			return nil, usagef("%s: --clock %s: %v", src.Name(), g.Clock, err)
 		}
-		return nil, fmt.Errorf("%s: %w", in.name(), err)
+		return nil, fmt.Errorf("%s: %w", src.Name(), err)
 	}
 	return f, nil
 }
 
-// convert runs the converter over one input into the exporters (one read
-// or two, see convert.Run) and prints the repair summary. With no
-// exporters it only analyses the trace.
-func (g *Globals) convert(in input, exps ...stream.Exporter) (*stream.Trace, error) {
-	f, err := g.open(in)
+// convertTrace runs the converter over one method trace into the
+// exporters (one read or two, see convert.Run) and prints the repair
+// summary. With no exporters it only analyses the trace.
+func convertTrace(g *Globals, src *input.Source, exps ...stream.Exporter) (*stream.Trace, error) {
+	f, err := openTrace(g, src)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	opt := convert.Options{Strict: g.Strict}
-	bar := g.progress(in.name())
-	if bar != nil {
-		opt.Progress = bar.update
-	}
+	bar := progressBar(g, src.Name())
+	opt.Progress = bar.Func()
 	var t *stream.Trace
 	if len(exps) == 0 {
-		t, err = convert.Analyze(f, opt)
+		t, err = convert.Analyze(f.File, opt)
 	} else {
-		t, err = convert.Run(f, opt, exps...)
+		t, err = convert.Run(f.File, opt, exps...)
 	}
-	bar.clear()
+	bar.Clear()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", in.name(), err)
+		return nil, fmt.Errorf("%s: %w", src.Name(), err)
 	}
-	g.summarize(in, t)
+	summarize(g, src, t)
 	return t, nil
 }
 
 // summarize prints the reader's warnings and the repairs, one line each.
-func (g *Globals) summarize(in input, t *stream.Trace) {
+func summarize(g *Globals, src *input.Source, t *stream.Trace) {
 	if g.Quiet {
 		return
 	}
 	for _, w := range t.Header.Warnings {
-		fmt.Fprintf(g.env.stderr, "atrace2: %s: warning: %s\n", in.name(), w)
+		fmt.Fprintf(g.env.stderr, "atrace2: %s: warning: %s\n", src.Name(), w)
 	}
 	if s := t.Stats.Summary(); s != "" {
-		fmt.Fprintf(g.env.stderr, "atrace2: %s: repaired: %s\n", in.name(), s)
+		fmt.Fprintf(g.env.stderr, "atrace2: %s: repaired: %s\n", src.Name(), s)
 	}
 }

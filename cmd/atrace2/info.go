@@ -4,12 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
-	"time"
 
-	"github.com/atrace2/atrace2/convert/stream"
-	"github.com/atrace2/atrace2/internal/units"
+	"github.com/atrace2/atrace2/info"
 )
 
 // InfoCmd describes a trace, or a sampled profile, without converting it.
@@ -21,48 +17,7 @@ type InfoCmd struct {
 // infoWriter is the report of one input: a method trace's or a sampled
 // profile's, which encode to JSON as they are.
 type infoWriter interface {
-	writeText(w io.Writer)
-}
-
-// infoReport is the JSON form of info; the text form prints the same fields.
-type infoReport struct {
-	File             string          `json:"file"`
-	Variant          string          `json:"variant"`
-	Version          int             `json:"version"`
-	DataVersion      string          `json:"data_version"`
-	Compressed       bool            `json:"gzip"`
-	Clock            string          `json:"clock"`
-	ClockFrom        string          `json:"clock_from"`
-	VM               string          `json:"vm,omitempty"`
-	PID              int             `json:"pid,omitempty"`
-	StartTimeMicros  uint64          `json:"start_time_us"`
-	StartIsEpoch     bool            `json:"start_is_epoch"`
-	StartDate        string          `json:"start_date,omitempty"`
-	WallNanos        int64           `json:"wall_duration_ns"`
-	CPUNanos         int64           `json:"thread_cpu_total_ns"`
-	Bytes            int64           `json:"bytes"`
-	Records          int64           `json:"records"`
-	RecordSize       int             `json:"record_size"`
-	ThreadsListed    int             `json:"threads_listed"`
-	MethodsListed    int             `json:"methods_listed"`
-	MethodsUsed      int             `json:"methods_used"`
-	DataFileOverflow bool            `json:"data_file_overflow"`
-	Sampling         bool            `json:"looks_sampled"`
-	IntervalNanos    int64           `json:"sampling_interval_ns,omitempty"`
-	Repairs          stream.Stats    `json:"repairs"`
-	Warnings         []string        `json:"warnings"`
-	Threads          []infoThreadRow `json:"threads"`
-}
-
-type infoThreadRow struct {
-	TID      uint32 `json:"tid"`
-	Name     string `json:"name"`
-	Listed   bool   `json:"listed"`
-	Events   int64  `json:"events"`
-	MaxDepth int    `json:"max_depth"`
-	Orphans  int    `json:"orphan_frames"`
-	Open     int    `json:"open_at_end"`
-	CPUNanos int64  `json:"thread_cpu_ns"`
+	WriteText(w io.Writer)
 }
 
 // Run prints the report for each trace.
@@ -73,20 +28,23 @@ func (c *InfoCmd) Run(g *Globals) error {
 	}
 	var reports []infoWriter
 	for _, in := range ins {
-		s, gz, err := g.sampled(in)
+		src, err := g.env.opener.Identify(in)
 		if err != nil {
 			return err
 		}
-		if s != nil {
-			reports = append(reports, newSampledInfo(in, s, gz))
+		if src.Sampled {
+			s, err := readSampled(g, src)
+			if err != nil {
+				return err
+			}
+			reports = append(reports, info.NewSampled(in.Name(), s, src.Gzip))
 			continue
 		}
-		t, err := g.convert(in)
+		t, err := convertTrace(g, src)
 		if err != nil {
 			return err
 		}
-		r := newInfoReport(in, t)
-		reports = append(reports, &r)
+		reports = append(reports, info.NewTrace(in.Name(), t))
 	}
 	if c.Format == "json" {
 		enc := json.NewEncoder(g.env.stdout)
@@ -100,106 +58,7 @@ func (c *InfoCmd) Run(g *Globals) error {
 		if i > 0 {
 			fmt.Fprintln(g.env.stdout)
 		}
-		reports[i].writeText(g.env.stdout)
+		reports[i].WriteText(g.env.stdout)
 	}
 	return nil
-}
-
-func newInfoReport(in input, t *stream.Trace) infoReport {
-	h := t.Header
-	r := infoReport{
-		File: in.name(), Variant: h.Format(), Version: h.Version,
-		DataVersion: fmt.Sprintf("%#02x", h.DataVersion), Compressed: h.Compressed,
-		Clock: h.Clock.String(), ClockFrom: h.ClockFrom, VM: h.VM(), PID: h.PID(),
-		StartTimeMicros: h.StartTime, StartIsEpoch: h.EpochStart(),
-		WallNanos: t.WallEnd, Bytes: t.Size, Records: h.Records, RecordSize: h.RecordSize,
-		ThreadsListed: len(h.Threads), MethodsListed: len(h.Methods), MethodsUsed: len(t.Frames),
-		DataFileOverflow: h.DataFileOverflow(), Sampling: t.Sampling.Likely, IntervalNanos: t.Sampling.Interval,
-		Repairs: t.Stats, Warnings: append([]string{}, h.Warnings...),
-	}
-	if r.StartIsEpoch {
-		r.StartDate = time.UnixMicro(int64(h.StartTime)).UTC().Format("2006-01-02 15:04:05.000000 UTC")
-	}
-	for _, th := range t.Threads {
-		r.CPUNanos += th.LastCPU
-		r.Threads = append(r.Threads, infoThreadRow{
-			TID: uint32(th.ID), Name: th.Name, Listed: th.Known, Events: th.Events, MaxDepth: th.MaxDepth,
-			Orphans: th.Orphans, Open: th.Open, CPUNanos: th.LastCPU,
-		})
-	}
-	if !t.HasCPU {
-		r.CPUNanos = 0
-	}
-	return r
-}
-
-func (r *infoReport) writeText(w io.Writer) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	row := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, args...)...) }
-	row("file", "%s", r.File)
-	variant := fmt.Sprintf("%s, version %d (data version %s)", r.Variant, r.Version, r.DataVersion)
-	if r.Compressed {
-		variant += ", gzip"
-	}
-	row("variant", "%s", variant)
-	row("clock", "%s (from the %s)", r.Clock, r.ClockFrom)
-	vm := r.VM
-	if vm == "" {
-		vm = "not stated"
-	}
-	if r.PID != 0 {
-		vm += fmt.Sprintf(", pid %d", r.PID)
-	}
-	row("vm", "%s", vm)
-	if r.StartIsEpoch {
-		row("start", "%s", r.StartDate)
-	} else {
-		row("start", "%d µs on the device's monotonic clock (not a calendar date)", r.StartTimeMicros)
-	}
-	if r.Clock != "thread-cpu" {
-		row("wall time", "%s", units.Duration(r.WallNanos))
-	}
-	if r.Clock != "wall" {
-		row("thread CPU", "%s over all threads", units.Duration(r.CPUNanos))
-	}
-	if r.RecordSize > 0 {
-		row("records", "%s of %d bytes (%s bytes of input)", units.Count(r.Records), r.RecordSize, units.Count(r.Bytes))
-	} else { // ART V2: LEB128 records of varying size
-		row("records", "%s of varying size (%s bytes of input)", units.Count(r.Records), units.Count(r.Bytes))
-	}
-	row("threads", "%d with events, %d listed", len(r.Threads), r.ThreadsListed)
-	row("methods", "%d used, %d listed", r.MethodsUsed, r.MethodsListed)
-	row("overflow", "%s", yesNo(r.DataFileOverflow, "yes: data-file-overflow=true, every thread stopped recording when the buffer filled"))
-	samp := "no (instrumented: every call recorded)"
-	if r.Sampling {
-		samp = fmt.Sprintf("likely, about %s between samples", units.Duration(r.IntervalNanos))
-	}
-	row("sampling", "%s", samp)
-	repairs := r.Repairs.Summary()
-	if repairs == "" {
-		repairs = "none"
-	}
-	row("repairs", "%s", repairs)
-	for _, wmsg := range r.Warnings {
-		row("warning", "%s", wmsg)
-	}
-	tw.Flush()
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "TID\tEVENTS\tDEPTH\tORPHANS\tOPEN\tTHREAD CPU\t\tTHREAD")
-	for _, t := range r.Threads {
-		name := t.Name
-		if !t.Listed {
-			name += " (not in the thread table)"
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%s\t\t%s\n", t.TID, units.Count(t.Events), t.MaxDepth, t.Orphans, t.Open, units.Duration(t.CPUNanos), strings.ReplaceAll(name, "\t", " "))
-	}
-	tw.Flush()
-}
-
-func yesNo(b bool, yes string) string {
-	if b {
-		return yes
-	}
-	return "no"
 }

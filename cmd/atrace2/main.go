@@ -12,6 +12,9 @@ import (
 	"runtime/pprof"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/atrace2/atrace2/internal/input"
+	"github.com/atrace2/atrace2/internal/outfile"
 )
 
 // Exit codes: 0 success, 1 bad input or a failed write, 80 usage errors
@@ -49,16 +52,16 @@ standard input; gzip input is recognised.`
 
 // memoryLimit is the default soft limit of the Go heap (GOMEMLIMIT
 // overrides it). Without it the collector lets the heap grow to twice what
-// is live; with it, converting a 1 GB trace peaks at about 150 MB instead of
-// 255 MB, at no measurable cost in time. It is soft: a conversion that needs
-// more still gets it.
+// is live; with it, a large conversion's peak stays much lower at no cost
+// in time (docs/performance.md). It is soft: a conversion that needs more
+// still gets it.
 const memoryLimit = 100 << 20
 
 // gcPercent is the default GOGC (the environment's overrides it). The call
 // trees grow by doubling, and Go's default of 100 collects after every
 // doubling; 400 collects less often, while memoryLimit still bounds the
-// heap. One core, 1 GB trace, pprof: 3.12-3.29 s and 110 MB peak against
-// 3.35-3.51 s and 94-98 MB; 100 MB: a median 0.455 s against 0.48 s.
+// heap. atrace2-bench's pprof runs on the 100 MB and 1 GB traces guard the
+// choice (docs/performance.md).
 const gcPercent = 400
 
 func main() {
@@ -68,7 +71,7 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
-	handleSignals()
+	outfile.HandleSignals()
 	os.Exit(run(os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}))
 }
 
@@ -90,7 +93,12 @@ func run(args []string, e *env) int {
 		fmt.Fprintln(e.stderr, "atrace2: invariant violation:", err)
 		return exitError
 	}
-	defer e.closePipes()
+	if e.stdin == nil {
+		e.stdin = os.Stdin
+	}
+	e.inputs.Stdin = e.stdin
+	e.opener = input.NewOpener(e.stdin)
+	defer e.opener.Close()
 	code := func() (code int) {
 		defer func() {
 			if r := recover(); r != nil {
@@ -107,12 +115,12 @@ func run(args []string, e *env) int {
 		c.Globals.env = e
 		stop, err := startCPUProfile(c.CPUProfile)
 		if err != nil {
-			return report(e.stderr, err)
+			return printError(e.stderr, err)
 		}
 		err = ctx.Run(&c.Globals)
 		stop()
 		if err != nil {
-			return report(e.stderr, err)
+			return printError(e.stderr, err)
 		}
 		return exitOK
 	}()
@@ -139,11 +147,12 @@ func startCPUProfile(path string) (stop func(), err error) {
 // exitPanic unwinds kong's Exit callback back into run.
 type exitPanic struct{}
 
-// report prints an error as one line and chooses the exit code.
-func report(w io.Writer, err error) int {
+// printError prints an error as one line and chooses the exit code.
+func printError(w io.Writer, err error) int {
 	fmt.Fprintln(w, "atrace2:", err)
 	var u *usageError
-	if errors.As(err, &u) {
+	var refused *outfile.RefusedError
+	if errors.As(err, &u) || errors.As(err, &refused) {
 		return exitUsage
 	}
 	return exitError

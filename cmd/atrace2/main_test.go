@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -139,35 +138,5 @@ func TestHelpNamesEveryFlag(t *testing.T) {
 		if !strings.Contains(out, flag) {
 			t.Errorf("info --help does not mention %s (exit %d)", flag, code)
 		}
-	}
-}
-
-func TestOutputIsAtomic(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "out.bin")
-	g := &Globals{env: &env{stdout: &bytes.Buffer{}}}
-	out, err := g.createOutput(path, true, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.WriteString(out, "half")
-	out.Abort()
-	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-		t.Fatalf("an aborted output left %v", entries)
-	}
-	out, _ = g.createOutput(path, true, "test")
-	io.WriteString(out, "whole")
-	if _, err := os.Stat(path); err == nil {
-		t.Fatal("the output exists before Close")
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
-	out.Abort() // after Close: nothing happens
-	if b, err := os.ReadFile(path); err != nil || string(b) != "whole" {
-		t.Fatalf("after Close: %q, %v", b, err)
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Fatalf("temporary files left: %v", entries)
 	}
 }

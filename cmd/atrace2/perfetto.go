@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/perfetto"
 )
 
@@ -15,36 +16,32 @@ type PerfettoCmd struct {
 
 // Run converts the trace.
 func (c *PerfettoCmd) Run(g *Globals) error {
-	ins, err := g.outputInputs(c.Trace)
+	src, err := oneInput(g.env, c.Trace, "perfetto")
 	if err != nil {
 		return err
 	}
-	if len(ins) != 1 {
-		return usagef("perfetto converts one trace at a time, got %d", len(ins))
-	}
-	in := ins[0]
-	if err := g.noTimeline(in, "Perfetto needs a method trace"); err != nil {
+	if err := requireMethodTrace(src, "Perfetto needs a method trace"); err != nil {
 		return err
 	}
-	if (c.Output == "" || c.Output == "-") && isTerminal(g.env.stdout) {
+	if (c.Output == "" || c.Output == "-") && outfile.IsTerminal(g.env.stdout) {
 		return usagef("refusing to write binary Perfetto data to a terminal: use -o %s or redirect stdout",
-			perfetto.DefaultProcessName(in.path)+".perfetto-trace")
+			perfetto.DefaultProcessName(src.Path)+".perfetto-trace")
 	}
-	out, err := g.createOutput(c.Output, true, "Perfetto")
+	out, err := g.env.createOutput(c.Output, true, "Perfetto")
 	if err != nil {
 		return err
 	}
 	defer out.Abort()
-	exp := perfetto.New(out, perfetto.Options{ProcessName: c.ProcessName, Rewind: out.rewinder()})
-	if _, err := g.convert(in, exp); err != nil {
+	exp := perfetto.New(out, perfetto.Options{ProcessName: c.ProcessName, Rewind: out.Rewinder()})
+	if _, err := convertTrace(g, src, exp); err != nil {
 		return err
 	}
-	if err := out.Close(); err != nil {
+	if err := out.Commit(); err != nil {
 		return err
 	}
 	if !g.Quiet {
 		for _, w := range exp.Warnings() {
-			fmt.Fprintf(g.env.stderr, "atrace2: %s: warning: %s\n", in.name(), w)
+			fmt.Fprintf(g.env.stderr, "atrace2: %s: warning: %s\n", src.Name(), w)
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/internal/tracegen"
 )
 
@@ -102,7 +103,7 @@ func TestPerfettoRewindsItsOutput(t *testing.T) {
 	dir := t.TempDir()
 	_, in := writeLateOrphan(t, dir)
 	code, want, _ := runCLI(t, nil, "perfetto", "-q", in)
-	if code != 0 || len(want) <= asyncChunk {
+	if code != 0 || len(want) <= 1<<20 /* outfile's chunk */ {
 		t.Fatalf("exit %d, %d bytes: too few to flush before the rewind", code, len(want))
 	}
 	path := filepath.Join(dir, "o.perfetto-trace")
@@ -133,9 +134,14 @@ func TestPerfettoRewindsItsOutput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := emptyFile(f) != nil; got != c.rewinder {
+		o, err := outfile.Create("-", outfile.Options{Stdout: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := o.Rewinder() != nil; got != c.rewinder {
 			t.Errorf("%s: can be taken back %v, want %v", c.name, got, c.rewinder)
 		}
+		o.Abort()
 		var errb bytes.Buffer
 		args := append(append([]string{"perfetto", "-q"}, c.args...), in)
 		code := run(args, &env{stdin: bytes.NewReader(nil), stdout: f, stderr: &errb})
@@ -144,57 +150,5 @@ func TestPerfettoRewindsItsOutput(t *testing.T) {
 			t.Errorf("%s: exit %d (%s), %d bytes; want exit %d, %d bytes", c.name, code, errb.String(),
 				len(got), c.code, len(c.want))
 		}
-	}
-}
-
-// TestOutputRewinder: taking back an output leaves an empty file that the
-// next writes start again; outputs that are not files cannot be taken back.
-func TestOutputRewinder(t *testing.T) {
-	dir := t.TempDir()
-	for _, kind := range []string{"temporary file", "standard output file"} {
-		f, err := os.Create(filepath.Join(dir, "out"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		o := &output{bufferedWriter: newBuffered(f), final: f.Name()}
-		if kind == "temporary file" {
-			o.tmp = f
-		} else {
-			o.fresh = f
-		}
-		fmt.Fprint(o, "taken back")
-		if err := o.rewinder()(); err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprint(o, "kept")
-		if err := o.Flush(); err != nil {
-			t.Fatal(err)
-		}
-		o.stop()
-		f.Close()
-		if got, _ := os.ReadFile(f.Name()); string(got) != "kept" {
-			t.Errorf("%s: %q after a rewind, want %q", kind, got, "kept")
-		}
-	}
-	o := &output{bufferedWriter: newBuffered(&bytes.Buffer{})}
-	defer o.stop()
-	if o.rewinder() != nil {
-		t.Error("a buffer can be taken back")
-	}
-	// What went to the null device needs no taking back; other devices
-	// cannot be rewound.
-	g := &Globals{env: &env{}}
-	for dev, want := range map[string]bool{os.DevNull: true, "/dev/zero": false} {
-		if _, err := os.Stat(dev); err != nil {
-			continue
-		}
-		o, err := g.createOutput(dev, true, "test")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := o.rewinder() != nil; got != want {
-			t.Errorf("%s: can be taken back %v, want %v", dev, got, want)
-		}
-		o.Abort()
 	}
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/google/pprof/profile"
 
+	"github.com/atrace2/atrace2/internal/input"
+	"github.com/atrace2/atrace2/internal/outfile"
+	"github.com/atrace2/atrace2/internal/pprofweb"
 	"github.com/atrace2/atrace2/pprofout"
 	"github.com/atrace2/atrace2/stacks"
 )
@@ -21,7 +23,7 @@ type PprofCmd struct {
 
 // Run converts the traces, then writes the profile, serves it, or both.
 func (c *PprofCmd) Run(g *Globals) error {
-	ins, err := g.outputInputs(c.Trace)
+	ins, err := parseInputsForWriting(g.env, c.Trace)
 	if err != nil {
 		return err
 	}
@@ -29,37 +31,37 @@ func (c *PprofCmd) Run(g *Globals) error {
 		return usagef("--no-browser only makes sense with --http")
 	}
 	write := c.Output != "" || c.HTTP == ""
-	if err := g.checkOutput(c.Output, "pprof"); err != nil { // before converting
+	if err := g.env.inputs.Check(c.Output, "pprof"); err != nil { // before converting
 		return err
 	}
-	if write && (c.Output == "" || c.Output == "-") && isTerminal(g.env.stdout) {
+	if write && (c.Output == "" || c.Output == "-") && outfile.IsTerminal(g.env.stdout) {
 		return usagef("refusing to write a binary pprof profile to a terminal: use -o app.pb.gz (then go tool pprof -http :0 app.pb.gz), redirect stdout, or view it at once with --http :0")
 	}
-	var srv *webServer
+	var srv *pprofweb.Listener
 	if c.HTTP != "" {
 		// Listen before converting: a busy port fails at once.
 		if srv, err = listen(c.HTTP); err != nil {
 			return err
 		}
-		defer srv.close()
+		defer srv.Close()
 	}
-	conv, err := g.pprofProfile(ins)
+	conv, err := pprofProfile(g, ins)
 	if err != nil {
 		return err
 	}
 	if srv == nil {
-		return g.writeProfile(c.Output, conv.write)
+		return writeProfile(g.env, c.Output, conv.write)
 	}
 	p, err := conv.profile()
 	if err != nil {
 		return err
 	}
 	if write {
-		if err := g.writeProfile(c.Output, func(w io.Writer) error { return pprofout.Write(w, p) }); err != nil {
+		if err := writeProfile(g.env, c.Output, func(w io.Writer) error { return pprofout.Write(w, p) }); err != nil {
 			return err
 		}
 	}
-	return srv.serve(p, c.NoBrowser, g)
+	return serveWeb(srv, p, c.NoBrowser, g.env, g.Quiet)
 }
 
 // converted is what pprofProfile made: a builder of method traces' calls,
@@ -88,19 +90,19 @@ func (c converted) write(w io.Writer) error {
 
 // pprofProfile converts each input into its call tree and merges them.
 // Each tree is released once its samples are in the builder.
-func (g *Globals) pprofProfile(ins []input) (converted, error) {
-	sampled, err := g.allSampled(ins)
+func pprofProfile(g *Globals, ins []input.Arg) (converted, error) {
+	srcs, sampled, err := identifyAll(g.env.opener, ins)
 	if err != nil {
 		return converted{}, err
 	}
 	if sampled {
-		p, err := g.sampledProfile(ins)
+		p, err := sampledProfile(g, srcs)
 		return converted{p: p}, err
 	}
 	b := pprofout.New(versionString())
-	for _, in := range ins {
+	for _, src := range srcs {
 		a := stacks.New()
-		if _, err := g.convert(in, a); err != nil {
+		if _, err := convertTrace(g, src, a); err != nil {
 			return converted{}, err
 		}
 		if err := b.Add(a); err != nil {
@@ -112,8 +114,8 @@ func (g *Globals) pprofProfile(ins []input) (converted, error) {
 
 // writeProfile writes a profile with write to path, or to stdout for ""
 // and "-".
-func (g *Globals) writeProfile(path string, write func(io.Writer) error) error {
-	out, err := g.createOutput(path, true, "pprof")
+func writeProfile(e *env, path string, write func(io.Writer) error) error {
+	out, err := e.createOutput(path, true, "pprof")
 	if err != nil {
 		return err
 	}
@@ -121,50 +123,49 @@ func (g *Globals) writeProfile(path string, write func(io.Writer) error) error {
 	if err := write(out); err != nil {
 		return err
 	}
-	return out.Close()
+	return out.Commit()
 }
 
-// allSampled reports whether the inputs are sampled profiles, refusing a
-// mix of sampled profiles and method traces: samples count stacks, method
-// traces time calls, and no sample type measures both.
-func (g *Globals) allSampled(ins []input) (bool, error) {
-	var traced, sampled *input
+// identifyAll identifies the inputs and reports whether they are sampled
+// profiles, refusing a mix of sampled profiles and method traces: samples
+// count stacks, method traces time calls, and no sample type measures both.
+func identifyAll(o *input.Opener, ins []input.Arg) ([]*input.Source, bool, error) {
+	var traced, sampled *input.Source
+	srcs := make([]*input.Source, len(ins))
 	for i := range ins {
-		_, _, ok, err := g.sniff(ins[i])
+		src, err := o.Identify(ins[i])
 		if err != nil {
-			return false, err
+			return nil, false, err
 		}
-		if ok && sampled == nil {
-			sampled = &ins[i]
+		srcs[i] = src
+		if src.Sampled && sampled == nil {
+			sampled = src
 		}
-		if !ok && traced == nil {
-			traced = &ins[i]
+		if !src.Sampled && traced == nil {
+			traced = src
 		}
 	}
 	if traced != nil && sampled != nil {
-		return false, usagef("%s is a sampled profile and %s a method trace: one pprof profile cannot hold counted samples and timed calls; convert them separately",
-			sampled.name(), traced.name())
+		return nil, false, usagef("%s is a sampled profile and %s a method trace: one pprof profile cannot hold counted samples and timed calls; convert them separately",
+			sampled.Name(), traced.Name())
 	}
-	return sampled != nil, nil
+	return srcs, sampled != nil, nil
 }
 
 // sampledProfile reads sampled profiles and merges them.
-func (g *Globals) sampledProfile(ins []input) (*profile.Profile, error) {
+func sampledProfile(g *Globals, srcs []*input.Source) (*profile.Profile, error) {
 	b := pprofout.NewSampled(versionString())
 	var first *stacks.Sampled
-	for _, in := range ins {
-		s, _, err := g.sampled(in)
+	for _, src := range srcs {
+		s, err := readSampled(g, src)
 		if err != nil {
 			return nil, err
-		}
-		if s == nil { // it changed since it was sniffed
-			return nil, fmt.Errorf("%s: no longer a sampled profile", in.name())
 		}
 		if first == nil {
 			first = s
 		} else if s.Timed() != first.Timed() {
 			return nil, usagef("%s (%s) and %s (%s) cannot merge: one counts samples, the other calls and CPU time",
-				ins[0].name(), first.Source().Format, in.name(), s.Source().Format)
+				srcs[0].Name(), first.Source().Format, src.Name(), s.Source().Format)
 		}
 		if err := b.Add(s); err != nil {
 			return nil, err

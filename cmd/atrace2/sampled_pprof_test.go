@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/atrace2/atrace2/info"
 )
 
 // TestSampledPprof: the profile of two sampled files (the second the first
@@ -122,7 +124,7 @@ func TestSampledCorpus(t *testing.T) {
 		t.Skipf("corpus file absent (%v)", err)
 	}
 	code, out, errOut := runCLI(t, nil, "info", "--format", "json", path)
-	var r sampledInfo
+	var r info.Sampled
 	if code != 0 || errOut != "" || json.Unmarshal([]byte(out), &r) != nil {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atrace2/atrace2/info"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/samples/samplegen"
 )
@@ -76,7 +77,7 @@ func TestSampledGolden(t *testing.T) {
 // TestSampledInfo checks the numbers info gives against the fixtures.
 func TestSampledInfo(t *testing.T) {
 	_, f := sampledFiles(t)
-	var reports []sampledInfo
+	var reports []info.Sampled
 	code, out, _ := runCLI(t, nil, "info", "-q", "--format", "json", f["app.hprof"], f["times.hprof"], f["app.prof.gz"])
 	if code != 0 || json.Unmarshal([]byte(out), &reports) != nil || len(reports) != 3 {
 		t.Fatalf("exit %d, JSON:\n%s", code, out)

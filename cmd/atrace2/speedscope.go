@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/atrace2/atrace2/speedscope"
+	"github.com/atrace2/atrace2/stacks"
 )
 
 // SpeedscopeCmd converts one trace into a speedscope file.
@@ -32,15 +33,17 @@ count (by its CPU time in nanoseconds for JVM hprof cpu=times).`
 
 // Run converts the trace.
 func (c *SpeedscopeCmd) Run(g *Globals) error {
-	in, err := g.oneInput(c.Trace, "speedscope")
+	src, err := oneInput(g.env, c.Trace, "speedscope")
 	if err != nil {
 		return err
 	}
-	s, _, err := g.sampled(in)
-	if err != nil {
-		return err
+	var s *stacks.Sampled
+	if src.Sampled {
+		if s, err = readSampled(g, src); err != nil {
+			return err
+		}
 	}
-	out, err := g.createOutput(c.Output, false, "speedscope")
+	out, err := g.env.createOutput(c.Output, false, "speedscope")
 	if err != nil {
 		return err
 	}
@@ -50,24 +53,12 @@ func (c *SpeedscopeCmd) Run(g *Globals) error {
 		if err := speedscope.WriteSampled(out, s, opt); err != nil {
 			return err
 		}
-		return out.Close()
+		return out.Commit()
 	}
 	exp := speedscope.New(out, opt)
 	defer exp.Close()
-	if _, err := g.convert(in, exp); err != nil {
+	if _, err := convertTrace(g, src, exp); err != nil {
 		return err
 	}
-	return out.Close()
-}
-
-// oneInput reads the arguments of a command that converts one trace.
-func (g *Globals) oneInput(args []string, cmd string) (input, error) {
-	ins, err := g.outputInputs(args)
-	if err != nil {
-		return input{}, err
-	}
-	if len(ins) != 1 {
-		return input{}, usagef("%s converts one trace at a time, got %d", cmd, len(ins))
-	}
-	return ins[0], nil
+	return out.Commit()
 }

@@ -8,7 +8,8 @@ import (
 
 	"golang.org/x/term"
 
-	reports "github.com/atrace2/atrace2/report"
+	"github.com/atrace2/atrace2/internal/input"
+	"github.com/atrace2/atrace2/report"
 	"github.com/atrace2/atrace2/stacks"
 )
 
@@ -24,16 +25,16 @@ type TopCmd struct {
 
 // Help is the detailed help: what the columns mean.
 func (c *TopCmd) Help() string {
-	return "One row per method: exclusive and inclusive time on each clock with their percentages of the total, calls, recursive calls and the mean exclusive time per call (text shows it on the first clock; csv and json on every clock).\n\n" + reports.Definitions
+	return "One row per method: exclusive and inclusive time on each clock with their percentages of the total, calls, recursive calls and the mean exclusive time per call (text shows it on the first clock; csv and json on every clock).\n\n" + report.Definitions
 }
 
-// Run prints the reports.
+// Run prints the report.
 func (c *TopCmd) Run(g *Globals) error {
-	p, err := g.profile("top", c.Trace)
+	p, err := oneProfile(g, "top", c.Trace)
 	if err != nil {
 		return err
 	}
-	r, err := p.Top(reports.TopOptions{Sort: c.Sort, Limit: c.Limit, PerThread: c.PerThread})
+	r, err := p.Top(report.TopOptions{Sort: c.Sort, Limit: c.Limit, PerThread: c.PerThread})
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -46,16 +47,16 @@ type reportFlags struct {
 	Wide   bool   `help:"Print method names whole; by default long names are shortened from the left (…ui.FeedAdapter.bind) to fit the terminal, or 160 columns when the output is not a terminal."`
 }
 
-// writer is what every report can do.
-type writer interface {
-	WriteText(io.Writer, reports.TextOptions) error
+// reportWriter is what every report can do.
+type reportWriter interface {
+	WriteText(io.Writer, report.TextOptions) error
 	WriteCSV(io.Writer) error
 	WriteJSON(io.Writer) error
 }
 
 // write prints r on stdout in the chosen format.
-func (f *reportFlags) write(g *Globals, r writer) error {
-	out, err := g.createOutput("-", false, "")
+func (f *reportFlags) write(g *Globals, r reportWriter) error {
+	out, err := g.env.createOutput("-", false, "")
 	if err != nil {
 		return err
 	}
@@ -66,12 +67,12 @@ func (f *reportFlags) write(g *Globals, r writer) error {
 	case "json":
 		err = r.WriteJSON(out)
 	default:
-		err = r.WriteText(out, reports.TextOptions{Width: f.width(g)})
+		err = r.WriteText(out, report.TextOptions{Width: f.width(g)})
 	}
 	if err != nil {
 		return err
 	}
-	return out.Close()
+	return out.Commit()
 }
 
 // defaultWidth is the line width of text written to a file or pipe.
@@ -94,8 +95,8 @@ func (f *reportFlags) width(g *Globals) int {
 	return defaultWidth
 }
 
-// profile reads one trace into a per-method profile.
-func (g *Globals) profile(cmd string, args []string) (*reports.Profile, error) {
+// oneProfile reads one trace into a per-method profile.
+func oneProfile(g *Globals, cmd string, args []string) (*report.Profile, error) {
 	ins, err := pairInputs(args)
 	if err != nil {
 		return nil, err
@@ -103,31 +104,35 @@ func (g *Globals) profile(cmd string, args []string) (*reports.Profile, error) {
 	if len(ins) != 1 {
 		return nil, usagef("%s reads one trace, got %d", cmd, len(ins))
 	}
-	return g.loadProfile(ins[0])
+	return loadProfile(g, ins[0])
 }
 
 // loadProfile aggregates one input: a method trace or a sampled profile.
-func (g *Globals) loadProfile(in input) (*reports.Profile, error) {
-	s, _, err := g.sampled(in)
+func loadProfile(g *Globals, in input.Arg) (*report.Profile, error) {
+	src, err := g.env.opener.Identify(in)
 	if err != nil {
 		return nil, err
 	}
-	if s != nil {
-		p, err := reports.NewSampledProfile(s)
+	if src.Sampled {
+		s, err := readSampled(g, src)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", in.name(), err)
+			return nil, err
 		}
-		p.Name = in.name()
+		p, err := report.NewSampledProfile(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", in.Name(), err)
+		}
+		p.Name = in.Name()
 		return p, nil
 	}
 	a := stacks.New()
-	if _, err := g.convert(in, a); err != nil {
+	if _, err := convertTrace(g, src, a); err != nil {
 		return nil, err
 	}
-	p, err := reports.NewProfile(a)
+	p, err := report.NewProfile(a)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", in.name(), err)
+		return nil, fmt.Errorf("%s: %w", in.Name(), err)
 	}
-	p.Name = in.name() // "<stdin>" rather than "-"
+	p.Name = in.Name() // "<stdin>" rather than "-"
 	return p, nil
 }

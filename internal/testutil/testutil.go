@@ -4,7 +4,9 @@ package testutil
 
 import (
 	"bytes"
+	"compress/gzip"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -89,10 +91,41 @@ func CorpusTraces(t testing.TB) []string {
 	var paths []string
 	for _, n := range names {
 		if !strings.Contains(n, "special_char") && !strings.HasSuffix(n, "header.trace") {
-			paths = append(paths, n)
+			paths = append(paths, Plain(t, n))
 		}
 	}
 	return paths
+}
+
+// Plain returns path, or for a gzip file a decompressed copy in a
+// temporary folder under the same base name: the parser reads plain
+// files only (decompression is internal/input's, which the CLI tests
+// cover).
+func Plain(t testing.TB, path string) string {
+	if !strings.HasSuffix(path, ".gz") {
+		return path
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return path // the caller reports it
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), filepath.Base(path))
+	w, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(w, zr); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // Main runs a package's tests with at least two Ps, so that convert.Run

@@ -1,17 +1,21 @@
-package main
+// Package progress draws a one-line progress bar on a terminal for work
+// that lasts more than a second: bytes read, rate and time left.
+package progress
 
 import (
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/atrace2/atrace2/internal/outfile"
 )
 
-// progressBar draws one line on a terminal's stderr for conversions that
+// Bar draws one line on a terminal's stderr for conversions that
 // last more than a second: bytes read, rate and time left (only bytes and
 // rate while a pipe of unknown length is read). It is never
 // shown when stderr is not a terminal, or with -q.
-type progressBar struct {
+type Bar struct {
 	w     io.Writer
 	name  string
 	start time.Time
@@ -22,17 +26,28 @@ type progressBar struct {
 	now   func() time.Time
 }
 
-// progress returns a bar for one input, or nil when none is to be shown.
-func (g *Globals) progress(name string) *progressBar {
-	if g.Quiet || !isTerminal(g.env.stderr) {
+// New returns a bar named name drawn on w, or nil when w is not a
+// terminal. A nil *Bar draws nothing; its Update method value must not be
+// taken (pass nil instead, see Func).
+func New(w io.Writer, name string) *Bar {
+	if !outfile.IsTerminal(w) {
 		return nil
 	}
-	return &progressBar{w: g.env.stderr, name: name, start: time.Now(), now: time.Now}
+	return &Bar{w: w, name: name, start: time.Now(), now: time.Now}
 }
 
-// update redraws at most ten times a second, and only after the first
+// Func returns p.Update, or nil for a nil bar: the form the parser's and the
+// converter's Progress options take.
+func (p *Bar) Func() func(done, total int64) {
+	if p == nil {
+		return nil
+	}
+	return p.Update
+}
+
+// Update redraws at most ten times a second, and only after the first
 // second, so quick conversions print nothing.
-func (p *progressBar) update(done, total int64) {
+func (p *Bar) Update(done, total int64) {
 	now := p.now()
 	if total != p.total && done < p.done {
 		// A new phase, counted from 0 again (a copy, then the conversion
@@ -62,8 +77,8 @@ func (p *progressBar) update(done, total int64) {
 		strings.Repeat("#", fill), strings.Repeat(" ", width-fill), 100*done/total, rate/1e6, left)
 }
 
-// clear removes the line once the work is done.
-func (p *progressBar) clear() {
+// Clear removes the line once the work is done.
+func (p *Bar) Clear() {
 	if p != nil && p.shown {
 		fmt.Fprint(p.w, "\r\x1b[K")
 	}

@@ -1,4 +1,4 @@
-package main
+package outfile
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 )
 
 // pending holds the temporary files being written, which a signal removes
-// before the process dies of it (handleSignals).
+// before the process dies of it (HandleSignals).
 var pending = pendingFiles{files: map[string]*os.File{}}
 
 type pendingFiles struct {
@@ -33,7 +33,7 @@ func (p *pendingFiles) create(dir, pattern string) (*os.File, error) {
 
 // commit renames the finished temporary files of outs into place, all
 // while holding the lock, so that a signal removes all or none of them.
-func (p *pendingFiles) commit(outs []*output) error {
+func (p *pendingFiles) commit(outs []*File) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, o := range outs {
@@ -73,12 +73,12 @@ func (p *pendingFiles) removeAll() {
 	}
 }
 
-// handleSignals makes Ctrl-C, SIGTERM and SIGHUP remove the outputs being
+// HandleSignals makes Ctrl-C, SIGTERM and SIGHUP remove the outputs being
 // written, as a failed conversion does, and then kills the process with
 // the same signal, so that a shell loop around atrace2 stops too. Signals
 // the process started with ignored (a background job's Ctrl-C, nohup's
 // SIGHUP) stay ignored.
-func handleSignals() {
+func HandleSignals() {
 	var sigs []os.Signal
 	for _, s := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
 		if !signal.Ignored(s) {

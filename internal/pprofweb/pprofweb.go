@@ -1,4 +1,9 @@
-package pprofout
+// Package pprofweb serves pprof's own web UI (flame graph, graph, top,
+// peek, source) for a profile held in memory, by running
+// github.com/google/pprof/driver in process with a fetcher that hands it
+// the profile (docs/outputs.md §1.7). It is what `atrace2 pprof --http`
+// runs; Report runs one of the driver's text reports, for tests.
+package pprofweb
 
 import (
 	"errors"
@@ -15,15 +20,41 @@ import (
 	"github.com/google/pprof/profile"
 )
 
+// Listener is where the web UI will be served, opened before the
+// conversion so that a bad or busy address fails at once.
+type Listener struct {
+	ln   net.Listener
+	host string
+}
+
+// AddrError is an address that is not HOST:PORT, a mistake in the
+// command line.
+type AddrError struct{ msg string }
+
+func (e *AddrError) Error() string { return e.msg }
+
+// Listen opens addr the way pprof's -http reads it: an empty host means
+// localhost (not every interface), and port 0 picks a free port.
+func Listen(addr string) (*Listener, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, &AddrError{fmt.Sprintf("--http %s: want HOST:PORT, such as :0 or 127.0.0.1:8080: %v", addr, err)}
+	}
+	if host == "" {
+		host = "localhost"
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		return nil, fmt.Errorf("--http %s: %w", addr, err)
+	}
+	return &Listener{ln: ln, host: host}, nil
+}
+
+// Close releases the listener when serving never started or has ended.
+func (l *Listener) Close() error { return l.ln.Close() }
+
 // ServeOptions configure [Serve].
 type ServeOptions struct {
-	// Listener is where the web UI is served; the caller opens it, so that
-	// a port of 0 is resolved before the driver prints and opens the URL.
-	Listener net.Listener
-	// Host is how the URL names the listener's host ("localhost" when
-	// empty). A local host also makes the server refuse remote clients, as
-	// pprof's own server does.
-	Host string
 	// NoBrowser skips opening a browser, like pprof's -no_browser.
 	NoBrowser bool
 	// Stderr gets the URL line and pprof's own messages.
@@ -37,18 +68,20 @@ type ServeOptions struct {
 }
 
 // Serve runs pprof's own web UI (flame graph, graph, top, peek, source) for
-// p, in process: github.com/google/pprof/driver with a fetcher that hands it
-// p, so no profile file and no Go toolchain are needed (docs/outputs.md §1.7). It
-// returns when the server stops.
-func Serve(p *profile.Profile, o ServeOptions) error {
-	if o.Listener == nil {
+// p on l, in process: github.com/google/pprof/driver with a fetcher that
+// hands it p, so no profile file and no Go toolchain are needed
+// (docs/outputs.md §1.7). The URL names l's host; a local host also makes
+// the server refuse remote clients, as pprof's own server does. It returns
+// when the server stops.
+func Serve(p *profile.Profile, l *Listener, o ServeOptions) error {
+	if l == nil || l.ln == nil {
 		return errors.New("pprof: serving: no listener")
 	}
-	tcp, ok := o.Listener.Addr().(*net.TCPAddr)
+	tcp, ok := l.ln.Addr().(*net.TCPAddr)
 	if !ok {
-		return fmt.Errorf("pprof: serving: %s is not a TCP address", o.Listener.Addr())
+		return fmt.Errorf("pprof: serving: %s is not a TCP address", l.ln.Addr())
 	}
-	host := o.Host
+	host := l.host
 	if host == "" {
 		host = "localhost"
 	}
@@ -60,7 +93,7 @@ func Serve(p *profile.Profile, o ServeOptions) error {
 	d := newDriver(p, args, o.Stderr, o.Quiet)
 	d.ui.browser = !o.NoBrowser
 	d.opt.HTTPServer = func(a *driver.HTTPServerArgs) error {
-		return serveHTTP(a, o)
+		return serveHTTP(a, l.ln, o)
 	}
 	return d.run()
 }
@@ -68,7 +101,7 @@ func Serve(p *profile.Profile, o ServeOptions) error {
 // serveHTTP is pprof's default web server (internal/driver/webui.go,
 // defaultWebServer) on a listener we own: the UI lives under /ui/, and a
 // server on a local host answers local clients only.
-func serveHTTP(a *driver.HTTPServerArgs, o ServeOptions) error {
+func serveHTTP(a *driver.HTTPServerArgs, ln net.Listener, o ServeOptions) error {
 	local := isLocalhost(a.Host)
 	ui := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if local {
@@ -96,7 +129,7 @@ func serveHTTP(a *driver.HTTPServerArgs, o ServeOptions) error {
 	if o.Started != nil {
 		o.Started(u, func() { srv.Close() })
 	}
-	if err := srv.Serve(o.Listener); !errors.Is(err, http.ErrServerClosed) {
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("pprof: serving on %s: %w", a.Hostport, err)
 	}
 	return nil

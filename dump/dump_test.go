@@ -1,4 +1,4 @@
-package main
+package dump
 
 import (
 	"bytes"
@@ -36,7 +36,7 @@ func TestDumperLines(t *testing.T) {
 		tr := &stream.Trace{Name: "x.trace", Threads: threads, Frames: frames, HasWall: clock.HasWall(), HasCPU: clock.HasCPU()}
 		tr.Header = &parser.Header{Clock: clock}
 		var got bytes.Buffer
-		d := &dumper{w: &got}
+		d := New(&got)
 		if err := d.Begin(tr); err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package main
+package outfile
 
 import (
 	"errors"
@@ -7,16 +7,18 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"golang.org/x/term"
 )
 
-// output is where a command writes its result: stdout, or a file that is
-// written under a temporary name and renamed only when complete, so a failed
-// conversion never leaves a half-written file behind. A path that names an
-// existing device or pipe (-o /dev/null, a FIFO) is written directly: a
-// rename would replace the device with a regular file.
-type output struct {
+// File is one output: standard output, or a file that is written under a
+// temporary name and renamed only when complete, so a failed conversion
+// never leaves a half-written file behind. A path that names an existing
+// device or pipe (-o /dev/null, a FIFO) is written directly: a rename would
+// replace the device with a regular file.
+type File struct {
 	bufferedWriter
-	tmp    *os.File // the temporary file, renamed to final at Close
+	tmp    *os.File // the temporary file, renamed to final at Commit
 	direct *os.File // a device or pipe written in place
 	fresh  *os.File // standard output, an empty regular file (> FILE)
 	null   bool     // direct is the null device, which keeps nothing
@@ -25,17 +27,44 @@ type output struct {
 	done   bool // renamed into place, or removed
 }
 
-// createOutput opens path ("" or "-" for stdout). Binary data is refused on
-// a terminal, where it would only garble the screen.
-func (g *Globals) createOutput(path string, binary bool, what string) (*output, error) {
+var _ io.Writer = (*File)(nil)
+
+// Options say how Create opens an output.
+type Options struct {
+	// What names the output in messages: "pprof", "Perfetto".
+	What string
+	// Binary refuses a terminal, where binary data would only garble the
+	// screen.
+	Binary bool
+	// Stdout is where the paths "" and "-" write.
+	Stdout io.Writer
+	// Inputs, when set, are the files the output must not replace.
+	Inputs *Inputs
+}
+
+// RefusedError is an output the command line asks for that would do harm:
+// binary data on a terminal, or an input written over. A command line
+// reports it as a usage error.
+type RefusedError struct{ msg string }
+
+func (e *RefusedError) Error() string { return e.msg }
+
+func refusef(format string, args ...any) error {
+	return &RefusedError{fmt.Sprintf(format, args...)}
+}
+
+// Create opens the output path ("" or "-" for opt.Stdout). The caller
+// writes it, then calls Commit to keep it, and Abort (deferred) to discard
+// whatever was not committed.
+func Create(path string, opt Options) (*File, error) {
 	if path == "" || path == "-" {
-		if binary && isTerminal(g.env.stdout) {
-			return nil, usagef("refusing to write binary %s data to a terminal: use -o FILE or redirect stdout", what)
+		if opt.Binary && IsTerminal(opt.Stdout) {
+			return nil, refusef("refusing to write binary %s data to a terminal: use -o FILE or redirect stdout", opt.What)
 		}
-		return &output{bufferedWriter: newBuffered(g.env.stdout), fresh: emptyFile(g.env.stdout),
-			null: isNull(g.env.stdout)}, nil
+		return &File{bufferedWriter: newBuffered(opt.Stdout), fresh: emptyFile(opt.Stdout),
+			null: isNull(opt.Stdout)}, nil
 	}
-	if err := g.checkOutput(path, what); err != nil {
+	if err := opt.Inputs.Check(path, opt.What); err != nil {
 		return nil, err
 	}
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
@@ -46,11 +75,11 @@ func (g *Globals) createOutput(path string, binary bool, what string) (*output, 
 		if err != nil {
 			return nil, fmt.Errorf("opening %s: %w", path, pathErr(err))
 		}
-		if binary && isTerminal(f) {
+		if opt.Binary && IsTerminal(f) {
 			f.Close()
-			return nil, usagef("refusing to write binary %s data to the terminal %s: use a file", what, path)
+			return nil, refusef("refusing to write binary %s data to the terminal %s: use a file", opt.What, path)
 		}
-		return &output{bufferedWriter: newBuffered(f), direct: f, final: path, null: isNull(f)}, nil
+		return &File{bufferedWriter: newBuffered(f), direct: f, final: path, null: isNull(f)}, nil
 	}
 	path = linkTarget(path)
 	dir, base := filepath.Split(path)
@@ -61,7 +90,13 @@ func (g *Globals) createOutput(path string, binary bool, what string) (*output, 
 	if err != nil {
 		return nil, fmt.Errorf("creating %s: %w", path, pathErr(err))
 	}
-	return &output{bufferedWriter: newBuffered(tmp), tmp: tmp, final: path}, nil
+	return &File{bufferedWriter: newBuffered(tmp), tmp: tmp, final: path}, nil
+}
+
+// IsTerminal reports whether w is a terminal.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // linkTarget follows symbolic links from path to the file they name, which
@@ -140,11 +175,11 @@ func isNull(w io.Writer) bool {
 	return err == nil && os.SameFile(st, null)
 }
 
-// rewinder returns a function that takes back everything written so far
+// Rewinder returns a function that takes back everything written so far
 // (perfetto.Options.Rewind), or nil when the output cannot be taken back: a
 // device, a pipe, or standard output that was not an empty file. What went
 // to the null device is gone already.
-func (o *output) rewinder() func() error {
+func (o *File) Rewinder() func() error {
 	if o.null {
 		return func() error { return nil }
 	}
@@ -169,16 +204,16 @@ func (o *output) rewinder() func() error {
 	}
 }
 
-// Close flushes and, for a file, renames it into place.
-func (o *output) Close() error {
-	return closeAll([]*output{o})
+// Commit flushes the output and, for a file, renames it into place.
+func (o *File) Commit() error {
+	return CommitAll([]*File{o})
 }
 
-// closeAll closes outputs so that all of them are kept or none: each is
+// CommitAll commits outputs so that all of them are kept or none: each is
 // flushed and closed under its temporary name first, then all are renamed
 // into place at once, which a signal cannot split. The caller Aborts them
 // all, which removes what is left after an error.
-func closeAll(outs []*output) error {
+func CommitAll(outs []*File) error {
 	for _, o := range outs {
 		if err := o.finish(); err != nil {
 			return err
@@ -189,7 +224,7 @@ func closeAll(outs []*output) error {
 
 // finish flushes the output and closes its file, keeping a temporary file
 // under its temporary name.
-func (o *output) finish() error {
+func (o *File) finish() error {
 	if o.done || o.closed {
 		return nil
 	}
@@ -219,9 +254,9 @@ func (o *output) finish() error {
 	return nil
 }
 
-// Abort discards an output that was not closed, removing its temporary
-// file; it is safe after Close.
-func (o *output) Abort() {
+// Abort discards an output that was not committed, removing its temporary
+// file; it is safe after Commit.
+func (o *File) Abort() {
 	if o.done {
 		return
 	}
@@ -250,10 +285,8 @@ func (o *output) Abort() {
 }
 
 // stop ends the writing goroutine, if there is one.
-func (o *output) stop() {
+func (o *File) stop() {
 	if a, ok := o.bufferedWriter.(*asyncWriter); ok {
 		a.stop()
 	}
 }
-
-var _ io.Writer = (*output)(nil)

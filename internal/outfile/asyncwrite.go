@@ -1,4 +1,4 @@
-package main
+package outfile
 
 import (
 	"bufio"
@@ -13,10 +13,15 @@ type bufferedWriter interface {
 	Flush() error
 }
 
+// asyncWrites chooses the fast path, asyncWriter, over the reference
+// path, a bufio.Writer (see the package doc). Tests set it; builds tagged
+// atrace2_reference turn it off.
+var asyncWrites = !referenceBuild
+
 // newBuffered buffers w, writing on a goroutine of its own when there is
 // more than one CPU.
 func newBuffered(w io.Writer) bufferedWriter {
-	if runtime.GOMAXPROCS(0) > 1 {
+	if asyncWrites && runtime.GOMAXPROCS(0) > 1 {
 		return newAsyncWriter(w)
 	}
 	return bufio.NewWriterSize(w, 256<<10)

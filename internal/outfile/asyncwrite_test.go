@@ -1,4 +1,4 @@
-package main
+package outfile
 
 import (
 	"bytes"
@@ -84,5 +84,41 @@ func TestAsyncWriterShortWrite(t *testing.T) {
 	a.Write([]byte("abc"))
 	if err := a.Flush(); err != io.ErrShortWrite {
 		t.Fatalf("Flush = %v, want io.ErrShortWrite", err)
+	}
+}
+
+// TestAsyncMatchesBufio ties the fast path to the reference path: the same
+// writes and flushes through asyncWriter and through bufio give the same
+// bytes.
+func TestAsyncMatchesBufio(t *testing.T) {
+	write := func(async bool) []byte {
+		defer func(old bool) { asyncWrites = old }(asyncWrites)
+		asyncWrites = async
+		var got bytes.Buffer
+		o := &File{bufferedWriter: newBuffered(&got)}
+		defer o.stop()
+		rng := rand.New(rand.NewPCG(5, 6))
+		for i := range 40 {
+			p := make([]byte, rng.IntN(3*asyncChunk/2))
+			for j := range p {
+				p[j] = byte(i + j)
+			}
+			if _, err := o.Write(p); err != nil {
+				t.Fatal(err)
+			}
+			if i%9 == 0 {
+				if err := o.Flush(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := o.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		return got.Bytes()
+	}
+	fast, reference := write(true), write(false)
+	if !bytes.Equal(fast, reference) {
+		t.Fatalf("asyncWriter wrote %d bytes, bufio %d, or they differ", len(fast), len(reference))
 	}
 }

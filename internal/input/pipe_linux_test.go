@@ -1,4 +1,4 @@
-package parser_test
+package input
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 )
 
 // TestOpenNamedPipe: a path that names a pipe (bash's <(...)) is copied
-// like stdin, not taken for an empty file; so is a reader given as Input.
+// like stdin, not taken for an empty file; so is a stream on stdin.
 func TestOpenNamedPipe(t *testing.T) {
 	tr := sampleTrace(3, "dual", "art")
 	for name, data := range map[string][]byte{"plain": tr.Regular(), "gzip": tracegen.Gzip(tr.Regular())} {
@@ -25,17 +25,20 @@ func TestOpenNamedPipe(t *testing.T) {
 		}
 		path := fmt.Sprintf("/proc/self/fd/%d", r.Fd())
 		go func() { w.Write(data); w.Close() }()
-		for how, opt := range map[string]parser.Options{"by name": {}, "as Input": {Input: bytes.NewReader(data)}} {
-			f, err := parser.Open(path, opt)
-			if os.IsNotExist(err) {
-				t.Skipf("no /proc/self/fd here: %v", err)
-			}
+		if _, err := os.Stat(path); os.IsNotExist(err) {
+			t.Skipf("no /proc/self/fd here: %v", err)
+		}
+		for how, open := range map[string]func() (*Trace, error){
+			"by name":  func() (*Trace, error) { return openPath(path, parser.Options{}, nil) },
+			"as stdin": func() (*Trace, error) { return openStdin(bytes.NewReader(data), parser.Options{}, nil) },
+		} {
+			f, err := open()
 			if err != nil {
 				t.Fatalf("%s %s: %v", name, how, err)
 			}
-			_, got, err := drain(f)
+			got, err := drain(f.File)
 			f.Close()
-			if err != nil || !equalEvents(got, expected(tr, parser.ClockDual)) {
+			if err != nil || !equalEvents(got, plainEvents(t, tr.Regular())) {
 				t.Errorf("%s %s: err %v events %v", name, how, err, got)
 			}
 		}
@@ -49,7 +52,7 @@ func TestSpoolLeavesNoFile(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("TMPDIR", dir)
 	data := tracegen.Gzip(sampleTrace(3, "dual", "art").Regular())
-	f, err := parser.Open("-", parser.Options{Stdin: bytes.NewReader(data)})
+	f, err := openStdin(bytes.NewReader(data), parser.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +60,7 @@ func TestSpoolLeavesNoFile(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("the open spool is visible in TMPDIR: %v", entries)
 	}
-	if _, _, err := drain(f); err != nil {
+	if _, err := drain(f.File); err != nil {
 		t.Error(err)
 	}
 }
@@ -85,15 +88,15 @@ func TestSpoolChecksTheStart(t *testing.T) {
 	z := &zeros{}
 	for _, c := range []struct {
 		name string
-		open func() (*parser.File, error)
+		open func() (*Trace, error)
 		want string
 	}{
-		{"zeros", func() (*parser.File, error) { return parser.Open("-", parser.Options{Stdin: z}) }, "unrecognised data"},
-		{"PNG on stdin", func() (*parser.File, error) { return parser.Open("-", parser.Options{Stdin: bytes.NewReader(png)}) }, "a PNG image"},
-		{"gzip PNG", func() (*parser.File, error) {
-			return parser.Open("-", parser.Options{Stdin: bytes.NewReader(tracegen.Gzip(png))})
+		{"zeros", func() (*Trace, error) { return openStdin(z, parser.Options{}, nil) }, "unrecognised data"},
+		{"PNG on stdin", func() (*Trace, error) { return openStdin(bytes.NewReader(png), parser.Options{}, nil) }, "a PNG image"},
+		{"gzip PNG", func() (*Trace, error) {
+			return openStdin(bytes.NewReader(tracegen.Gzip(png)), parser.Options{}, nil)
 		}, "a PNG image"},
-		{"empty", func() (*parser.File, error) { return parser.Open("-", parser.Options{Stdin: bytes.NewReader(nil)}) }, "empty file"},
+		{"empty", func() (*Trace, error) { return openStdin(bytes.NewReader(nil), parser.Options{}, nil) }, "empty file"},
 	} {
 		f, err := c.open()
 		if err == nil {
@@ -132,23 +135,22 @@ func TestSpoolProgress(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name        string
-		open        func(parser.Options) (*parser.File, error)
+		open        func(func(done, total int64)) (*Trace, error)
 		done, total int64
 	}{
-		{"stdin", func(o parser.Options) (*parser.File, error) {
-			o.Stdin = bytes.NewReader(raw)
-			return parser.Open("-", o)
+		{"stdin", func(p func(done, total int64)) (*Trace, error) {
+			return openStdin(bytes.NewReader(raw), parser.Options{}, p)
 		}, int64(len(raw)), -1},
-		{"gzip file", func(o parser.Options) (*parser.File, error) { return parser.Open(path, o) }, int64(len(gz)), int64(len(gz))},
+		{"gzip file", func(p func(done, total int64)) (*Trace, error) { return openPath(path, parser.Options{}, p) }, int64(len(gz)), int64(len(gz))},
 	} {
 		var calls int
 		var last, total int64 = -1, 0
-		f, err := c.open(parser.Options{Progress: func(done, tot int64) {
+		f, err := c.open(func(done, tot int64) {
 			if done < last {
 				t.Errorf("%s: progress went back from %d to %d", c.name, last, done)
 			}
 			calls, last, total = calls+1, done, tot
-		}})
+		})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -169,7 +171,7 @@ func TestGzipFailures(t *testing.T) {
 	gz := filepath.Join(dir, "app.trace.gz")
 	write(t, gz, tracegen.Gzip(trace))
 	t.Setenv("TMPDIR", filepath.Join(dir, "missing"))
-	if _, err := parser.Open(gz, parser.Options{}); err == nil || !strings.Contains(err.Error(), "temporary file") {
+	if _, err := openPath(gz, parser.Options{}, nil); err == nil || !strings.Contains(err.Error(), "temporary file") {
 		t.Errorf("unwritable TMPDIR: %v, want an error about the temporary file", err)
 	}
 	t.Setenv("TMPDIR", dir)
@@ -178,14 +180,14 @@ func TestGzipFailures(t *testing.T) {
 		nested = tracegen.Gzip(nested)
 	}
 	write(t, gz, nested)
-	if _, err := parser.Open(gz, parser.Options{}); err == nil || !strings.Contains(err.Error(), "layers of gzip") {
+	if _, err := openPath(gz, parser.Options{}, nil); err == nil || !strings.Contains(err.Error(), "layers of gzip") {
 		t.Errorf("6 layers of gzip: %v", err)
 	}
 	// A damaged inner layer inside an intact outer one: the warning of
 	// the inner layer stays.
 	inner := tracegen.Gzip(trace)
 	write(t, gz, tracegen.Gzip(inner[:len(inner)-20]))
-	f, err := parser.Open(gz, parser.Options{})
+	f, err := openPath(gz, parser.Options{}, nil)
 	if err != nil {
 		t.Fatalf("gzip of a cut gzip: %v", err)
 	}
@@ -194,7 +196,7 @@ func TestGzipFailures(t *testing.T) {
 	}
 	f.Close()
 	write(t, gz, tracegen.Gzip(trace)[:30])
-	if _, err := parser.Open(gz, parser.Options{}); err == nil || !strings.Contains(err.Error(), "gzip stream is damaged or cut short") {
+	if _, err := openPath(gz, parser.Options{}, nil); err == nil || !strings.Contains(err.Error(), "gzip stream is damaged or cut short") {
 		t.Errorf("gzip cut at 30 bytes: %v, want the gzip warning in the error", err)
 	}
 }

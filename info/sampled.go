@@ -1,4 +1,4 @@
-package main
+package info
 
 import (
 	"fmt"
@@ -10,40 +10,42 @@ import (
 	"github.com/atrace2/atrace2/stacks"
 )
 
-// sampledInfo is info's report on a sampled profile (JSON; the text form
-// prints the same fields). Sampled is always true: it tells the report
+// Sampled is the report on a sampled profile, in the form of its JSON;
+// the text form prints the same fields. Sampled is always true: it tells the report
 // from a method trace's in a list.
-type sampledInfo struct {
-	File         string            `json:"file"`
-	Sampled      bool              `json:"sampled"`
-	Format       string            `json:"format"`
-	Compressed   bool              `json:"gzip"`
-	Created      string            `json:"created,omitempty"`
-	Timed        bool              `json:"timed"` // cpu=times: counts are calls, and stacks have CPU time
-	Stacks       int               `json:"stacks"`
-	Count        int64             `json:"count"`
-	CountOf      string            `json:"count_of"` // "samples", or "calls" when timed
-	StatedTotal  int64             `json:"stated_total,omitempty"`
-	CPUNanos     int64             `json:"cpu_time_ns,omitempty"`
-	StatedCPU    int64             `json:"stated_cpu_time_ns,omitempty"`
-	Frames       int               `json:"frames"`
-	MaxDepth     int               `json:"max_depth"`
-	DepthLimited bool              `json:"depth_limited"`
-	CutStacks    int               `json:"cut_stacks"`
-	Truncated    bool              `json:"truncated"`
-	Unlisted     []sampledUnlisted `json:"unlisted"`
-	Notes        []string          `json:"notes"`
-	Threads      []sampledThread   `json:"threads"`
+type Sampled struct {
+	File         string          `json:"file"`
+	Sampled      bool            `json:"sampled"`
+	Format       string          `json:"format"`
+	Compressed   bool            `json:"gzip"`
+	Created      string          `json:"created,omitempty"`
+	Timed        bool            `json:"timed"` // cpu=times: counts are calls, and stacks have CPU time
+	Stacks       int             `json:"stacks"`
+	Count        int64           `json:"count"`
+	CountOf      string          `json:"count_of"` // "samples", or "calls" when timed
+	StatedTotal  int64           `json:"stated_total,omitempty"`
+	CPUNanos     int64           `json:"cpu_time_ns,omitempty"`
+	StatedCPU    int64           `json:"stated_cpu_time_ns,omitempty"`
+	Frames       int             `json:"frames"`
+	MaxDepth     int             `json:"max_depth"`
+	DepthLimited bool            `json:"depth_limited"`
+	CutStacks    int             `json:"cut_stacks"`
+	Truncated    bool            `json:"truncated"`
+	Unlisted     []Unlisted      `json:"unlisted"`
+	Notes        []string        `json:"notes"`
+	Threads      []SampledThread `json:"threads"`
 }
 
-type sampledUnlisted struct {
+// Unlisted counts the samples the profile left out of its stacks, for one
+// reason.
+type Unlisted struct {
 	Reason string `json:"reason"`
 	Count  int64  `json:"count"`
 }
 
-// sampledThread is a listed thread, or (Listed false, ID 0) the stacks the
+// SampledThread is a listed thread, or (Listed false, ID 0) the stacks the
 // file gives no thread for.
-type sampledThread struct {
+type SampledThread struct {
 	ID       int64  `json:"id"`
 	Name     string `json:"name"`
 	Group    string `json:"group,omitempty"`
@@ -53,23 +55,25 @@ type sampledThread struct {
 	CPUNanos int64  `json:"cpu_time_ns,omitempty"`
 }
 
-func newSampledInfo(in input, s *stacks.Sampled, gz bool) *sampledInfo {
+// NewSampled describes the sampled profile s, read from the input called
+// name; gz says whether the input was gzip-compressed.
+func NewSampled(name string, s *stacks.Sampled, gz bool) *Sampled {
 	p := s.Source()
-	r := &sampledInfo{
-		File: in.name(), Sampled: true, Format: p.Format.String(), Compressed: gz, Created: p.Created,
+	r := &Sampled{
+		File: name, Sampled: true, Format: p.Format.String(), Compressed: gz, Created: p.Created,
 		Timed: s.Timed(), Stacks: len(p.Samples), Count: p.SampleCount(), CountOf: "samples", StatedTotal: p.Total,
 		StatedCPU: p.TotalTimeNanos, Frames: len(p.Frames), MaxDepth: p.MaxDepth,
 		DepthLimited: p.DepthLimited, Truncated: p.Truncated,
-		Unlisted: []sampledUnlisted{}, Notes: append([]string{}, p.Notes...),
+		Unlisted: []Unlisted{}, Notes: append([]string{}, p.Notes...),
 	}
 	for _, u := range p.Unlisted {
-		r.Unlisted = append(r.Unlisted, sampledUnlisted(u))
+		r.Unlisted = append(r.Unlisted, Unlisted(u))
 	}
-	r.Threads = make([]sampledThread, len(p.Threads), len(p.Threads)+1)
+	r.Threads = make([]SampledThread, len(p.Threads), len(p.Threads)+1)
 	for i, th := range p.Threads {
-		r.Threads[i] = sampledThread{ID: th.ID, Name: th.Name, Group: th.Group, Listed: true}
+		r.Threads[i] = SampledThread{ID: th.ID, Name: th.Name, Group: th.Group, Listed: true}
 	}
-	var none sampledThread
+	var none SampledThread
 	for i, smp := range p.Samples {
 		row := &none
 		if smp.Thread >= 0 {
@@ -93,7 +97,8 @@ func newSampledInfo(in input, s *stacks.Sampled, gz bool) *sampledInfo {
 	return r
 }
 
-func (r *sampledInfo) writeText(w io.Writer) {
+// WriteText writes the report as aligned text.
+func (r *Sampled) WriteText(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, args...)...) }
 	row("file", "%s", r.File)
@@ -126,7 +131,7 @@ func (r *sampledInfo) writeText(w io.Writer) {
 
 // writeTotals prints the samples (or calls and CPU time) and the totals
 // the file states.
-func (r *sampledInfo) writeTotals(row func(k, format string, args ...any)) {
+func (r *Sampled) writeTotals(row func(k, format string, args ...any)) {
 	in := fmt.Sprintf("in %s", plural(int64(r.Stacks), "distinct stack"))
 	if r.Timed {
 		row("calls", "%s %s", units.Count(r.Count), in)
@@ -136,7 +141,7 @@ func (r *sampledInfo) writeTotals(row func(k, format string, args ...any)) {
 	row("samples", "%s %s (the file's total: %s)", units.Count(r.Count), in, units.Count(r.StatedTotal))
 }
 
-func (r *sampledInfo) depth() string {
+func (r *Sampled) depth() string {
 	s := "up to " + plural(int64(r.MaxDepth), "frame")
 	if r.DepthLimited && r.CutStacks > 0 {
 		s += fmt.Sprintf("; the profiler cuts stacks at a depth limit: %s may miss outer frames",
@@ -145,7 +150,7 @@ func (r *sampledInfo) depth() string {
 	return s
 }
 
-func (r *sampledInfo) threadSummary() string {
+func (r *Sampled) threadSummary() string {
 	listed := 0
 	for _, t := range r.Threads {
 		if t.Listed {
@@ -162,7 +167,7 @@ func (r *sampledInfo) threadSummary() string {
 	return s
 }
 
-func (r *sampledInfo) writeThreads(w io.Writer) {
+func (r *Sampled) writeThreads(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	if r.Timed {
 		fmt.Fprintln(tw, "ID\tSTACKS\tCALLS\tCPU TIME\t\tTHREAD")

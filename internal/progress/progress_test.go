@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"bytes"
@@ -10,19 +10,19 @@ import (
 func TestProgressBar(t *testing.T) {
 	var out bytes.Buffer
 	now := time.Unix(0, 0)
-	p := &progressBar{w: &out, name: "app.trace", start: now, now: func() time.Time { return now }}
-	p.update(10, 100_000_000) // within the first second: nothing
+	p := &Bar{w: &out, name: "app.trace", start: now, now: func() time.Time { return now }}
+	p.Update(10, 100_000_000) // within the first second: nothing
 	if out.Len() != 0 {
 		t.Fatalf("drew %q before a second passed", out.String())
 	}
 	now = now.Add(2 * time.Second)
-	p.update(50_000_000, 100_000_000)
+	p.Update(50_000_000, 100_000_000)
 	want := "\rapp.trace [###############               ]  50%  25.0 MB/s  2s left\x1b[K"
 	if out.String() != want {
 		t.Errorf("drew %q, want %q", out.String(), want)
 	}
 	out.Reset()
-	p.update(60_000_000, 100_000_000) // less than 100 ms later: no redraw
+	p.Update(60_000_000, 100_000_000) // less than 100 ms later: no redraw
 	if out.Len() != 0 {
 		t.Fatalf("redrew %q within 100 ms", out.String())
 	}
@@ -30,7 +30,7 @@ func TestProgressBar(t *testing.T) {
 	// again after an orphan exit) keeps the clock: 70 MB in 3 s, 130 MB
 	// left (5.6 s, shown in whole seconds).
 	now = now.Add(time.Second)
-	p.update(70_000_000, 200_000_000)
+	p.Update(70_000_000, 200_000_000)
 	want = "\rapp.trace [##########                    ]  35%  23.3 MB/s  5s left\x1b[K"
 	if out.String() != want {
 		t.Errorf("drew %q, want %q", out.String(), want)
@@ -39,23 +39,21 @@ func TestProgressBar(t *testing.T) {
 	// A new total starts a new phase, timed from its first report: the
 	// copy of a pipe (its length unknown: bytes and rate only).
 	now = now.Add(2 * time.Second)
-	p.update(1, -1)
+	p.Update(1, -1)
 	if out.Len() != 0 {
 		t.Fatalf("drew %q at the start of a phase", out.String())
 	}
 	now = now.Add(2 * time.Second)
-	p.update(40_000_000, -1)
+	p.Update(40_000_000, -1)
 	if want := "\rapp.trace  40.0 MB  20.0 MB/s\x1b[K"; out.String() != want {
 		t.Errorf("drew %q, want %q", out.String(), want)
 	}
 	out.Reset()
-	p.clear()
+	p.Clear()
 	if out.String() != "\r\x1b[K" {
 		t.Errorf("clear wrote %q", out.String())
 	}
-	var g Globals
-	g.env = &env{stderr: &out}
-	if g.progress("x") != nil || strings.Contains(out.String(), "#") {
+	if New(&out, "x") != nil || strings.Contains(out.String(), "#") {
 		t.Error("a bar on a stderr that is not a terminal")
 	}
 }

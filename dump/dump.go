@@ -1,0 +1,163 @@
+// Package dump prints a trace's balanced event stream one line per event,
+// in the style of dmtracedump -o: thread, action, the time on each clock
+// and the method indented by its depth. It is what `atrace2 dump` prints,
+// like go-perf's perfdump over perffile or go tool trace -d.
+//
+// Fast path: lines are built by appending the columns that repeat (a
+// thread's, an action's, a method's), made once in Begin. The reference is
+// a line formatted with fmt, in the test TestDumperLines, which ties the
+// two.
+package dump
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/internal/units"
+)
+
+// Exporter writes dmtracedump -o style lines: thread, action, the times on
+// each clock in µs, and the method indented by depth. Repairs are marked:
+// "enter*" opens a frame that was running before tracing began, "exit*"
+// closes one still open when it stopped, "exit~" is an implied exit of a
+// frame above one that exited.
+//
+// A dump has a line per event, ten times the size of the trace, so the
+// parts that repeat (a thread's columns, an action, a method) are made
+// once and lines are built by appending them to a buffer.
+type Exporter struct {
+	w       io.Writer
+	t       *stream.Trace
+	buf     []byte
+	threads [][]byte // by ThreadIndex: "tid thread " padded
+	methods [][]byte // by FrameID: "name signature\n"
+}
+
+// dumpFlush is how much of the dump is buffered before a write.
+const dumpFlush = 64 << 10
+
+// dumpIndent is ". " repeated: a line's indent is a prefix of it.
+var dumpIndent = strings.Repeat(". ", 256)
+
+var _ stream.BatchExporter = (*Exporter)(nil)
+
+// New returns an exporter that writes the dump to w. It buffers about
+// 64 KiB between writes; w need not be buffered.
+func New(w io.Writer) *Exporter { return &Exporter{w: w} }
+
+// Begin writes the two header lines and prepares the columns that repeat.
+func (d *Exporter) Begin(t *stream.Trace) error {
+	d.t = t
+	fmt.Fprintf(d.w, "# %s: %s clock; times in µs; * = synthetic (running before tracing began, or still open at its end), ~ = implicit exit\n", t.Name, t.Header.Clock)
+	fmt.Fprintf(d.w, "# %-7s %-20s %-7s %12s %12s  %s\n", "tid", "thread", "action", "wall", "cpu", "method")
+	d.threads = make([][]byte, len(t.Threads))
+	for i := range t.Threads {
+		th := &t.Threads[i]
+		d.threads[i] = fmt.Appendf(nil, "%-9d %-20s ", th.ID, clipName(th.Name, 20))
+	}
+	d.methods = make([][]byte, len(t.Frames))
+	for i := range t.Frames {
+		fr := &t.Frames[i]
+		d.methods[i] = fmt.Appendf(nil, "%s %s\n", fr.Name, fr.Signature)
+	}
+	d.buf = make([]byte, 0, dumpFlush+4096)
+	return nil
+}
+
+// Event writes one event's line.
+func (d *Exporter) Event(ev *stream.Event) error {
+	return d.Events([]stream.Event{*ev})
+}
+
+// Events writes a line per event (stream.BatchExporter).
+func (d *Exporter) Events(evs []stream.Event) error {
+	b := d.buf
+	for i := range evs {
+		ev := &evs[i]
+		b = append(b, d.threads[ev.Thread]...)
+		b = append(b, dumpAction(ev)...)
+		b = appendMicrosColumn(b, d.t.HasWall, ev.Wall)
+		b = appendMicrosColumn(b, d.t.HasCPU, ev.CPU)
+		b = append(b, "  "...)
+		for n := 2 * int(ev.Depth); n > 0; n -= len(dumpIndent) {
+			b = append(b, dumpIndent[:min(n, len(dumpIndent))]...)
+		}
+		b = append(b, d.methods[ev.Frame]...)
+		if len(b) >= dumpFlush {
+			if _, err := d.w.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
+	}
+	d.buf = b
+	return nil
+}
+
+// appendMicrosColumn appends a space and a time right-aligned in 12 columns, or
+// "-" when the trace lacks its clock.
+func appendMicrosColumn(b []byte, has bool, ns int64) []byte {
+	var num [24]byte
+	s := []byte("-")
+	if has {
+		s = units.AppendMicros(num[:0], ns)
+	}
+	b = append(b, ' ')
+	b = append(b, "            "[:max(12-len(s), 0)]...)
+	return append(b, s...)
+}
+
+// dumpActions holds the padded action column, by [end][unwound][mark]
+// where mark is 0, 1 for synthetic (*) and 2 for implicit (~).
+var dumpActions = func() (a [2][2][3]string) {
+	for end := range 2 {
+		for unwound := range 2 {
+			for mark, sym := range []string{"", "*", "~"} {
+				name := "enter"
+				if end == 1 {
+					name = "exit"
+					if unwound == 1 {
+						name = "unwind"
+					}
+				}
+				a[end][unwound][mark] = fmt.Sprintf("%-7s", name+sym)
+			}
+		}
+	}
+	return a
+}()
+
+func dumpAction(ev *stream.Event) string {
+	end, unwound, mark := 0, 0, 0
+	if ev.Kind == stream.End {
+		end = 1
+	}
+	if ev.Flags&stream.Unwound != 0 {
+		unwound = 1
+	}
+	switch {
+	case ev.Flags&stream.Synthetic != 0:
+		mark = 1
+	case ev.Flags&stream.Implicit != 0:
+		mark = 2
+	}
+	return dumpActions[end][unwound][mark]
+}
+
+// Finish writes what is buffered.
+func (d *Exporter) Finish() error {
+	_, err := d.w.Write(d.buf)
+	d.buf = d.buf[:0]
+	return err
+}
+
+// clipName keeps a column narrow.
+func clipName(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

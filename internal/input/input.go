@@ -1,0 +1,319 @@
+package input
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/atrace2/atrace2/parser"
+	"github.com/atrace2/atrace2/samples"
+)
+
+// Arg is one input argument: a trace or sampled profile ("-" for standard
+// input), with the .sec key file that followed it, if any.
+type Arg struct {
+	Path string
+	Sec  string
+}
+
+// Name is how messages refer to the input.
+func (a Arg) Name() string {
+	if a.Path == "-" {
+		return "<stdin>"
+	}
+	return a.Path
+}
+
+// Opener opens the inputs of one run. Standard input and each pipe are
+// opened once; Close closes the pipes.
+type Opener struct {
+	stdin  io.Reader     // as given
+	peeked *bufio.Reader // stdin after a peek, when it is not a regular file
+	pipes  map[string]*pipe
+}
+
+// NewOpener returns an opener that reads stdin for "-" (nil: os.Stdin).
+func NewOpener(stdin io.Reader) *Opener {
+	if stdin == nil {
+		stdin = os.Stdin
+	}
+	return &Opener{stdin: stdin}
+}
+
+// Close closes the pipes the opener opened.
+func (o *Opener) Close() error {
+	for name, p := range o.pipes {
+		p.f.Close()
+		delete(o.pipes, name)
+	}
+	return nil
+}
+
+// SameStream reports whether two inputs read the same pipe or device,
+// such as "-" and /dev/stdin, or /dev/stdin twice: the first would read it
+// all.
+func (o *Opener) SameStream(a, b Arg) bool {
+	stat := func(in Arg) os.FileInfo {
+		if in.Path != "-" {
+			st, _ := os.Stat(in.Path)
+			return st
+		}
+		if f, ok := o.stdin.(*os.File); ok {
+			st, _ := f.Stat()
+			return st
+		}
+		return nil
+	}
+	sa, sb := stat(a), stat(b)
+	return sa != nil && sb != nil && !sa.Mode().IsRegular() && os.SameFile(sa, sb)
+}
+
+// pipe is a named input that can be read only once: a pipe (bash's
+// <(...)), /dev/stdin or another device. It is opened once, and what the
+// sniff peeks at stays buffered for the reader that follows.
+type pipe struct {
+	f *os.File
+	r *bufio.Reader
+}
+
+// pipe returns the input's pipe when its path names a pipe or a device,
+// opening it on first use.
+func (o *Opener) pipe(a Arg) (*pipe, bool) {
+	if a.Path == "-" {
+		return nil, false
+	}
+	if p, ok := o.pipes[a.Path]; ok {
+		return p, true
+	}
+	st, err := os.Stat(a.Path)
+	if err != nil || st.Mode().IsRegular() || st.IsDir() {
+		return nil, false // the parser opens it, or says why it cannot
+	}
+	f, err := os.Open(a.Path)
+	if err != nil {
+		return nil, false
+	}
+	p := &pipe{f: f, r: bufio.NewReaderSize(f, 64<<10)}
+	if o.pipes == nil {
+		o.pipes = make(map[string]*pipe)
+	}
+	o.pipes[a.Path] = p
+	return p, true
+}
+
+// regularStdin returns stdin as a file when it is a regular file, which
+// can be read at any offset.
+func (o *Opener) regularStdin() (*os.File, bool) {
+	f, ok := o.stdin.(*os.File)
+	if !ok {
+		return nil, false
+	}
+	st, err := f.Stat()
+	return f, err == nil && st.Mode().IsRegular()
+}
+
+// stdinStream returns standard input for reading it as a stream: after a
+// peek, the buffer that holds what was peeked.
+func (o *Opener) stdinStream() io.Reader {
+	if o.peeked != nil {
+		return o.peeked
+	}
+	return o.stdin
+}
+
+// sniffLen is how much of an input the sniff looks at (samples.Sniff wants
+// 4 KiB or more).
+const sniffLen = 4096
+
+// Source is an input whose kind is known: a method trace, or a sampled
+// profile of Format. Nothing but its first bytes has been read.
+type Source struct {
+	Arg
+	// Sampled says the input is a sampled profile (hprof text, Android 5.x
+	// ART profile) of Format, read by package samples; else it is read as
+	// a method trace.
+	Sampled bool
+	Format  samples.Format
+	// Gzip says a sampled profile is gzip-compressed.
+	Gzip bool
+
+	o *Opener
+}
+
+// Identify looks at an input's first bytes, without consuming them, and
+// says what it is. An input that cannot be opened is a method trace: its
+// reader reports why it cannot be read.
+func (o *Opener) Identify(a Arg) (*Source, error) {
+	head, err := o.head(a)
+	if err != nil {
+		return nil, err
+	}
+	s := &Source{Arg: a, o: o}
+	s.Format, s.Sampled = samples.Sniff(head)
+	s.Gzip = s.Sampled && len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b
+	return s, nil
+}
+
+// head returns up to sniffLen bytes of the input without consuming them.
+func (o *Opener) head(a Arg) ([]byte, error) {
+	buf := make([]byte, sniffLen)
+	if p, ok := o.pipe(a); ok {
+		return peekHead(p.r, a)
+	}
+	if a.Path != "-" {
+		f, err := os.Open(a.Path)
+		if err != nil {
+			return nil, nil
+		}
+		defer f.Close()
+		n, _ := io.ReadFull(f, buf)
+		return buf[:n], nil
+	}
+	if f, ok := o.regularStdin(); ok {
+		// The parser reads a regular file from offset 0 with ReadAt; so do we.
+		n, _ := f.ReadAt(buf, 0)
+		return buf[:n], nil
+	}
+	if o.peeked == nil {
+		o.peeked = bufio.NewReaderSize(o.stdin, 64<<10)
+	}
+	return peekHead(o.peeked, a)
+}
+
+// peekHead returns up to sniffLen bytes of a stream read once, leaving
+// them buffered in r for whichever reader comes next.
+func peekHead(r *bufio.Reader, a Arg) ([]byte, error) {
+	b, err := r.Peek(sniffLen)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return nil, fmt.Errorf("%s: %w", a.Name(), err)
+	}
+	return b, nil
+}
+
+// ReadSampled reads a source that is a sampled profile.
+func (s *Source) ReadSampled() (*samples.Profile, error) {
+	o := s.o
+	if p, ok := o.pipe(s.Arg); ok {
+		return samples.Read(p.r)
+	}
+	if s.Path == "-" {
+		if f, ok := o.regularStdin(); ok {
+			st, err := f.Stat()
+			if err != nil {
+				return nil, err
+			}
+			return samples.Read(io.NewSectionReader(f, 0, st.Size()))
+		}
+		return samples.Read(o.stdinStream())
+	}
+	f, err := os.Open(s.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return samples.Read(f)
+}
+
+// Trace is an opened method trace: the parser's File over the input or
+// over its copy.
+type Trace struct {
+	*parser.File
+	d *data
+}
+
+// Close releases the input and removes any temporary copy.
+func (t *Trace) Close() error {
+	err := t.File.Close()
+	if derr := t.d.Close(); err == nil {
+		err = derr
+	}
+	return err
+}
+
+// OpenTrace opens a source as a method trace, with opt's clock, time unit
+// and key file. Standard input that is not a regular file, a pipe, and
+// gzip are copied to a temporary file first. progress, when set, is
+// called now and then during a copy with the bytes of the input read so
+// far and its size, or -1 when that is unknown (a pipe). Each copy counts
+// from 0 with its own total: a gzip stream on stdin is copied, then
+// decompressed from the copy.
+func (s *Source) OpenTrace(opt parser.Options, progress func(done, total int64)) (*Trace, error) {
+	d := &data{progress: progress}
+	if err := s.o.acquire(s.Arg, d); err != nil {
+		d.Close()
+		return nil, err
+	}
+	if d.ra == nil { // a file the parser opens itself: a pair, or an error to report
+		f, err := parser.Open(s.Path, opt)
+		if err != nil {
+			return nil, err
+		}
+		return &Trace{File: f, d: d}, nil
+	}
+	f, err := parser.NewFile(s.Path, d.ra, d.size, opt)
+	if err != nil {
+		d.Close()
+		if d.gzipWarn != "" { // the likely cause, which no one would see
+			err = fmt.Errorf("%w (%s)", err, d.gzipWarn)
+		}
+		return nil, err
+	}
+	f.Header.Compressed = d.compressed
+	if d.gzipWarn != "" {
+		f.Header.Warnings = append([]string{d.gzipWarn}, f.Header.Warnings...)
+	}
+	return &Trace{File: f, d: d}, nil
+}
+
+// acquire makes an input readable at any offset in d: a regular file as
+// it is, anything else copied, gzip decompressed. It leaves d.ra nil for
+// the parser to open: a NAME.key/NAME.data pair, or a path it cannot read
+// (whose error the parser reports).
+func (o *Opener) acquire(a Arg, d *data) error {
+	if p, ok := o.pipe(a); ok {
+		if err := d.spool(p.r, -1); err != nil {
+			return err
+		}
+		return d.maybeGunzip()
+	}
+	if a.Path == "-" {
+		if f, ok := o.regularStdin(); ok {
+			if st, err := f.Stat(); err == nil {
+				d.ra, d.size = f, st.Size()
+				return d.maybeGunzip()
+			}
+		}
+		if err := d.spool(o.stdinStream(), -1); err != nil {
+			return err
+		}
+		return d.maybeGunzip()
+	}
+	if _, _, ok := parser.PairFiles(a.Path); ok {
+		return nil
+	}
+	f, err := os.Open(a.Path)
+	if err != nil {
+		return nil
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil
+	}
+	d.close = append(d.close, f.Close)
+	d.ra, d.size = f, st.Size()
+	return d.maybeGunzip()
+}
+
+// DescribeSampledFormat names a sampled format in messages: "a JVM hprof
+// text profile".
+func DescribeSampledFormat(f samples.Format) string {
+	switch f {
+	case samples.DalvikHprof:
+		return "a Dalvik SamplingProfiler (ASCII hprof) profile"
+	case samples.JVMHprof, samples.JVMHprofSamples, samples.JVMHprofTimes:
+		return "a JVM hprof text profile"
+	}
+	return "an Android 5.x ART profile"
+}

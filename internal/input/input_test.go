@@ -1,0 +1,237 @@
+package input
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/atrace2/atrace2/internal/tracegen"
+	"github.com/atrace2/atrace2/parser"
+)
+
+// openStdin opens stdin as a method trace, as a run does with "-".
+func openStdin(stdin io.Reader, opt parser.Options, progress func(done, total int64)) (*Trace, error) {
+	o := NewOpener(stdin)
+	defer o.Close()
+	src, err := o.Identify(Arg{Path: "-"})
+	if err != nil {
+		return nil, err
+	}
+	return src.OpenTrace(opt, progress)
+}
+
+// openPath opens a named input as a method trace.
+func openPath(path string, opt parser.Options, progress func(done, total int64)) (*Trace, error) {
+	o := NewOpener(nil)
+	defer o.Close()
+	src, err := o.Identify(Arg{Path: path})
+	if err != nil {
+		return nil, err
+	}
+	return src.OpenTrace(opt, progress)
+}
+
+func drain(f *parser.File) ([]parser.Event, error) {
+	var evs []parser.Event
+	r := f.NewReader()
+	var ev parser.Event
+	for {
+		err := r.ReadEvent(&ev)
+		if err == io.EOF {
+			return evs, nil
+		}
+		if err != nil {
+			return evs, err
+		}
+		ev.Offset = 0 // offsets differ between variants
+		evs = append(evs, ev)
+	}
+}
+
+// plainEvents is what the parser reads from data held in memory: the
+// reference for what comes through a copy or a decompression.
+func plainEvents(t *testing.T, data []byte) []parser.Event {
+	t.Helper()
+	f, err := parser.NewFile("test.trace", bytes.NewReader(data), int64(len(data)), parser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	evs, err := drain(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+func equalEvents(a, b []parser.Event) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func write(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sampleTrace is a small fixed trace with two threads, a tid above 65535
+// and methods of both eras.
+func sampleTrace(version int, clock, vm string) *tracegen.Trace {
+	return &tracegen.Trace{
+		Version: version, Clock: clock, VM: vm, Start: 1_370_000_000_000_000,
+		Options: []tracegen.Option{{Key: "pid", Value: "4242"}},
+		Threads: []tracegen.Thread{{ID: 1, Name: "main"}, {ID: 70000, Name: "Binder:4242_2"}},
+		Methods: []tracegen.Method{
+			{ID: 0, Class: "android.os.Looper", Name: "loop", Signature: "()V", Source: "Looper.java", Line: 120},
+			{ID: 4, Class: "com.example.ˊ", Name: "ˎ", Signature: "(I)V", Source: ""},
+		},
+		Records: []tracegen.Record{
+			{Thread: 1, Method: 0, Action: tracegen.Enter, CPU: 1, Wall: 10},
+			{Thread: 70000, Method: 4, Action: tracegen.Enter, CPU: 0, Wall: 12},
+			{Thread: 70000, Method: 4, Action: tracegen.Unwind, CPU: 3, Wall: 15},
+			{Thread: 1, Method: 0, Action: tracegen.Exit, CPU: 9, Wall: 20},
+		},
+	}
+}
+
+// randomTrace makes a trace with random threads, methods and records
+// (balanced or not: the reader does not care).
+func randomTrace(rng *rand.Rand, version int, clock string) *tracegen.Trace {
+	tr := &tracegen.Trace{Version: version, Clock: clock, VM: "art", Start: rng.Uint64N(1 << 40)}
+	nThreads, nMethods := 1+rng.IntN(5), 1+rng.IntN(20)
+	for i := range nThreads {
+		tr.Threads = append(tr.Threads, tracegen.Thread{ID: uint32(1 + i*7), Name: fmt.Sprintf("thread-%d", i)})
+	}
+	for i := range nMethods {
+		tr.Methods = append(tr.Methods, tracegen.Method{ID: uint32(i << 2), Class: "com.example.C" + fmt.Sprint(i), Name: "m", Signature: "()V", Source: "C.java"})
+	}
+	for range rng.IntN(200) {
+		tr.Records = append(tr.Records, tracegen.Record{
+			Thread: tr.Threads[rng.IntN(nThreads)].ID,
+			Method: uint32(rng.IntN(nMethods+2) << 2), // some ids unknown
+			Action: tracegen.Action(rng.IntN(3)),
+			CPU:    rng.Uint32(), Wall: rng.Uint32(),
+		})
+	}
+	return tr
+}
+
+func TestStdin(t *testing.T) {
+	tr := sampleTrace(3, "dual", "art")
+	for name, data := range map[string][]byte{"plain": tr.Regular(), "gzip": tracegen.Gzip(tr.Regular())} {
+		f, err := openStdin(io.MultiReader(bytes.NewReader(data)), parser.Options{}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got, err := drain(f.File)
+		f.Close()
+		if err != nil || !equalEvents(got, plainEvents(t, tr.Regular())) {
+			t.Errorf("%s: err %v events %v", name, err, got)
+		}
+	}
+}
+
+// TestGzipVariants: random traces, regular and streaming, read through
+// gzip (from a file and from stdin) give the header and the records the
+// parser reads from the plain bytes, and say they were compressed.
+func TestGzipVariants(t *testing.T) {
+	regular := func(tr *tracegen.Trace) []byte { return tr.Regular() }
+	streaming := func(tr *tracegen.Trace) []byte { return tr.Streaming(tracegen.StreamOptions{SummaryThreads: true}) }
+	dir := t.TempDir()
+	for name, write := range map[string]func(*tracegen.Trace) []byte{"v3-gzip": regular, "streaming-v3-gzip": streaming} {
+		rng := rand.New(rand.NewPCG(1, 3))
+		for i := range 40 {
+			plain := write(randomTrace(rng, 3, "dual"))
+			want := plainEvents(t, plain)
+			pf, err := parser.NewFile("test.trace", bytes.NewReader(plain), int64(len(plain)), parser.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := fmt.Sprintf("%s/%s-%d.trace", dir, name, i)
+			if err := os.WriteFile(path, tracegen.Gzip(plain), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for how, open := range map[string]func() (*Trace, error){
+				"file":  func() (*Trace, error) { return openPath(path, parser.Options{}, nil) },
+				"stdin": func() (*Trace, error) { return openStdin(bytes.NewReader(tracegen.Gzip(plain)), parser.Options{}, nil) },
+			} {
+				f, err := open()
+				if err != nil {
+					t.Fatalf("%s %d %s: %v", name, i, how, err)
+				}
+				got, err := drain(f.File)
+				h := f.Header
+				if err != nil || !equalEvents(got, want) {
+					t.Fatalf("%s %d %s: records differ (%v)", name, i, how, err)
+				}
+				if !h.Compressed || h.Variant != pf.Header.Variant || h.Clock != pf.Header.Clock || h.Records != pf.Header.Records || h.LostBytes != 0 {
+					t.Fatalf("%s %d %s: header %+v, want that of the plain trace, compressed", name, i, how, h)
+				}
+				f.Close()
+			}
+			pf.Close()
+		}
+	}
+}
+
+// TestGzipNotATrace: what is not a trace is named after decompression:
+// a gzipped pprof profile is a pprof profile.
+func TestGzipNotATrace(t *testing.T) {
+	pprofGz := tracegen.Gzip([]byte{0x0a, 0x04, 0x08, 0x01, 0x10, 0x02, 0x12, 0x00})
+	_, err := openStdin(bytes.NewReader(pprofGz), parser.Options{}, nil)
+	if err == nil || !strings.Contains(err.Error(), "pprof profile") || !errors.Is(err, parser.ErrNotMethodTrace) {
+		t.Errorf("gzipped pprof: %v, want a pprof profile, not a method trace", err)
+	}
+}
+
+// TestGzipReaders ties the fast gzip reader to the reference: a whole
+// trace decompresses to the same records, header and warnings with
+// either. A stream cut short yields the warning with both, but how much
+// comes out before the cut depends on the reader's buffering.
+func TestGzipReaders(t *testing.T) {
+	defer func(old bool) { fastGzip = old }(fastGzip)
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := range 20 {
+		gz := tracegen.Gzip(randomTrace(rng, 3, "dual").Regular())
+		if i%2 == 1 {
+			gz = gz[:len(gz)*3/4]
+		}
+		var got [2]string
+		for j, fast := range []bool{true, false} {
+			fastGzip = fast
+			f, err := openStdin(bytes.NewReader(gz), parser.Options{}, nil)
+			if err != nil {
+				got[j] = "error: " + err.Error()
+				continue
+			}
+			evs, err := drain(f.File)
+			got[j] = fmt.Sprintf("%v %v %d %q %v", evs, err, f.Header.Records, f.Header.Warnings, f.Header.Compressed)
+			f.Close()
+		}
+		if i%2 == 1 {
+			for j := range got {
+				if !strings.Contains(got[j], "gzip stream is damaged or cut short") {
+					t.Fatalf("trace %d cut short, reader %d: no warning: %s", i, j, got[j])
+				}
+			}
+			continue
+		}
+		if got[0] != got[1] {
+			t.Fatalf("trace %d: klauspost gives\n%s\ncompress/gzip gives\n%s", i, got[0], got[1])
+		}
+	}
+}

@@ -1,0 +1,188 @@
+package input
+
+import (
+	"bufio"
+	"bytes"
+	stdgzip "compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/klauspost/compress/gzip"
+
+	"github.com/atrace2/atrace2/parser"
+)
+
+// data is an input made readable at any offset: the file itself, or a
+// copy of what could be read only once or was compressed.
+type data struct {
+	ra    io.ReaderAt
+	size  int64
+	close []func() error
+
+	compressed bool   // the input was gzip
+	gzipWarn   string // the gzip stream was damaged
+
+	progress func(done, total int64)
+}
+
+func (d *data) Close() error {
+	var errs []error
+	for i := len(d.close) - 1; i >= 0; i-- {
+		errs = append(errs, d.close[i]())
+	}
+	d.close = nil
+	return errors.Join(errs...)
+}
+
+// spool copies r to a temporary file. On Unix the file is unlinked at
+// once, so it disappears even if the process is killed; elsewhere Close
+// removes it. total is r's size for the progress (-1: unknown), or 0 when
+// the caller counts the progress itself.
+func (d *data) spool(r io.Reader, total int64) error {
+	if total != 0 {
+		r = d.counted(r, total)
+	}
+	// The first bytes must be able to start a trace before anything is
+	// copied: /dev/zero or a large file of something else would otherwise
+	// fill the disk before the format check.
+	src := &recordingReader{r: r}
+	br := bufio.NewReaderSize(src, 64<<10)
+	head, err := br.Peek(64)
+	if len(head) == 0 && err != nil && err != io.EOF {
+		// Nothing could be read (a gzip stream broken at once): the input
+		// is what was copied, nothing.
+		d.ra, d.size = bytes.NewReader(nil), 0
+		return &readError{err}
+	}
+	if err := parser.CheckStart(head); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp("", "atrace2-*.trace")
+	if err != nil {
+		return fmt.Errorf("copying the input to a temporary file: %w", err)
+	}
+	if os.Remove(tmp.Name()) == nil {
+		d.close = append(d.close, tmp.Close)
+	} else {
+		d.close = append(d.close, func() error { tmp.Close(); return os.Remove(tmp.Name()) })
+	}
+	n, err := io.Copy(tmp, br)
+	d.ra, d.size = tmp, n
+	switch {
+	case err == nil:
+		return nil
+	case err == src.err:
+		return &readError{err}
+	}
+	return fmt.Errorf("copying the input to a temporary file: %w", err) // a full disk
+}
+
+// recordingReader keeps the error of its reader, to tell it from the
+// temporary file's.
+type recordingReader struct {
+	r   io.Reader
+	err error
+}
+
+func (r *recordingReader) Read(b []byte) (int, error) {
+	n, err := r.r.Read(b)
+	if err != nil && err != io.EOF {
+		r.err = err
+	}
+	return n, err
+}
+
+// readError is a failure to read the input that spool copies; what was
+// read before it is in the copy. For a gzip stream it is only a warning.
+type readError struct{ err error }
+
+func (e *readError) Error() string { return e.err.Error() }
+func (e *readError) Unwrap() error { return e.err }
+
+// counted reports the progress of reading r, when there is a callback.
+func (d *data) counted(r io.Reader, total int64) io.Reader {
+	if d.progress == nil {
+		return r
+	}
+	return &progressReader{r: r, total: total, report: d.progress}
+}
+
+// progressReader calls report after every MiB read, and at the end.
+type progressReader struct {
+	r           io.Reader
+	done, total int64
+	next        int64
+	report      func(done, total int64)
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.done += int64(n)
+	if p.done >= p.next || err != nil { // and at the end
+		p.report(p.done, p.total)
+		p.next = p.done + 1<<20
+	}
+	return n, err
+}
+
+// maybeGunzip replaces a gzip input with its decompressed copy. A stream cut
+// short keeps what was decompressed, with a warning: the records in it are
+// as good as those of a truncated file.
+func (d *data) maybeGunzip() error { return d.gunzip(0) }
+
+// maxGzipLayers bounds gzip within gzip, which a crafted file could nest
+// without end.
+const maxGzipLayers = 4
+
+func (d *data) gunzip(layer int) error {
+	var magic [4]byte
+	n, _ := d.ra.ReadAt(magic[:], 0)
+	if n < 2 || magic[0] != 0x1f || magic[1] != 0x8b {
+		return nil
+	}
+	if layer == maxGzipLayers {
+		return fmt.Errorf("gzip: more than %d layers of gzip inside each other", maxGzipLayers)
+	}
+	// Progress counts the compressed bytes, whose total is known.
+	compressed := d.counted(io.NewSectionReader(d.ra, 0, d.size), d.size)
+	zr, err := newGzipReader(compressed)
+	if err != nil {
+		return fmt.Errorf("gzip: %w", err)
+	}
+	err = d.spool(zr, 0)
+	var warn string
+	if re := (*readError)(nil); errors.As(err, &re) {
+		// The copy holds what was decompressed.
+		if !errors.Is(err, fs.ErrClosed) {
+			warn = "the gzip stream is damaged or cut short (" + err.Error() + "); reading what was decompressed"
+		}
+	} else if err != nil {
+		return err // not a trace, or no room for the copy
+	}
+	if err := d.gunzip(layer + 1); err != nil { // gzip within gzip: unwrap again
+		return err
+	}
+	if warn != "" { // else keep what an inner layer found
+		d.gzipWarn = warn
+	}
+	d.compressed = true
+	return nil
+}
+
+// fastGzip chooses klauspost/compress's gzip reader, about 1.4 times as
+// fast as the standard library's at decompressing traces (see
+// docs/performance.md), over the reference, compress/gzip. Tests set it;
+// builds tagged atrace2_reference turn it off. TestGzipReaders ties the
+// two.
+var fastGzip = !referenceBuild
+
+// newGzipReader opens a gzip stream with the chosen reader.
+func newGzipReader(r io.Reader) (io.Reader, error) {
+	if fastGzip {
+		return gzip.NewReader(r)
+	}
+	return stdgzip.NewReader(r)
+}

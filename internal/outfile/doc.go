@@ -1,0 +1,22 @@
+// Package outfile writes a command's outputs so that a failed or
+// interrupted run leaves none behind: each file is written under a
+// temporary name beside it and renamed into place only when complete
+// (Create, Commit, Abort), several outputs are kept all or none
+// (CommitAll), and Ctrl-C, SIGTERM and SIGHUP remove the temporary files
+// before the process dies (HandleSignals).
+//
+// It also knows the cases a rename would get wrong: a path that names a
+// device or a FIFO is written in place, a symbolic link is followed to the
+// file it names, an output that would replace an input is refused
+// (Inputs.Check), binary data is refused on a terminal, and standard
+// output redirected to an empty file can be taken back and written again
+// (File.Rewinder, which the Perfetto exporter uses when it must read the
+// trace twice).
+//
+// Fast paths: with more than one CPU an output is buffered by a writer
+// that hands full chunks to a goroutine of its own (asyncWriter), so that
+// formatting the next chunk overlaps the kernel's copy of the last. The
+// reference path is a plain bufio.Writer, chosen by the unexported switch
+// asyncWrites (off in builds tagged atrace2_reference). TestAsyncWriter and
+// TestAsyncMatchesBufio tie the two: the same writes give the same bytes.
+package outfile

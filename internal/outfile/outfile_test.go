@@ -1,0 +1,117 @@
+package outfile
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestOutputIsAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.bin")
+	opt := Options{What: "test", Binary: true, Stdout: &bytes.Buffer{}}
+	out, err := Create(path, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(out, "half")
+	out.Abort()
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("an aborted output left %v", entries)
+	}
+	out, _ = Create(path, opt)
+	io.WriteString(out, "whole")
+	if _, err := os.Stat(path); err == nil {
+		t.Fatal("the output exists before Commit")
+	}
+	if err := out.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	out.Abort() // after Commit: nothing happens
+	if b, err := os.ReadFile(path); err != nil || string(b) != "whole" {
+		t.Fatalf("after Commit: %q, %v", b, err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("temporary files left: %v", entries)
+	}
+}
+
+// TestOutputRewinder: taking back an output leaves an empty file that the
+// next writes start again; outputs that are not files cannot be taken back.
+func TestOutputRewinder(t *testing.T) {
+	dir := t.TempDir()
+	for _, kind := range []string{"temporary file", "standard output file"} {
+		f, err := os.Create(filepath.Join(dir, "out"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := &File{bufferedWriter: newBuffered(f), final: f.Name()}
+		if kind == "temporary file" {
+			o.tmp = f
+		} else {
+			o.fresh = f
+		}
+		fmt.Fprint(o, "taken back")
+		if err := o.Rewinder()(); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprint(o, "kept")
+		if err := o.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		o.stop()
+		f.Close()
+		if got, _ := os.ReadFile(f.Name()); string(got) != "kept" {
+			t.Errorf("%s: %q after a rewind, want %q", kind, got, "kept")
+		}
+	}
+	o := &File{bufferedWriter: newBuffered(&bytes.Buffer{})}
+	defer o.stop()
+	if o.Rewinder() != nil {
+		t.Error("a buffer can be taken back")
+	}
+	// What went to the null device needs no taking back; other devices
+	// cannot be rewound.
+	for dev, want := range map[string]bool{os.DevNull: true, "/dev/zero": false} {
+		if _, err := os.Stat(dev); err != nil {
+			continue
+		}
+		o, err := Create(dev, Options{What: "test", Binary: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := o.Rewinder() != nil; got != want {
+			t.Errorf("%s: can be taken back %v, want %v", dev, got, want)
+		}
+		o.Abort()
+	}
+}
+
+// TestEmptyFile: standard output can be taken back when the shell opened
+// it as an empty file for "> FILE", not when it appends ">> FILE".
+func TestEmptyFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name     string
+		old      string
+		flag     int
+		rewinder bool
+	}{
+		{"empty file", "", os.O_WRONLY | os.O_TRUNC, true},
+		{"appended to", "kept\n", os.O_WRONLY | os.O_APPEND, false},
+	} {
+		name := filepath.Join(dir, "stdout")
+		os.WriteFile(name, []byte(c.old), 0o644)
+		f, err := os.OpenFile(name, c.flag, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := emptyFile(f) != nil; got != c.rewinder {
+			t.Errorf("%s: can be taken back %v, want %v", c.name, got, c.rewinder)
+		}
+		f.Close()
+	}
+}
