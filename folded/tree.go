@@ -33,14 +33,14 @@ type lineNode struct {
 type lineEdge struct{ parent, name int32 }
 
 // newLineTree folds a call tree on the trace's main clock.
-func newLineTree(a *stacks.Aggregator, opt Options) *lineTree {
-	t := a.Trace()
+func newLineTree(tree *stacks.Tree, opt Options) *lineTree {
+	t := tree.Trace()
 	cpu := !t.HasWall && t.HasCPU
-	nodes := a.Nodes()
+	nodes := tree.Nodes()
 	lt := &lineTree{ids: make(map[string]int32), nodes: make([]lineNode, 1, len(nodes)+1)}
 	lt.nodes[0] = lineNode{name: -1, first: -1, next: -1}
 	frameName, framesShare := lt.intern(len(t.Frames), func(i int) string { return clean(t.Frames[i].Name) })
-	threadName, threadsShare := lt.intern(len(t.Threads), func(i int) string { return ThreadFrame(&t.Threads[i]) })
+	threadName, threadsShare := lt.intern(len(t.Threads), func(i int) string { return threadFrame(&t.Threads[i]) })
 	// Two call-tree nodes have one line only if frames or threads share a
 	// name, if the threads are left out, or through an orphan frame (which
 	// has the line of an ordinary call). Without those, every node gets a

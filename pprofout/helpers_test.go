@@ -45,7 +45,7 @@ func writeGen(t testing.TB, dir, name string, tr *tracegen.Trace) string {
 }
 
 // tree runs the converter over a trace file into a call tree.
-func tree(t testing.TB, path string) *stacks.Aggregator {
+func tree(t testing.TB, path string) *stacks.Tree {
 	t.Helper()
 	f, err := parser.Open(path, parser.Options{})
 	if err != nil {
@@ -56,7 +56,7 @@ func tree(t testing.TB, path string) *stacks.Aggregator {
 	if _, err := convert.Run(f, convert.Options{}, a); err != nil {
 		t.Fatal(err)
 	}
-	return a
+	return a.Tree()
 }
 
 // build converts trace files into one profile and round-trips it through
@@ -113,7 +113,7 @@ func checkBuilderWrite(t testing.TB, p *profile.Profile, b *pprofout.Builder) {
 func roundTrip(t testing.TB, p *profile.Profile) *profile.Profile {
 	t.Helper()
 	var buf strings.Builder
-	if err := pprofout.Write(&buf, p); err != nil {
+	if err := pprofout.WriteProfile(&buf, p); err != nil {
 		t.Fatal(err)
 	}
 	q, err := profile.Parse(strings.NewReader(buf.String()))

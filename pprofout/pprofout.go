@@ -16,9 +16,12 @@
 //     the signature in SystemName (which keeps pprof's C++ demangler away
 //     from Java names) and the source path in Filename.
 //
-// A [Builder] takes the trees of one or more traces: samples are keyed by
+// [Write] writes the profile of one finished call tree. A [Builder] merges
+// the trees of several traces into one profile: samples are keyed by
 // thread name, tid and stack, so threads of the same name and id in several
 // traces add up exactly, and every report pprof draws groups by thread name.
+// A tree can be released once Add has taken its samples, so that only one
+// trace's tree is held at a time.
 //
 // A [SampledBuilder] does the same for sampled profiles (hprof text, ART
 // profile files; samples.go): sample type samples/count, or calls and cpu
@@ -131,13 +134,30 @@ func New(version string) *Builder {
 	}
 }
 
-// Add adds the samples of one trace's tree. a must have run over a whole
-// trace (its Begin set the trace).
-func (b *Builder) Add(a *stacks.Aggregator) error {
-	t := a.Trace()
-	if t == nil {
+// Options change the profile Write writes.
+type Options struct {
+	// Version is the atrace2 version written in the profile's comments.
+	Version string
+}
+
+// Write writes the pprof profile of one finished call tree, gzipped:
+// New(opt.Version), Add(tree), then Builder.Write.
+func Write(w io.Writer, tree *stacks.Tree, opt Options) error {
+	b := New(opt.Version)
+	if err := b.Add(tree); err != nil {
+		return err
+	}
+	return b.Write(w)
+}
+
+// Add adds the samples of one finished call tree. The builder keeps
+// nothing of the tree but its trace's tables, so the caller can release
+// the nodes.
+func (b *Builder) Add(tree *stacks.Tree) error {
+	if tree == nil || tree.Trace() == nil {
 		return errors.New("pprof: the call tree has no trace")
 	}
+	t := tree.Trace()
 	if b.built {
 		return errors.New("pprof: Add after Profile")
 	}
@@ -145,7 +165,7 @@ func (b *Builder) Add(a *stacks.Aggregator) error {
 	locOf := make([]int32, len(t.Frames)) // frame → location index + 1
 	// thread → its label sets (by synthetic kind) + 1, to look each up once
 	labelsOf := make([][syntheticKinds]int32, len(t.Threads))
-	nodes := a.Nodes()
+	nodes := tree.Nodes()
 	nodePath := make([]int32, len(nodes))
 	if len(b.samples) == 0 {
 		// Sized up front: growing them leaves garbage as large as
@@ -358,8 +378,9 @@ func (b *Builder) location(fr *stream.Frame) (index int32, shared bool) {
 	return int32(loc.ID - 1), false
 }
 
-// Write checks p and writes it gzipped, as profile.proto files are stored.
-func Write(w io.Writer, p *profile.Profile) error {
+// WriteProfile checks p and writes it gzipped, as profile.proto files are
+// stored.
+func WriteProfile(w io.Writer, p *profile.Profile) error {
 	if err := p.CheckValid(); err != nil {
 		return fmt.Errorf("pprof: invalid profile: %w", err)
 	}

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"fmt"
+	"io"
+
 	"github.com/atrace2/atrace2/folded"
+	"github.com/atrace2/atrace2/stacks"
 )
 
 // FoldedCmd writes the folded stacks of one trace.
@@ -50,8 +54,21 @@ func (c *FoldedCmd) Run(g *Globals) error {
 		}
 		return out.Close()
 	}
-	if _, err := g.convert(in, folded.New(out, folded.Options{NoThread: c.NoThread})); err != nil {
+	a := stacks.New()
+	if _, err := g.convert(in, a); err != nil {
+		return err
+	}
+	if err := writeFolded(out, in, a.Tree(), folded.Options{NoThread: c.NoThread}); err != nil {
 		return err
 	}
 	return out.Close()
+}
+
+// writeFolded writes the folded stacks of a trace's tree. An error names
+// the input first, as the conversion's errors do.
+func writeFolded(w io.Writer, in input, t *stacks.Tree, opt folded.Options) error {
+	if err := folded.Write(w, t, opt); err != nil {
+		return fmt.Errorf("%s: %w", in.name(), err)
+	}
+	return nil
 }

@@ -55,7 +55,7 @@ func (c *PprofCmd) Run(g *Globals) error {
 		return err
 	}
 	if write {
-		if err := g.writeProfile(c.Output, func(w io.Writer) error { return pprofout.Write(w, p) }); err != nil {
+		if err := g.writeProfile(c.Output, func(w io.Writer) error { return pprofout.WriteProfile(w, p) }); err != nil {
 			return err
 		}
 	}
@@ -81,7 +81,7 @@ func (c converted) profile() (*profile.Profile, error) {
 // write writes the profile gzipped; call it once.
 func (c converted) write(w io.Writer) error {
 	if c.p != nil {
-		return pprofout.Write(w, c.p)
+		return pprofout.WriteProfile(w, c.p)
 	}
 	return c.b.Write(w)
 }
@@ -103,7 +103,7 @@ func (g *Globals) pprofProfile(ins []input) (converted, error) {
 		if _, err := g.convert(in, a); err != nil {
 			return converted{}, err
 		}
-		if err := b.Add(a); err != nil {
+		if err := b.Add(a.Tree()); err != nil {
 			return converted{}, err
 		}
 	}

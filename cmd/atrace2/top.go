@@ -124,7 +124,7 @@ func (g *Globals) loadProfile(in input) (*reports.Profile, error) {
 	if _, err := g.convert(in, a); err != nil {
 		return nil, err
 	}
-	p, err := reports.NewProfile(a)
+	p, err := reports.NewProfile(a.Tree())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.name(), err)
 	}
