@@ -85,8 +85,10 @@ func builder(t testing.TB, paths ...string) *pprofout.Builder {
 	return b
 }
 
-// checkBuilderWrite checks that b.Write writes what pprof's library writes
-// for p, which a builder of the same traces made.
+// checkBuilderWrite checks that Builder.Write's encoder (its fast path,
+// whatever the build tag) writes what pprof's library writes for p, which
+// a builder of the same traces made, and that the library reads it back as
+// a valid profile.
 func checkBuilderWrite(t testing.TB, p *profile.Profile, b *pprofout.Builder) {
 	t.Helper()
 	var want bytes.Buffer
@@ -94,8 +96,13 @@ func checkBuilderWrite(t testing.TB, p *profile.Profile, b *pprofout.Builder) {
 		t.Fatal(err)
 	}
 	var gz bytes.Buffer
-	if err := b.Write(&gz); err != nil {
+	if err := b.WriteEncoded(&gz); err != nil {
 		t.Fatal(err)
+	}
+	if q, err := profile.Parse(bytes.NewReader(gz.Bytes())); err != nil {
+		t.Fatalf("reading Builder.Write's profile back: %v", err)
+	} else if err := q.CheckValid(); err != nil {
+		t.Fatalf("Builder.Write's profile: %v", err)
 	}
 	zr, err := gzip.NewReader(&gz)
 	if err != nil {
