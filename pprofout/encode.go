@@ -14,9 +14,9 @@ import (
 //
 // Fast path: Write encodes profile.proto itself (encoder, below) from the
 // builder's sums, without a profile.Sample per sample: pprof's library
-// needs about 400 bytes per sample (the Sample, its location and label
-// lists and their encoded copies), which made a long trace's profile most
-// of the peak memory. Reference path: WriteProfile(w, b.Profile()), the
+// needs a Sample, its location and label lists and their encoded copies
+// for each, which made a long trace's profile most of the peak memory
+// (BenchmarkPprof reports the allocations). Reference path: WriteProfile(w, b.Profile()), the
 // library's encoder, taken when the build tag atrace2_reference is set.
 // The encoder writes the library's bytes for the same profile (its string
 // table order, field order and packing), which TestBuilderWrite checks,

@@ -232,8 +232,9 @@ func (b *Builder) label(lk labelKey) (id int32, shared bool) {
 // orphan frame, a location that two frames have (two method ids of one
 // method, or one method in two traces), or a label set that is interned
 // again (threads of one name and id). Add starts the index at the first of
-// those. Without it, Add takes 12 ms for the 69,000 nodes of the
-// 100 MB benchmark trace, against 21 to 29 ms with it.
+// those. Until then Add appends samples without a map lookup each, which
+// makes it much faster on a tree of distinct stacks, the common case
+// (BenchmarkPprofBuild/add).
 func (b *Builder) indexSamples() {
 	if b.index != nil {
 		return
