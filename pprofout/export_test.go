@@ -38,3 +38,11 @@ func (m *memWriter) Close() error                        { return nil }
 // WriteEncoded is Builder.Write's fast path, whatever the build tag: the
 // test that ties it to the library's encoder calls it.
 func (b *Builder) WriteEncoded(w io.Writer) error { return b.writeEncoded(w) }
+
+// SetFastPath turns the fast paths on or off (see the package doc) and
+// returns a function that restores them.
+func SetFastPath(on bool) (restore func()) {
+	was := fastPath
+	fastPath = on
+	return func() { fastPath = was }
+}

@@ -26,6 +26,15 @@
 // A [SampledBuilder] does the same for sampled profiles (hprof text, ART
 // profile files; samples.go): sample type samples/count, or calls and cpu
 // for JVM hprof cpu=times.
+//
+// Fast paths, each with its reference path, which the build tag
+// atrace2_reference selects (fastPath):
+//   - Builder.Write encodes profile.proto itself (encode.go); the reference
+//     is WriteProfile(w, b.Profile()), pprof's library. TestBuilderWrite
+//     ties them byte for byte.
+//   - Add indexes samples by key only once two nodes can share one
+//     (indexSamples); the reference indexes every sample.
+//     TestIndexSamples ties them.
 package pprofout
 
 import (
@@ -173,6 +182,9 @@ func (b *Builder) Add(tree *stacks.Tree) error {
 		b.pathIdx.resize(b.paths, 2*len(nodes))
 		b.paths = make([]pathEntry, 0, len(nodes))
 		b.samples = make([]sampleAcc, 0, len(nodes))
+	}
+	if !fastPath {
+		b.indexSamples() // the reference path: every sample through the index
 	}
 	for i := range nodes {
 		n := &nodes[i]
