@@ -80,9 +80,9 @@ type Builder struct {
 	locs    map[*profile.Function]*profile.Location
 	locList []*profile.Location
 	paths   []pathEntry
-	pathIdx pathTable
-	labels  []labelKey         // interned label sets, by labelID
-	labelOf map[labelKey]int32 // label set → labelID
+	pathIdx map[pathEntry]int32 // path entry → its index in paths
+	labels  []labelKey          // interned label sets, by labelID
+	labelOf map[labelKey]int32  // label set → labelID
 	samples []sampleAcc
 	index   map[sampleKey]int32 // nil while every node has a sample of its own (see Add)
 	traces  []traceInfo
@@ -179,7 +179,7 @@ func (b *Builder) Add(tree *stacks.Tree) error {
 	if len(b.samples) == 0 {
 		// Sized up front: growing them leaves garbage as large as
 		// themselves, which the collector returns too late for the peak.
-		b.pathIdx.resize(b.paths, 2*len(nodes))
+		b.pathIdx = make(map[pathEntry]int32, len(nodes))
 		b.paths = make([]pathEntry, 0, len(nodes))
 		b.samples = make([]sampleAcc, 0, len(nodes))
 	}
@@ -303,61 +303,13 @@ func syntheticKind(n *stacks.Node) int {
 // path interns the stack loc-on-parent.
 func (b *Builder) path(parent, loc int32) int32 {
 	e := pathEntry{parent, loc}
-	t := &b.pathIdx
-	if 2*(t.n+1) > len(t.slots) {
-		t.resize(b.paths, 2*len(t.slots))
+	if id, ok := b.pathIdx[e]; ok {
+		return id
 	}
-	mask := len(t.slots) - 1
-	for i := t.home(e); ; i = (i + 1) & mask {
-		id := t.slots[i]
-		if id == 0 {
-			p := int32(len(b.paths))
-			b.paths = append(b.paths, e)
-			t.slots[i] = p + 1
-			t.n++
-			return p
-		}
-		if b.paths[id-1] == e {
-			return id - 1
-		}
-	}
-}
-
-// pathTable finds interned paths: an open-addressing hash table with
-// linear probing whose slots hold a path's index + 1 (0 when empty), the
-// key being the path's entry in Builder.paths: a slot is 4 bytes. With a
-// Go map of entries, Add took 11-14 ms on the 100 MB benchmark trace's
-// tree; with this table, 8-9 ms.
-type pathTable struct {
-	slots []int32 // a power of two, at most half full
-	n     int
-	shift uint // 64 - log2(len(slots))
-}
-
-// home is where an entry's probe starts: Fibonacci hashing.
-func (t *pathTable) home(e pathEntry) int {
-	k := uint64(uint32(e.parent))<<32 | uint64(uint32(e.loc))
-	return int(k * 0x9E3779B97F4A7C15 >> t.shift)
-}
-
-// resize makes room for at least n slots and puts paths back in.
-func (t *pathTable) resize(paths []pathEntry, n int) {
-	size := 1 << 4
-	for size < n {
-		size <<= 1
-	}
-	t.slots, t.n, t.shift = make([]int32, size), len(paths), 64
-	for m := size; m > 1; m >>= 1 {
-		t.shift--
-	}
-	mask := size - 1
-	for p, e := range paths {
-		i := t.home(e)
-		for t.slots[i] != 0 {
-			i = (i + 1) & mask
-		}
-		t.slots[i] = int32(p) + 1
-	}
+	p := int32(len(b.paths))
+	b.paths = append(b.paths, e)
+	b.pathIdx[e] = p
+	return p
 }
 
 // location returns the index of the location of a frame, creating its

@@ -69,7 +69,7 @@ func (b *Builder) build(withSamples bool) (*profile.Profile, error) {
 	b.mapping.File = b.mappingFile()
 	// The indexes are not needed any more; let the collector have them
 	// before the samples take their place.
-	b.index, b.pathIdx, b.labelOf, b.built = nil, pathTable{}, nil, true
+	b.index, b.pathIdx, b.labelOf, b.built = nil, nil, nil, true
 	if withSamples {
 		b.samplesInto(p, c)
 	}
