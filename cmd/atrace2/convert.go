@@ -133,9 +133,11 @@ func (c *ConvertCmd) Run(g *Globals) error {
 		if err != nil {
 			return err
 		}
-		views = append(views, func(t *stacks.Tree) error {
+		// First: a failure to write both reports the folded one, as when
+		// folded stacks were written at the end of the conversion.
+		views = append([]func(*stacks.Tree) error{func(t *stacks.Tree) error {
 			return writeFolded(o, in, t, folded.Options{NoThread: c.NoThread})
-		})
+		}}, views...)
 	}
 	if len(views) > 0 {
 		tree = stacks.New()
