@@ -33,6 +33,13 @@
 //
 // [WriteSampled] writes sampled profiles (hprof text, ART profile files)
 // the same way, with sample counts as values (samples.go).
+//
+// Fast path: [Write] folds the call tree into a tree of names (lineTree,
+// tree.go) and writes it depth first, which yields the lines sorted
+// without holding them. Reference path: lines builds every line as a
+// string in a map and writeSorted sorts them; Write takes it when the
+// build tag atrace2_reference is set. TestTreeOrder ties the two, byte for
+// byte.
 package folded
 
 import (
@@ -52,63 +59,17 @@ type Options struct {
 	NoThread bool
 }
 
-// Exporter is a stream.Exporter that aggregates the stream and writes the
-// folded stacks at Finish.
-type Exporter struct {
-	w   io.Writer
-	opt Options
-	agg *stacks.Aggregator
-}
-
-var (
-	_ stream.BatchExporter      = (*Exporter)(nil)
-	_ stream.OnePassExporter    = (*Exporter)(nil)
-	_ stream.RewindableExporter = (*Exporter)(nil)
-)
-
-// New returns an exporter that writes to w.
-func New(w io.Writer, opt Options) *Exporter {
-	return &Exporter{w: w, opt: opt, agg: stacks.New()}
-}
-
-// Begin starts the call tree.
-func (e *Exporter) Begin(t *stream.Trace) error { return e.agg.Begin(t) }
-
-// Event adds one event to the call tree.
-func (e *Exporter) Event(ev *stream.Event) error { return e.agg.Event(ev) }
-
-// OnePass marks the exporter as able to take the stream in one read of the
-// trace, as its call tree can (stream.OnePassExporter).
-func (e *Exporter) OnePass() {}
-
-// CanRewind reports true: nothing is written before Finish, so the
-// exporter can join a timeline in a hopeful read (stream.RewindableExporter).
-func (e *Exporter) CanRewind() bool { return true }
-
-// Rewind forgets the call tree (stream.RewindableExporter).
-func (e *Exporter) Rewind() error { return e.agg.Rewind() }
-
-// Events adds a batch of events to the call tree.
-func (e *Exporter) Events(evs []stream.Event) error { return e.agg.Events(evs) }
-
-// Finish writes the lines.
-func (e *Exporter) Finish() error {
-	if err := e.agg.Finish(); err != nil {
-		return err
-	}
-	return Write(e.w, e.agg, e.opt)
-}
-
-// ThreadFrame is the root frame of a thread's stacks: "main (tid 4821)".
-func ThreadFrame(th *stream.Thread) string {
+// threadFrame is the root frame of a thread's stacks: "main (tid 4821)".
+func threadFrame(th *stream.Thread) string {
 	return clean(fmt.Sprintf("%s (tid %d)", th.Name, th.ID))
 }
 
-// Lines returns the folded stacks of a call tree and their exclusive
+// lines returns the folded stacks of a call tree and their exclusive
 // nanoseconds on the trace's main clock (wall if present, else thread CPU),
-// unsorted and before rounding.
-func Lines(a *stacks.Aggregator, opt Options) map[string]int64 {
-	t := a.Trace()
+// unsorted and before rounding: the reference path, which writeSorted
+// writes (see the package doc).
+func lines(tree *stacks.Tree, opt Options) map[string]int64 {
+	t := tree.Trace()
 	cpu := !t.HasWall && t.HasCPU
 	names := make([]string, len(t.Frames))
 	for i := range t.Frames {
@@ -116,12 +77,12 @@ func Lines(a *stacks.Aggregator, opt Options) map[string]int64 {
 	}
 	roots := make([]string, len(t.Threads))
 	for i := range t.Threads {
-		roots[i] = ThreadFrame(&t.Threads[i])
+		roots[i] = threadFrame(&t.Threads[i])
 	}
 	sums := make(map[string]int64)
 	var buf []byte
 	var ids []stream.FrameID
-	for i, n := range a.Nodes() {
+	for i, n := range tree.Nodes() {
 		v := n.Wall
 		if cpu {
 			v = n.CPU
@@ -129,7 +90,7 @@ func Lines(a *stacks.Aggregator, opt Options) map[string]int64 {
 		if n.IsRoot() || v == 0 {
 			continue
 		}
-		ids = a.Stack(stacks.NodeID(i), ids[:0])
+		ids = tree.Stack(stacks.NodeID(i), ids[:0])
 		buf = buf[:0]
 		if !opt.NoThread {
 			buf = append(buf, roots[n.Thread]...)
@@ -152,13 +113,20 @@ func appendFrames(buf []byte, ids []stream.FrameID, names []string) []byte {
 	return buf
 }
 
-// Write writes the folded stacks of a call tree, sorted.
-func Write(w io.Writer, a *stacks.Aggregator, opt Options) error {
-	if a.Trace() == nil {
+// Write writes the folded stacks of a finished call tree, sorted.
+func Write(w io.Writer, tree *stacks.Tree, opt Options) error {
+	if tree == nil || tree.Trace() == nil {
 		return fmt.Errorf("folded: the call tree has no trace")
 	}
-	return newLineTree(a, opt).write(w, Micros)
+	if !fastPath {
+		return writeSorted(w, lines(tree, opt), roundMicros)
+	}
+	return newLineTree(tree, opt).write(w, roundMicros)
 }
+
+// fastPath selects the line tree over the reference path (see the package
+// doc). The build tag atrace2_reference turns it off (referenceOnly).
+var fastPath = !referenceOnly
 
 // writeSorted writes "line value" rows sorted by line, dropping rows whose
 // value rounds to 0, in 64 KiB writes.
@@ -189,8 +157,8 @@ func writeSorted(w io.Writer, sums map[string]int64, value func(int64) int64) er
 	return nil
 }
 
-// Micros rounds nanoseconds to the nearest microsecond.
-func Micros(ns int64) int64 { return (ns + 500) / 1000 }
+// roundMicros rounds nanoseconds to the nearest microsecond.
+func roundMicros(ns int64) int64 { return (ns + 500) / 1000 }
 
 // clean replaces the characters that would break the line format.
 func clean(s string) string {

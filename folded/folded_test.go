@@ -20,21 +20,24 @@ import (
 // repoRoot is the module root.
 func repoRoot(t testing.TB) string { return testutil.RepoRoot(t) }
 
-// run converts a trace into the folded exporter and returns its output and
-// its call tree.
-func run(t testing.TB, path string, clock parser.Clock, opt Options) (string, *stacks.Aggregator) {
+// run converts a trace into its call tree and returns the tree and what
+// Write writes of it.
+func run(t testing.TB, path string, clock parser.Clock, opt Options) (string, *stacks.Tree) {
 	t.Helper()
 	f, err := parser.Open(path, parser.Options{Clock: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var buf bytes.Buffer
-	e := New(&buf, opt)
-	if _, err := convert.Run(f, convert.Options{}, e); err != nil {
+	a := stacks.New()
+	if _, err := convert.Run(f, convert.Options{}, a); err != nil {
 		t.Fatal(err)
 	}
-	return buf.String(), e.agg
+	var buf bytes.Buffer
+	if err := Write(&buf, a.Tree(), opt); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String(), a.Tree()
 }
 
 // checkGolden compares got with testdata/golden/folded/name.
@@ -78,10 +81,10 @@ func TestPolicy(t *testing.T) {
 
 // pprofLines computes the same lines from the pprof profile of the same
 // tree: a second, independent path from stacks to numbers.
-func pprofLines(t *testing.T, a *stacks.Aggregator, opt Options) map[string]int64 {
+func pprofLines(t *testing.T, tree *stacks.Tree, opt Options) map[string]int64 {
 	t.Helper()
 	b := pprofout.New("test")
-	if err := b.Add(a); err != nil {
+	if err := b.Add(tree); err != nil {
 		t.Fatal(err)
 	}
 	p, err := b.Profile()
@@ -202,7 +205,7 @@ func TestRounding(t *testing.T) {
 		{Kind: b, Frame: 1, Wall: 1000}, {Kind: e, Frame: 1, Wall: 1800}, // 1500 ns in all: 2 µs
 		{Kind: b, Frame: 2, Wall: 2000}, {Kind: e, Frame: 2, Wall: 2499}, // 0 µs: left out
 	} {
-		if err := a.Event(&ev); err != nil {
+		if err := a.Events([]stream.Event{ev}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -210,7 +213,7 @@ func TestRounding(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := Write(&buf, a, Options{}); err != nil {
+	if err := Write(&buf, a.Tree(), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := buf.String(), "t  (tid 3);A:x 2\n"; got != want {

@@ -21,16 +21,16 @@ import (
 //   - A stack without Java frames (hprof "<empty>") is the one frame
 //     stacks.EmptyStackName.
 
-// SampledThreadFrame is the root frame of a sampled profile's thread:
+// sampledThreadFrame is the root frame of a sampled profile's thread:
 // "main (thread 200001)".
-func SampledThreadFrame(th *stream.Thread) string {
+func sampledThreadFrame(th *stream.Thread) string {
 	return clean(fmt.Sprintf("%s (thread %d)", th.Name, th.ID))
 }
 
-// SampledLines returns the folded stacks of a sampled profile and their
+// sampledLines returns the folded stacks of a sampled profile and their
 // values (samples, or CPU nanoseconds for cpu=times), unsorted and before
 // rounding.
-func SampledLines(s *stacks.Sampled, opt Options) map[string]int64 {
+func sampledLines(s *stacks.Sampled, opt Options) map[string]int64 {
 	t := s.Trace()
 	names := make([]string, len(t.Frames))
 	for i := range t.Frames {
@@ -47,7 +47,7 @@ func SampledLines(s *stacks.Sampled, opt Options) map[string]int64 {
 		}
 		buf = buf[:0]
 		if !opt.NoThread && (!hasUnknown || n.Thread != unknown) {
-			buf = append(buf, SampledThreadFrame(&t.Threads[n.Thread])...)
+			buf = append(buf, sampledThreadFrame(&t.Threads[n.Thread])...)
 		}
 		ids = s.Stack(stacks.NodeID(i), ids[:0])
 		buf = appendFrames(buf, ids, names)
@@ -58,10 +58,10 @@ func SampledLines(s *stacks.Sampled, opt Options) map[string]int64 {
 
 // WriteSampled writes the folded stacks of a sampled profile, sorted.
 func WriteSampled(w io.Writer, s *stacks.Sampled, opt Options) error {
-	sums := SampledLines(s, opt)
+	sums := sampledLines(s, opt)
 	value := func(v int64) int64 { return v }
 	if s.Timed() {
-		value = Micros
+		value = roundMicros
 	}
 	return writeSorted(w, sums, value)
 }

@@ -14,8 +14,9 @@ import (
 // stacks whose lines are equal (overloads of one name, orphan and ordinary
 // calls, threads of one name and tid, every thread with NoThread) are one
 // node. Writing it depth first in the right child order gives the lines
-// sorted, without holding the lines: at 1 GB a trace's lines took about
-// 130 MB, its line tree takes about 10.
+// sorted, without holding the lines, which on a long trace take many times
+// the memory of the line tree (BenchmarkFolded reports both paths'
+// allocations).
 type lineTree struct {
 	names []string // frame and thread names, by name id
 	ids   map[string]int32
@@ -33,19 +34,19 @@ type lineNode struct {
 type lineEdge struct{ parent, name int32 }
 
 // newLineTree folds a call tree on the trace's main clock.
-func newLineTree(a *stacks.Aggregator, opt Options) *lineTree {
-	t := a.Trace()
+func newLineTree(tree *stacks.Tree, opt Options) *lineTree {
+	t := tree.Trace()
 	cpu := !t.HasWall && t.HasCPU
-	nodes := a.Nodes()
+	nodes := tree.Nodes()
 	lt := &lineTree{ids: make(map[string]int32), nodes: make([]lineNode, 1, len(nodes)+1)}
 	lt.nodes[0] = lineNode{name: -1, first: -1, next: -1}
 	frameName, framesShare := lt.intern(len(t.Frames), func(i int) string { return clean(t.Frames[i].Name) })
-	threadName, threadsShare := lt.intern(len(t.Threads), func(i int) string { return ThreadFrame(&t.Threads[i]) })
+	threadName, threadsShare := lt.intern(len(t.Threads), func(i int) string { return threadFrame(&t.Threads[i]) })
 	// Two call-tree nodes have one line only if frames or threads share a
 	// name, if the threads are left out, or through an orphan frame (which
 	// has the line of an ordinary call). Without those, every node gets a
-	// line node of its own, and the child index is not needed: it took
-	// about half of this function's time.
+	// line node of its own, and the child index, a large part of this
+	// function's time, is not needed (BenchmarkFolded).
 	merge := framesShare || threadsShare || opt.NoThread || hasOrphan(nodes)
 	if merge {
 		lt.child = make(map[lineEdge]int32, len(nodes))

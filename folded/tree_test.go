@@ -13,9 +13,9 @@ import (
 	"github.com/atrace2/atrace2/parser"
 )
 
-// TestTreeOrder checks that Write, which writes the lines depth first,
-// writes what sorting every line as a string writes (writeSorted of
-// Lines), on names that are prefixes of each other or hold ';' (cleaned to
+// TestTreeOrder ties the fast path to the reference path: the line tree,
+// which writes the lines depth first, writes what sorting every line as a
+// string writes (writeSorted of lines), and Write writes the same, on names that are prefixes of each other or hold ';' (cleaned to
 // ':', which sorts just before ';'), overloads that fold into one line,
 // threads of one name, an orphan frame and a later call of its method,
 // the policy cases, a large trace and the corpus.
@@ -79,10 +79,17 @@ method 0x8 a.A g ()V A.java
 	for name, path := range paths {
 		for _, opt := range []Options{{}, {NoThread: true}} {
 			t.Run(fmt.Sprintf("%s/nothread=%v", name, opt.NoThread), func(t *testing.T) {
-				got, a := run(t, path, parser.ClockUnknown, opt)
-				var want bytes.Buffer
-				if err := writeSorted(&want, Lines(a, opt), Micros); err != nil {
+				written, tree := run(t, path, parser.ClockUnknown, opt)
+				var fast, want bytes.Buffer
+				if err := newLineTree(tree, opt).write(&fast, roundMicros); err != nil {
 					t.Fatal(err)
+				}
+				if err := writeSorted(&want, lines(tree, opt), roundMicros); err != nil {
+					t.Fatal(err)
+				}
+				got := fast.String()
+				if written != got {
+					t.Errorf("Write differs from the line tree:\n%s\nwant:\n%s", clip(written), clip(got))
 				}
 				if got != want.String() {
 					t.Errorf("depth-first lines differ from sorted lines:\n%s\nwant:\n%s", clip(got), clip(want.String()))

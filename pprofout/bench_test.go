@@ -51,11 +51,7 @@ func benchTrace(b *testing.B) string {
 // convertFile is what `atrace2 pprof -o` does with one trace.
 func convertFile(tb testing.TB, path string, w io.Writer) int {
 	a := tree(tb, path)
-	bld := pprofout.New("bench")
-	if err := bld.Add(a); err != nil {
-		tb.Fatal(err)
-	}
-	if err := bld.Write(w); err != nil {
+	if err := pprofout.Write(w, a, pprofout.Options{Version: "bench"}); err != nil {
 		tb.Fatal(err)
 	}
 	return stackCount(a)
@@ -63,7 +59,7 @@ func convertFile(tb testing.TB, path string, w io.Writer) int {
 
 // stackCount counts the call tree's distinct stacks (the profile's samples,
 // but for stacks whose frames share a function).
-func stackCount(a *stacks.Aggregator) int {
+func stackCount(a *stacks.Tree) int {
 	n := 0
 	for _, nd := range a.Nodes() {
 		if !nd.IsRoot() {

@@ -10,37 +10,36 @@ import (
 )
 
 // Write builds the profile of every trace added so far, checks it and
-// writes it gzipped, as Write(w, b.Profile()) would, byte for byte, without
-// a profile.Sample per sample: pprof's encoder holds, per sample, the
-// Sample, its location and label lists and their encoded copies, which for a
-// large trace would be most of the command's peak memory (BenchmarkPprof
-// reports the allocations).
+// writes it gzipped. Call it once, after the last Add, instead of Profile.
 //
-// How: pprof's library builds and checks a profile that holds only the
-// first sample of each label set. Its string table is then the full
-// profile's (strings enter the table in order of first use, and every
-// string a sample adds is in its label set), so the library's encoding of
-// everything but the samples can be copied, and the samples encoded here
-// in between, as the library would encode them. Call it once, after the
-// last Add, instead of Profile.
+// Fast path: Write encodes profile.proto itself (encoder, below) from the
+// builder's sums, without a profile.Sample per sample: pprof's library
+// needs a Sample, its location and label lists and their encoded copies
+// for each, which made a long trace's profile most of the peak memory
+// (BenchmarkPprof reports the allocations). Reference path: WriteProfile(w, b.Profile()), the
+// library's encoder, taken when the build tag atrace2_reference is set.
+// The encoder writes the library's bytes for the same profile (its string
+// table order, field order and packing), which TestBuilderWrite checks,
+// byte for byte.
 func (b *Builder) Write(w io.Writer) error {
+	if !fastPath {
+		p, err := b.Profile()
+		if err != nil {
+			return err
+		}
+		return WriteProfile(w, p)
+	}
+	return b.writeEncoded(w)
+}
+
+// fastPath selects the encoder over the library's (see Write). The build
+// tag atrace2_reference turns it off (referenceOnly).
+var fastPath = !referenceOnly
+
+// writeEncoded is Write's fast path.
+func (b *Builder) writeEncoded(w io.Writer) error {
 	samples := b.samples
-	meta, err := b.build(true)
-	if err != nil {
-		return err
-	}
-	if err := meta.CheckValid(); err != nil {
-		return fmt.Errorf("pprof: invariant violation: %w", err)
-	}
-	raw, err := encode(meta)
-	if err != nil {
-		return err
-	}
-	strs, err := stringIndex(raw)
-	if err != nil {
-		return err
-	}
-	labels, err := b.encodedLabels(strs)
+	meta, err := b.build(false)
 	if err != nil {
 		return err
 	}
@@ -48,8 +47,9 @@ func (b *Builder) Write(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	e := sampleEncoder{b: b, labels: labels, clocks: b.commonClocks()}
-	if err := e.writeAround(zw, raw, samples); err != nil {
+	e := encoder{w: zw, b: b}
+	e.profile(meta, samples)
+	if err := e.flush(); err != nil {
 		return fmt.Errorf("pprof: writing: %w", err)
 	}
 	if err := zw.Close(); err != nil {
@@ -58,265 +58,387 @@ func (b *Builder) Write(w io.Writer) error {
 	return nil
 }
 
-// compression is the gzip level of written profiles: the fastest, because
-// profiles are small next to the traces they come from and the default
-// level costs a large share of a conversion for a slightly smaller file.
-// The writer is klauspost's (whose reader opens .gz traces), faster than
-// the standard library's at this level. BenchmarkPprof guards both choices
-// (docs/performance.md has the measurements).
+// compression is the gzip level of written profiles: the fastest, since
+// the default level took a large share of a conversion for a file only a
+// little smaller. The writer is klauspost's (whose reader opens .gz
+// traces), faster than the standard library's for a file about as large.
+// BenchmarkPprofBuild guards the choice.
 const compression = gzip.BestSpeed
 
-// firstOfLabels returns the first sample of each label set, in order.
-func (b *Builder) firstOfLabels() []sampleAcc {
-	seen := make([]bool, len(b.labels))
-	var first []sampleAcc
-	for _, s := range b.samples {
-		if !seen[s.label] {
-			seen[s.label] = true
-			first = append(first, s)
-		}
-	}
-	return first
-}
-
-// encode is the library's uncompressed encoding of p.
-func encode(p *profile.Profile) ([]byte, error) {
-	var buf bytesWriter
-	if err := p.WriteUncompressed(&buf); err != nil {
-		return nil, fmt.Errorf("pprof: encoding: %w", err)
-	}
-	return buf, nil
-}
-
-type bytesWriter []byte
-
-func (w *bytesWriter) Write(p []byte) (int, error) {
-	*w = append(*w, p...)
-	return len(p), nil
-}
-
-// Top-level fields of profile.proto's Profile message that Write handles.
+// Field numbers of profile.proto (github.com/google/pprof, proto/profile.proto).
 const (
-	fieldSample      = 2
-	fieldMapping     = 3
-	fieldStringTable = 6
+	// Profile
+	fieldSampleType        = 1
+	fieldSample            = 2
+	fieldMapping           = 3
+	fieldLocation          = 4
+	fieldFunction          = 5
+	fieldStringTable       = 6
+	fieldDropFrames        = 7
+	fieldKeepFrames        = 8
+	fieldTimeNanos         = 9
+	fieldDurationNanos     = 10
+	fieldPeriodType        = 11
+	fieldPeriod            = 12
+	fieldComment           = 13
+	fieldDefaultSampleType = 14
+	fieldDocURL            = 15
+
+	// ValueType
+	fieldValueTypeType = 1
+	fieldValueTypeUnit = 2
+
+	// Sample
+	fieldSampleLocationID = 1
+	fieldSampleValue      = 2
+	fieldSampleLabel      = 3
+
+	// Label
+	fieldLabelKey     = 1
+	fieldLabelStr     = 2
+	fieldLabelNum     = 3
+	fieldLabelNumUnit = 4
+
+	// Mapping
+	fieldMappingID              = 1
+	fieldMappingStart           = 2
+	fieldMappingLimit           = 3
+	fieldMappingOffset          = 4
+	fieldMappingFilename        = 5
+	fieldMappingBuildID         = 6
+	fieldMappingHasFunctions    = 7
+	fieldMappingHasFilenames    = 8
+	fieldMappingHasLineNumbers  = 9
+	fieldMappingHasInlineFrames = 10
+
+	// Location
+	fieldLocationID        = 1
+	fieldLocationMappingID = 2
+	fieldLocationAddress   = 3
+	fieldLocationLine      = 4
+	fieldLocationIsFolded  = 5
+
+	// Line
+	fieldLineFunctionID = 1
+	fieldLineLine       = 2
+	fieldLineColumn     = 3
+
+	// Function
+	fieldFunctionID         = 1
+	fieldFunctionName       = 2
+	fieldFunctionSystemName = 3
+	fieldFunctionFilename   = 4
+	fieldFunctionStartLine  = 5
 )
 
-// topField is one top-level field of an encoded message.
-type topField struct {
-	num   int
-	start int // first byte of the tag
-	end   int // one past the last byte of the value
-	value []byte
-}
+// Wire types.
+const (
+	wireVarint = 0
+	wireBytes  = 2
+)
 
-// nextField reads the top-level field at b[off:].
-func nextField(b []byte, off int) (topField, error) {
-	tag, n := binary.Uvarint(b[off:])
-	if n <= 0 {
-		return topField{}, fmt.Errorf("pprof: invariant violation: bad tag at %d", off)
-	}
-	f := topField{num: int(tag >> 3), start: off}
-	off += n
-	switch tag & 7 {
-	case 0: // varint
-		_, m := binary.Uvarint(b[off:])
-		if m <= 0 {
-			return f, fmt.Errorf("pprof: invariant violation: bad varint at %d", off)
-		}
-		f.value, f.end = b[off:off+m], off+m
-	case 2: // length-delimited
-		l, m := binary.Uvarint(b[off:])
-		if m <= 0 || l > uint64(len(b)-off-m) {
-			return f, fmt.Errorf("pprof: invariant violation: bad length at %d", off)
-		}
-		f.value, f.end = b[off+m:off+m+int(l)], off+m+int(l)
-	default:
-		return f, fmt.Errorf("pprof: invariant violation: wire type %d at %d", tag&7, off)
-	}
-	return f, nil
-}
-
-// stringIndex reads the string table of an encoded profile.
-func stringIndex(raw []byte) (map[string]int64, error) {
-	strs := map[string]int64{}
-	n := int64(0)
-	for off := 0; off < len(raw); {
-		f, err := nextField(raw, off)
-		if err != nil {
-			return nil, err
-		}
-		if f.num == fieldStringTable {
-			if _, ok := strs[string(f.value)]; !ok {
-				strs[string(f.value)] = n
-			}
-			n++
-		}
-		off = f.end
-	}
-	return strs, nil
-}
-
-// encodedLabels encodes the label fields of each label set, in the order
-// pprof's library writes them: string labels by key, then numeric ones.
-func (b *Builder) encodedLabels(strs map[string]int64) ([][]byte, error) {
-	idx := func(s string) (uint64, error) {
-		i, ok := strs[s]
-		if !ok {
-			return 0, fmt.Errorf("pprof: invariant violation: %q is not in the string table", s)
-		}
-		return uint64(i), nil
-	}
-	out := make([][]byte, len(b.labels))
-	for i, lk := range b.labels {
-		var enc []byte
-		type strLabel struct{ key, value string }
-		ls := []strLabel{{LabelThread, lk.thread}}
-		if lk.synth != "" {
-			ls = []strLabel{{LabelSynthetic, lk.synth}, {LabelThread, lk.thread}} // sorted by key
-		}
-		for _, l := range ls {
-			k, err := idx(l.key)
-			if err != nil {
-				return nil, err
-			}
-			v, err := idx(l.value)
-			if err != nil {
-				return nil, err
-			}
-			enc = appendLabel(enc, k, v, 0)
-		}
-		k, err := idx(LabelTID)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = appendLabel(enc, k, 0, lk.tid)
-	}
-	return out, nil
-}
-
-// appendLabel appends one Label message as field 3 of a Sample; zero
-// fields are left out, as the library does.
-func appendLabel(b []byte, key, str uint64, num int64) []byte {
-	var m []byte
-	for _, f := range [...]struct {
-		num int
-		v   uint64
-	}{{1, key}, {2, str}, {3, uint64(num)}} {
-		if f.v != 0 {
-			m = binary.AppendUvarint(m, uint64(f.num)<<3)
-			m = binary.AppendUvarint(m, f.v)
-		}
-	}
-	b = binary.AppendUvarint(b, 3<<3|2)
-	b = binary.AppendUvarint(b, uint64(len(m)))
-	return append(b, m...)
-}
-
-// sampleEncoder encodes samples as pprof's library does.
-type sampleEncoder struct {
+// encoder writes a profile.proto message the way pprof's library
+// (profile.Profile.WriteUncompressed) does:
+//
+//   - the string table holds each string once, in order of first use as
+//     the library looks at them (stringTable);
+//   - the Profile's fields come in field-number order, repeated messages
+//     in their slice's order, the samples in first-seen order;
+//   - a zero optional number is left out, except default_sample_type;
+//   - a repeated number field with more than two values is packed, with
+//     two or fewer it is one field per value.
+type encoder struct {
+	w      io.Writer
 	b      *Builder
-	labels [][]byte // by label id, the encoded label fields
-	clocks clocks   // the time values the samples have
-	msg    []byte   // one Sample message
-	body   []byte   // scratch: a packed field's body
-	out    []byte   // encoded samples not yet written
+	strs   stringTable
+	labels [][]byte // by label id: the encoded label fields of a sample
+	out    []byte   // encoded, not yet written
+	msg    []byte   // scratch: a message's body
+	sub    []byte   // scratch: a nested message's or packed field's body
+	err    error
 }
 
-// writeAround writes raw with its sample fields replaced by samples.
-func (e *sampleEncoder) writeAround(w io.Writer, raw []byte, samples []sampleAcc) error {
-	off := 0
-	for off < len(raw) {
-		f, err := nextField(raw, off)
-		if err != nil {
-			return err
-		}
-		if f.num >= fieldMapping {
-			break
-		}
-		if f.num != fieldSample {
-			if _, err := w.Write(raw[f.start:f.end]); err != nil {
-				return err
-			}
-		}
-		off = f.end
+// profile encodes meta (everything but the samples) with samples.
+func (e *encoder) profile(meta *profile.Profile, samples []sampleAcc) {
+	e.strings(meta, samples)
+	for _, st := range meta.SampleType {
+		e.message(fieldSampleType, e.valueType(e.msg[:0], st))
 	}
+	c := e.b.commonClocks()
 	for i := range samples {
-		e.appendSample(&samples[i])
-		if len(e.out) >= 64<<10 {
-			if _, err := w.Write(e.out); err != nil {
-				return err
-			}
-			e.out = e.out[:0]
-		}
+		e.sample(&samples[i], c)
 	}
-	if _, err := w.Write(e.out); err != nil {
-		return err
+	for _, m := range meta.Mapping {
+		e.message(fieldMapping, e.mapping(e.msg[:0], m))
 	}
-	_, err := w.Write(raw[off:])
-	return err
+	for _, l := range meta.Location {
+		e.message(fieldLocation, e.location(e.msg[:0], l))
+	}
+	for _, f := range meta.Function {
+		e.message(fieldFunction, e.function(e.msg[:0], f))
+	}
+	for _, s := range e.strs.list {
+		e.out = appendString(e.out, fieldStringTable, s)
+		e.spill()
+	}
+	o := e.out
+	o = appendOpt(o, fieldDropFrames, uint64(e.strs.index(meta.DropFrames)))
+	o = appendOpt(o, fieldKeepFrames, uint64(e.strs.index(meta.KeepFrames)))
+	o = appendOpt(o, fieldTimeNanos, uint64(meta.TimeNanos))
+	o = appendOpt(o, fieldDurationNanos, uint64(meta.DurationNanos))
+	e.out = o
+	if pt := meta.PeriodType; pt != nil && (e.strs.index(pt.Type) != 0 || e.strs.index(pt.Unit) != 0) {
+		e.message(fieldPeriodType, e.valueType(e.msg[:0], pt))
+	}
+	o = appendOpt(e.out, fieldPeriod, uint64(meta.Period))
+	comments := make([]uint64, len(meta.Comments))
+	for i, c := range meta.Comments {
+		comments[i] = uint64(e.strs.index(c))
+	}
+	o, e.sub = appendRepeated(o, fieldComment, comments, e.sub)
+	o = appendVarint(o, fieldDefaultSampleType, uint64(e.strs.index(meta.DefaultSampleType)))
+	e.out = appendOpt(o, fieldDocURL, uint64(e.strs.index(meta.DocURL)))
 }
 
-// appendSample encodes one Sample as field 2 of the Profile.
-func (e *sampleEncoder) appendSample(s *sampleAcc) {
-	m := e.appendLocations(e.msg[:0], s.path)
+// strings fills the string table in the library's order (preEncode in
+// github.com/google/pprof/profile/encode.go): the empty string; the sample
+// types; each sample's label keys and values, keys sorted, string labels
+// before numeric ones; the mapping's file and build id; each function's
+// name, system name and file; drop and keep frames; the period type; the
+// comments; the default sample type and the doc URL. It also encodes each
+// label set once, for the samples that have it.
+func (e *encoder) strings(meta *profile.Profile, samples []sampleAcc) {
+	t := &e.strs
+	t.idx = make(map[string]int64)
+	t.add("")
+	for _, st := range meta.SampleType {
+		t.add(st.Type)
+		t.add(st.Unit)
+	}
+	e.labels = make([][]byte, len(e.b.labels))
+	for i := range samples {
+		id := samples[i].label
+		if e.labels[id] != nil {
+			continue
+		}
+		lk := &e.b.labels[id]
+		var enc []byte
+		if lk.synth != "" { // "synthetic" sorts before "thread"
+			enc = appendLabel(enc, t.add(LabelSynthetic), t.add(lk.synth), 0)
+		}
+		enc = appendLabel(enc, t.add(LabelThread), t.add(lk.thread), 0)
+		e.labels[id] = appendLabel(enc, t.add(LabelTID), 0, lk.tid)
+	}
+	for _, m := range meta.Mapping {
+		t.add(m.File)
+		t.add(m.BuildID)
+	}
+	for _, f := range meta.Function {
+		t.add(f.Name)
+		t.add(f.SystemName)
+		t.add(f.Filename)
+	}
+	t.add(meta.DropFrames)
+	t.add(meta.KeepFrames)
+	if pt := meta.PeriodType; pt != nil {
+		t.add(pt.Type)
+		t.add(pt.Unit)
+	}
+	for _, c := range meta.Comments {
+		t.add(c)
+	}
+	t.add(meta.DefaultSampleType)
+	t.add(meta.DocURL)
+}
+
+// stringTable is a profile's string table: each string once, by first use.
+type stringTable struct {
+	idx  map[string]int64
+	list []string
+}
+
+// add returns the index of s, adding it if it is new.
+func (t *stringTable) add(s string) int64 {
+	if i, ok := t.idx[s]; ok {
+		return i
+	}
+	i := int64(len(t.list))
+	t.idx[s] = i
+	t.list = append(t.list, s)
+	return i
+}
+
+// index returns the index of s, which add has seen.
+func (t *stringTable) index(s string) int64 { return t.idx[s] }
+
+// message appends body as a field of the Profile.
+func (e *encoder) message(num int, body []byte) {
+	e.out = appendBytes(e.out, num, body)
+	e.msg = body
+	e.spill()
+}
+
+// spill writes the encoded bytes out once they reach 64 KiB.
+func (e *encoder) spill() {
+	if len(e.out) >= 64<<10 {
+		e.flush()
+	}
+}
+
+// flush writes the encoded bytes out; it returns the first write error.
+func (e *encoder) flush() error {
+	if e.err == nil && len(e.out) > 0 {
+		_, e.err = e.w.Write(e.out)
+	}
+	e.out = e.out[:0]
+	return e.err
+}
+
+// sample encodes one Sample as a field of the Profile.
+func (e *encoder) sample(s *sampleAcc, c clocks) {
+	m := e.locations(e.msg[:0], s.path)
 	var vals [3]uint64
 	v := append(vals[:0], uint64(s.calls))
-	if e.clocks.cpu {
+	if c.cpu {
 		v = append(v, uint64(s.cpu))
 	}
-	if e.clocks.wall {
+	if c.wall {
 		v = append(v, uint64(s.wall))
 	}
-	m = e.appendRepeated(m, 2, v)
+	m, e.sub = appendRepeated(m, fieldSampleValue, v, e.sub)
 	m = append(m, e.labels[s.label]...)
-	e.out = binary.AppendUvarint(e.out, fieldSample<<3|2)
-	e.out = binary.AppendUvarint(e.out, uint64(len(m)))
-	e.out = append(e.out, m...)
-	e.msg = m
+	e.message(fieldSample, m)
 }
 
-// appendLocations appends a sample's location_id field (1), leaf first:
-// the path's chain of parents, walked once, in the order it is encoded. A
-// location's id is its index in locList plus one (Builder.location).
-func (e *sampleEncoder) appendLocations(m []byte, path int32) []byte {
-	body, n := e.body[:0], 0
+// locations appends a sample's location ids, leaf first: the path's chain
+// of parents, walked once, in the order it is encoded. A location's id is
+// its index in locList plus one (Builder.location).
+func (e *encoder) locations(m []byte, path int32) []byte {
+	body, n := e.sub[:0], 0
 	for i := path; i >= 0; i = e.b.paths[i].parent {
 		body = binary.AppendUvarint(body, uint64(e.b.paths[i].loc)+1)
 		n++
 	}
-	e.body = body
+	e.sub = body
 	if n > 2 {
-		m = binary.AppendUvarint(m, 1<<3|2)
-		m = binary.AppendUvarint(m, uint64(len(body)))
-		return append(m, body...)
+		return appendBytes(m, fieldSampleLocationID, body)
 	}
-	// Two values or fewer are written unpacked, as the library does.
-	for len(body) > 0 {
+	for len(body) > 0 { // unpacked: see appendRepeated
 		v, k := binary.Uvarint(body)
-		m = binary.AppendUvarint(m, 1<<3)
-		m = binary.AppendUvarint(m, v)
+		m = appendVarint(m, fieldSampleLocationID, v)
 		body = body[k:]
 	}
 	return m
 }
 
-// appendRepeated appends a repeated integer field: packed when it has more
-// than two values, else one field per value (the library's rule).
-func (e *sampleEncoder) appendRepeated(m []byte, num int, vs []uint64) []byte {
+// valueType appends the fields of a ValueType.
+func (e *encoder) valueType(m []byte, vt *profile.ValueType) []byte {
+	m = appendOpt(m, fieldValueTypeType, uint64(e.strs.index(vt.Type)))
+	return appendOpt(m, fieldValueTypeUnit, uint64(e.strs.index(vt.Unit)))
+}
+
+// mapping appends the fields of a Mapping.
+func (e *encoder) mapping(m []byte, mp *profile.Mapping) []byte {
+	m = appendOpt(m, fieldMappingID, mp.ID)
+	m = appendOpt(m, fieldMappingStart, mp.Start)
+	m = appendOpt(m, fieldMappingLimit, mp.Limit)
+	m = appendOpt(m, fieldMappingOffset, mp.Offset)
+	m = appendOpt(m, fieldMappingFilename, uint64(e.strs.index(mp.File)))
+	m = appendOpt(m, fieldMappingBuildID, uint64(e.strs.index(mp.BuildID)))
+	m = appendBool(m, fieldMappingHasFunctions, mp.HasFunctions)
+	m = appendBool(m, fieldMappingHasFilenames, mp.HasFilenames)
+	m = appendBool(m, fieldMappingHasLineNumbers, mp.HasLineNumbers)
+	return appendBool(m, fieldMappingHasInlineFrames, mp.HasInlineFrames)
+}
+
+// location appends the fields of a Location, its lines as nested messages.
+func (e *encoder) location(m []byte, l *profile.Location) []byte {
+	m = appendOpt(m, fieldLocationID, l.ID)
+	if l.Mapping != nil {
+		m = appendOpt(m, fieldLocationMappingID, l.Mapping.ID)
+	}
+	m = appendOpt(m, fieldLocationAddress, l.Address)
+	for _, ln := range l.Line {
+		sub := e.sub[:0]
+		if ln.Function != nil {
+			sub = appendOpt(sub, fieldLineFunctionID, ln.Function.ID)
+		}
+		sub = appendOpt(sub, fieldLineLine, uint64(ln.Line))
+		sub = appendOpt(sub, fieldLineColumn, uint64(ln.Column))
+		m = appendBytes(m, fieldLocationLine, sub)
+		e.sub = sub
+	}
+	return appendBool(m, fieldLocationIsFolded, l.IsFolded)
+}
+
+// function appends the fields of a Function.
+func (e *encoder) function(m []byte, f *profile.Function) []byte {
+	m = appendOpt(m, fieldFunctionID, f.ID)
+	m = appendOpt(m, fieldFunctionName, uint64(e.strs.index(f.Name)))
+	m = appendOpt(m, fieldFunctionSystemName, uint64(e.strs.index(f.SystemName)))
+	m = appendOpt(m, fieldFunctionFilename, uint64(e.strs.index(f.Filename)))
+	return appendOpt(m, fieldFunctionStartLine, uint64(f.StartLine))
+}
+
+// appendLabel appends one Label message as a field of a Sample.
+func appendLabel(b []byte, key, str, num int64) []byte {
+	var m [32]byte
+	l := appendOpt(m[:0], fieldLabelKey, uint64(key))
+	l = appendOpt(l, fieldLabelStr, uint64(str))
+	l = appendOpt(l, fieldLabelNum, uint64(num))
+	l = appendOpt(l, fieldLabelNumUnit, 0) // tid has no unit: left out
+	return appendBytes(b, fieldSampleLabel, l)
+}
+
+// appendVarint appends a varint field.
+func appendVarint(b []byte, num int, v uint64) []byte {
+	b = binary.AppendUvarint(b, uint64(num)<<3|wireVarint)
+	return binary.AppendUvarint(b, v)
+}
+
+// appendOpt appends a varint field unless it is 0.
+func appendOpt(b []byte, num int, v uint64) []byte {
+	if v == 0 {
+		return b
+	}
+	return appendVarint(b, num, v)
+}
+
+// appendBool appends a bool field if it is true.
+func appendBool(b []byte, num int, v bool) []byte {
+	if !v {
+		return b
+	}
+	return appendVarint(b, num, 1)
+}
+
+// appendBytes appends a length-delimited field.
+func appendBytes(b []byte, num int, v []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(num)<<3|wireBytes)
+	b = binary.AppendUvarint(b, uint64(len(v)))
+	return append(b, v...)
+}
+
+// appendString appends a string field.
+func appendString(b []byte, num int, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(num)<<3|wireBytes)
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// appendRepeated appends a repeated varint field: packed when it has more
+// than two values, else one field per value (the library's rule). scratch
+// is returned for reuse.
+func appendRepeated(b []byte, num int, vs []uint64, scratch []byte) ([]byte, []byte) {
 	if len(vs) <= 2 {
 		for _, v := range vs {
-			m = binary.AppendUvarint(m, uint64(num)<<3)
-			m = binary.AppendUvarint(m, v)
+			b = appendVarint(b, num, v)
 		}
-		return m
+		return b, scratch
 	}
-	body := e.body[:0]
+	body := scratch[:0]
 	for _, v := range vs {
 		body = binary.AppendUvarint(body, v)
 	}
-	e.body = body
-	m = binary.AppendUvarint(m, uint64(num)<<3|2)
-	m = binary.AppendUvarint(m, uint64(len(body)))
-	return append(m, body...)
+	return appendBytes(b, num, body), body
 }

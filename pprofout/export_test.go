@@ -1,6 +1,8 @@
 package pprofout
 
 import (
+	"io"
+
 	"github.com/google/pprof/profile"
 
 	"github.com/atrace2/atrace2/internal/pprofweb"
@@ -11,4 +13,16 @@ import (
 // tests read pprof's cumulative numbers from it.
 func Report(p *profile.Profile, args ...string) (string, error) {
 	return pprofweb.Report(p, args...)
+}
+
+// WriteEncoded is Builder.Write's fast path, whatever the build tag: the
+// test that ties it to the library's encoder calls it.
+func (b *Builder) WriteEncoded(w io.Writer) error { return b.writeEncoded(w) }
+
+// SetFastPath turns the fast paths on or off (see the package doc) and
+// returns a function that restores them.
+func SetFastPath(on bool) (restore func()) {
+	was := fastPath
+	fastPath = on
+	return func() { fastPath = was }
 }

@@ -110,7 +110,7 @@ func TestWriteChecks(t *testing.T) {
 	p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "calls", Unit: "count"}},
 		Sample: []*profile.Sample{{Value: []int64{1, 2}}}}
 	var buf bytes.Buffer
-	err := pprofout.Write(&buf, p)
+	err := pprofout.WriteProfile(&buf, p)
 	if err == nil || !strings.Contains(err.Error(), "invalid profile") || buf.Len() != 0 {
 		t.Errorf("Write of a sample with 2 values for 1 type: err %v, %d bytes written", err, buf.Len())
 	}

@@ -45,7 +45,7 @@ func writeGen(t testing.TB, dir, name string, tr *tracegen.Trace) string {
 }
 
 // tree runs the converter over a trace file into a call tree.
-func tree(t testing.TB, path string) *stacks.Aggregator {
+func tree(t testing.TB, path string) *stacks.Tree {
 	t.Helper()
 	f, err := parser.Open(path, parser.Options{})
 	if err != nil {
@@ -56,7 +56,7 @@ func tree(t testing.TB, path string) *stacks.Aggregator {
 	if _, err := convert.Run(f, convert.Options{}, a); err != nil {
 		t.Fatal(err)
 	}
-	return a
+	return a.Tree()
 }
 
 // build converts trace files into one profile and round-trips it through
@@ -85,8 +85,10 @@ func builder(t testing.TB, paths ...string) *pprofout.Builder {
 	return b
 }
 
-// checkBuilderWrite checks that b.Write writes what pprof's library writes
-// for p, which a builder of the same traces made.
+// checkBuilderWrite checks that Builder.Write's encoder (its fast path,
+// whatever the build tag) writes what pprof's library writes for p, which
+// a builder of the same traces made, and that the library reads it back as
+// a valid profile.
 func checkBuilderWrite(t testing.TB, p *profile.Profile, b *pprofout.Builder) {
 	t.Helper()
 	var want bytes.Buffer
@@ -94,8 +96,13 @@ func checkBuilderWrite(t testing.TB, p *profile.Profile, b *pprofout.Builder) {
 		t.Fatal(err)
 	}
 	var gz bytes.Buffer
-	if err := b.Write(&gz); err != nil {
+	if err := b.WriteEncoded(&gz); err != nil {
 		t.Fatal(err)
+	}
+	if q, err := profile.Parse(bytes.NewReader(gz.Bytes())); err != nil {
+		t.Fatalf("reading Builder.Write's profile back: %v", err)
+	} else if err := q.CheckValid(); err != nil {
+		t.Fatalf("Builder.Write's profile: %v", err)
 	}
 	zr, err := gzip.NewReader(&gz)
 	if err != nil {
@@ -113,7 +120,7 @@ func checkBuilderWrite(t testing.TB, p *profile.Profile, b *pprofout.Builder) {
 func roundTrip(t testing.TB, p *profile.Profile) *profile.Profile {
 	t.Helper()
 	var buf strings.Builder
-	if err := pprofout.Write(&buf, p); err != nil {
+	if err := pprofout.WriteProfile(&buf, p); err != nil {
 		t.Fatal(err)
 	}
 	q, err := profile.Parse(strings.NewReader(buf.String()))

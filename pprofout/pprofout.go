@@ -16,13 +16,25 @@
 //     the signature in SystemName (which keeps pprof's C++ demangler away
 //     from Java names) and the source path in Filename.
 //
-// A [Builder] takes the trees of one or more traces: samples are keyed by
+// [Write] writes the profile of one finished call tree. A [Builder] merges
+// the trees of several traces into one profile: samples are keyed by
 // thread name, tid and stack, so threads of the same name and id in several
 // traces add up exactly, and every report pprof draws groups by thread name.
+// A tree can be released once Add has taken its samples, so that only one
+// trace's tree is held at a time.
 //
 // A [SampledBuilder] does the same for sampled profiles (hprof text, ART
 // profile files; samples.go): sample type samples/count, or calls and cpu
 // for JVM hprof cpu=times.
+//
+// Fast paths, each with its reference path, which the build tag
+// atrace2_reference selects (fastPath):
+//   - Builder.Write encodes profile.proto itself (encode.go); the reference
+//     is WriteProfile(w, b.Profile()), pprof's library. TestBuilderWrite
+//     ties them byte for byte.
+//   - Add indexes samples by key only once two nodes can share one
+//     (indexSamples); the reference indexes every sample.
+//     TestIndexSamples ties them.
 package pprofout
 
 import (
@@ -68,9 +80,9 @@ type Builder struct {
 	locs    map[*profile.Function]*profile.Location
 	locList []*profile.Location
 	paths   []pathEntry
-	pathIdx pathTable
-	labels  []labelKey         // interned label sets, by labelID
-	labelOf map[labelKey]int32 // label set → labelID
+	pathIdx map[pathEntry]int32 // path entry → its index in paths
+	labels  []labelKey          // interned label sets, by labelID
+	labelOf map[labelKey]int32  // label set → labelID
 	samples []sampleAcc
 	index   map[sampleKey]int32 // nil while every node has a sample of its own (see Add)
 	traces  []traceInfo
@@ -131,13 +143,30 @@ func New(version string) *Builder {
 	}
 }
 
-// Add adds the samples of one trace's tree. a must have run over a whole
-// trace (its Begin set the trace).
-func (b *Builder) Add(a *stacks.Aggregator) error {
-	t := a.Trace()
-	if t == nil {
+// Options change the profile Write writes.
+type Options struct {
+	// Version is the atrace2 version written in the profile's comments.
+	Version string
+}
+
+// Write writes the pprof profile of one finished call tree, gzipped:
+// New(opt.Version), Add(tree), then Builder.Write.
+func Write(w io.Writer, tree *stacks.Tree, opt Options) error {
+	b := New(opt.Version)
+	if err := b.Add(tree); err != nil {
+		return err
+	}
+	return b.Write(w)
+}
+
+// Add adds the samples of one finished call tree. The builder keeps
+// nothing of the tree but its trace's tables, so the caller can release
+// the nodes.
+func (b *Builder) Add(tree *stacks.Tree) error {
+	if tree == nil || tree.Trace() == nil {
 		return errors.New("pprof: the call tree has no trace")
 	}
+	t := tree.Trace()
 	if b.built {
 		return errors.New("pprof: Add after Profile")
 	}
@@ -145,14 +174,17 @@ func (b *Builder) Add(a *stacks.Aggregator) error {
 	locOf := make([]int32, len(t.Frames)) // frame → location index + 1
 	// thread → its label sets (by synthetic kind) + 1, to look each up once
 	labelsOf := make([][syntheticKinds]int32, len(t.Threads))
-	nodes := a.Nodes()
+	nodes := tree.Nodes()
 	nodePath := make([]int32, len(nodes))
 	if len(b.samples) == 0 {
 		// Sized up front: growing them leaves garbage as large as
 		// themselves, which the collector returns too late for the peak.
-		b.pathIdx.resize(b.paths, 2*len(nodes))
+		b.pathIdx = make(map[pathEntry]int32, len(nodes))
 		b.paths = make([]pathEntry, 0, len(nodes))
 		b.samples = make([]sampleAcc, 0, len(nodes))
+	}
+	if !fastPath {
+		b.indexSamples() // the reference path: every sample through the index
 	}
 	for i := range nodes {
 		n := &nodes[i]
@@ -212,9 +244,9 @@ func (b *Builder) label(lk labelKey) (id int32, shared bool) {
 // orphan frame, a location that two frames have (two method ids of one
 // method, or one method in two traces), or a label set that is interned
 // again (threads of one name and id). Add starts the index at the first of
-// those, so that a tree whose nodes all get samples of their own, the common
-// case, pays for no index. BenchmarkPprofBuild guards the choice
-// (docs/performance.md has the measurements).
+// those. Until then Add appends samples without a map lookup each, which
+// makes it much faster on a tree of distinct stacks, the common case
+// (BenchmarkPprofBuild/add).
 func (b *Builder) indexSamples() {
 	if b.index != nil {
 		return
@@ -271,62 +303,13 @@ func syntheticKind(n *stacks.Node) int {
 // path interns the stack loc-on-parent.
 func (b *Builder) path(parent, loc int32) int32 {
 	e := pathEntry{parent, loc}
-	t := &b.pathIdx
-	if 2*(t.n+1) > len(t.slots) {
-		t.resize(b.paths, 2*len(t.slots))
+	if id, ok := b.pathIdx[e]; ok {
+		return id
 	}
-	mask := len(t.slots) - 1
-	for i := t.home(e); ; i = (i + 1) & mask {
-		id := t.slots[i]
-		if id == 0 {
-			p := int32(len(b.paths))
-			b.paths = append(b.paths, e)
-			t.slots[i] = p + 1
-			t.n++
-			return p
-		}
-		if b.paths[id-1] == e {
-			return id - 1
-		}
-	}
-}
-
-// pathTable finds interned paths: an open-addressing hash table with
-// linear probing whose slots hold a path's index + 1 (0 when empty), the
-// key being the path's entry in Builder.paths: a slot is 4 bytes, where a
-// Go map would store each entry again beside its value. It is kept only
-// while it beats a map of entries: BenchmarkPprofBuild guards the choice
-// (docs/performance.md has the measurements).
-type pathTable struct {
-	slots []int32 // a power of two, at most half full
-	n     int
-	shift uint // 64 - log2(len(slots))
-}
-
-// home is where an entry's probe starts: Fibonacci hashing.
-func (t *pathTable) home(e pathEntry) int {
-	k := uint64(uint32(e.parent))<<32 | uint64(uint32(e.loc))
-	return int(k * 0x9E3779B97F4A7C15 >> t.shift)
-}
-
-// resize makes room for at least n slots and puts paths back in.
-func (t *pathTable) resize(paths []pathEntry, n int) {
-	size := 1 << 4
-	for size < n {
-		size <<= 1
-	}
-	t.slots, t.n, t.shift = make([]int32, size), len(paths), 64
-	for m := size; m > 1; m >>= 1 {
-		t.shift--
-	}
-	mask := size - 1
-	for p, e := range paths {
-		i := t.home(e)
-		for t.slots[i] != 0 {
-			i = (i + 1) & mask
-		}
-		t.slots[i] = int32(p) + 1
-	}
+	p := int32(len(b.paths))
+	b.paths = append(b.paths, e)
+	b.pathIdx[e] = p
+	return p
 }
 
 // location returns the index of the location of a frame, creating its
@@ -360,8 +343,9 @@ func (b *Builder) location(fr *stream.Frame) (index int32, shared bool) {
 	return int32(loc.ID - 1), false
 }
 
-// Write checks p and writes it gzipped, as profile.proto files are stored.
-func Write(w io.Writer, p *profile.Profile) error {
+// WriteProfile checks p and writes it gzipped, as profile.proto files are
+// stored.
+func WriteProfile(w io.Writer, p *profile.Profile) error {
 	if err := p.CheckValid(); err != nil {
 		return fmt.Errorf("pprof: invalid profile: %w", err)
 	}

@@ -30,12 +30,12 @@ func (b *Builder) commonClocks() clocks {
 // The profile shares its functions, locations and mapping with the builder:
 // call it once, after the last Add.
 func (b *Builder) Profile() (*profile.Profile, error) {
-	return b.build(false)
+	return b.build(true)
 }
 
-// build makes the profile. With firstOfLabels, it holds only the first
-// sample of each label set (see Write).
-func (b *Builder) build(firstOfLabels bool) (*profile.Profile, error) {
+// build makes the profile; without withSamples, it has everything but the
+// samples, which Write encodes from the builder's sums.
+func (b *Builder) build(withSamples bool) (*profile.Profile, error) {
 	if len(b.traces) == 0 {
 		return nil, errors.New("pprof: no trace was added")
 	}
@@ -67,7 +67,12 @@ func (b *Builder) build(firstOfLabels bool) (*profile.Profile, error) {
 		}
 	}
 	b.mapping.File = b.mappingFile()
-	b.samplesInto(p, c, firstOfLabels)
+	// The indexes are not needed any more; let the collector have them
+	// before the samples take their place.
+	b.index, b.pathIdx, b.labelOf, b.built = nil, nil, nil, true
+	if withSamples {
+		b.samplesInto(p, c)
+	}
 	b.header(p)
 	p.Comments = b.comments(c)
 	if err := p.CheckValid(); err != nil {
@@ -77,18 +82,12 @@ func (b *Builder) build(firstOfLabels bool) (*profile.Profile, error) {
 }
 
 // samplesInto turns the sums into samples, in first-seen order.
-func (b *Builder) samplesInto(p *profile.Profile, c clocks, firstOfLabels bool) {
-	// The indexes are not needed any more; let the collector have them
-	// before the samples take their place.
-	b.index, b.pathIdx, b.labelOf, b.built = nil, pathTable{}, nil, true
+func (b *Builder) samplesInto(p *profile.Profile, c clocks) {
 	sets := make([]labelSet, len(b.labels))
 	for i, lk := range b.labels {
 		sets[i] = newLabelSet(lk)
 	}
 	samples := b.samples
-	if firstOfLabels {
-		samples = b.firstOfLabels()
-	}
 	p.Sample = make([]*profile.Sample, len(samples))
 	structs := make([]profile.Sample, len(samples))
 	values := make([]int64, len(samples)*len(p.SampleType))

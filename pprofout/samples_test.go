@@ -45,7 +45,7 @@ func buildSampled(t testing.TB, trees ...*stacks.Sampled) *profile.Profile {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := pprofout.Write(&buf, p); err != nil {
+	if err := pprofout.WriteProfile(&buf, p); err != nil {
 		t.Fatal(err)
 	}
 	q, err := profile.Parse(&buf)
@@ -261,7 +261,7 @@ func BenchmarkSampled(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := pprofout.Write(io.Discard, p); err != nil {
+		if err := pprofout.WriteProfile(io.Discard, p); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package pprofout_test
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/internal/tracegen"
+	"github.com/atrace2/atrace2/pprofout"
 )
 
 // TestBuilderWrite checks that Builder.Write writes the library's bytes
@@ -56,6 +58,53 @@ func TestBuilderWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkBuilderWrite(t, p, builder(t, paths...))
+		})
+	}
+}
+
+// TestIndexSamples ties Add's late sample index to the reference, which
+// indexes every sample from the start: the same profile, byte for byte, on
+// traces whose nodes share samples (orphans, merged traces, one trace
+// twice) and on traces whose nodes do not.
+func TestIndexSamples(t *testing.T) {
+	dir := t.TempDir()
+	large := writeGen(t, dir, "large.trace", tracegen.Large(tracegen.LargeOptions{Bytes: 1 << 20, Threads: 3, Methods: 300, Seed: 9}))
+	// g under an orphan f and under a later call of f on one thread: one
+	// sample (stack f;g, no synthetic label), which only the orphan frame
+	// tells Add to index.
+	orphan := writeTrace(t, dir, "orphan.trace", "version 3\nclock dual\nthread 1 main\n"+
+		"method 0x4 a.A f ()V A.java\nmethod 0x8 a.A g ()V A.java\n"+
+		"1 enter 0x8 1 1\n1 exit 0x8 2 2\n1 exit 0x4 3 3\n1 enter 0x4 4 4\n1 enter 0x8 5 5\n1 exit 0x8 7 7\n1 exit 0x4 9 9\n")
+	for name, paths := range map[string][]string{
+		"orphan":        {orphan},
+		"sample":        {testutil.SampleTrace(t)},
+		"policy":        {testutil.PolicyTrace(t)},
+		"large":         {large},
+		"large+sample":  {large, testutil.SampleTrace(t)},
+		"sample+sample": {testutil.SampleTrace(t), testutil.SampleTrace(t)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var want, got bytes.Buffer
+			restore := pprofout.SetFastPath(false)
+			p, err := builder(t, paths...).Profile()
+			restore()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.WriteUncompressed(&want); err != nil {
+				t.Fatal(err)
+			}
+			restore = pprofout.SetFastPath(true)
+			defer restore()
+			if p, err = builder(t, paths...).Profile(); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.WriteUncompressed(&got); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Errorf("late index: %d bytes differ from the reference's %d", got.Len(), want.Len())
+			}
 		})
 	}
 }

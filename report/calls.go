@@ -14,16 +14,11 @@ const TopLevelName = "(top level)"
 // parents/children view). Times cover all threads; every slice of times has
 // one value per clock, in Clocks order.
 type CallsReport struct {
-	Trace  string   `json:"trace"`
-	Clocks []string `json:"clocks"`
-	// CallsUnknown marks a sampled profile: every calls field is 0 because
-	// samples do not count calls.
-	CallsUnknown bool          `json:"calls_unknown,omitempty"`
-	Notes        []string      `json:"notes,omitempty"` // caveats, printed under the header
-	Pattern      string        `json:"pattern"`
-	Total        []int64       `json:"total_ns"`
-	Matched      int           `json:"matched"` // methods matching, before the limit
-	Methods      []CallsMethod `json:"methods"`
+	Header
+	Pattern string        `json:"pattern"`
+	Total   []int64       `json:"total_ns"`
+	Matched int           `json:"matched"` // methods matching, before the limit
+	Methods []CallsMethod `json:"methods"`
 }
 
 // CallsMethod is one matching method with its parents and children.
@@ -61,8 +56,7 @@ type CallsOptions struct {
 // Calls builds the parents/children report.
 func (p *Profile) Calls(opt CallsOptions) *CallsReport {
 	st, total := p.stats(-1)
-	r := &CallsReport{Trace: p.Name, Clocks: clockNames(p.Clocks), CallsUnknown: p.CallsUnknown,
-		Notes: p.Notes, Pattern: opt.Pattern.String(), Total: pick(total, p.Clocks), Methods: []CallsMethod{}}
+	r := &CallsReport{Header: p.header(), Pattern: opt.Pattern.String(), Total: pick(total, p.Clocks), Methods: []CallsMethod{}}
 	var match []int32
 	for m := range p.Methods {
 		if st[m].present && opt.Pattern.MatchString(p.Methods[m].Name) {

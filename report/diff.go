@@ -117,7 +117,7 @@ type DiffOptions struct {
 // Diff compares two profiles method by method; methods are matched by name
 // and signature.
 func Diff(before, after *Profile, opt DiffOptions) (*DiffReport, error) {
-	if err := CheckSort(opt.Sort); err != nil {
+	if err := checkSort(opt.Sort); err != nil {
 		return nil, err
 	}
 	if opt.Sort == "" {
@@ -159,15 +159,15 @@ func Diff(before, after *Profile, opt DiffOptions) (*DiffReport, error) {
 
 // describeClocks names what a profile measures, for messages: "the
 // wall+cpu clock", or "sample counts".
-func describeClocks(clocks []Clock) string {
+func describeClocks(clocks []Basis) string {
 	if len(clocks) == 1 && clocks[0] == Samples {
 		return "sample counts"
 	}
 	return "the " + strings.Join(clockNames(clocks), "+") + " clock"
 }
 
-func commonClocks(a, b []Clock) []Clock {
-	var out []Clock
+func commonClocks(a, b []Basis) []Basis {
+	var out []Basis
 	for _, c := range a {
 		if slices.Contains(b, c) {
 			out = append(out, c)
@@ -176,7 +176,7 @@ func commonClocks(a, b []Clock) []Clock {
 	return out
 }
 
-func changes(before, after times, clocks []Clock) []Change {
+func changes(before, after times, clocks []Basis) []Change {
 	out := make([]Change, len(clocks))
 	for i, c := range clocks {
 		out[i] = newChange(before[c], after[c])
@@ -185,7 +185,7 @@ func changes(before, after times, clocks []Clock) []Change {
 }
 
 // diffRows joins the methods that ran in either profile.
-func diffRows(before, after *Profile, ost, nst []stat, clocks []Clock) []DiffRow {
+func diffRows(before, after *Profile, ost, nst []stat, clocks []Basis) []DiffRow {
 	type pair struct{ o, n int }
 	byKey := make(map[methodKey]*pair)
 	var keys []methodKey

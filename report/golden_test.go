@@ -104,7 +104,7 @@ func loadBytes(t testing.TB, name string, data []byte) *Profile {
 }
 
 // aggregate runs a trace through the parser, the converter and stacks.
-func aggregate(t testing.TB, name string, data []byte) *stacks.Aggregator {
+func aggregate(t testing.TB, name string, data []byte) *stacks.Tree {
 	t.Helper()
 	f, err := parser.NewFile(name, bytes.NewReader(data), int64(len(data)), parser.Options{})
 	if err != nil {
@@ -115,7 +115,7 @@ func aggregate(t testing.TB, name string, data []byte) *stacks.Aggregator {
 	if _, err := convert.Run(f, convert.Options{}, a); err != nil {
 		t.Fatal(err)
 	}
-	return a
+	return a.Tree()
 }
 
 const (

@@ -97,7 +97,7 @@ func TestTruncate(t *testing.T) {
 		{"a.Ünïcödé.método", 10, "…dé.método"},
 		{"abc", 1, "…"},
 	} {
-		if got := Truncate(c.in, c.w); got != c.want {
+		if got := truncate(c.in, c.w); got != c.want {
 			t.Errorf("Truncate(%q, %d) = %q, want %q", c.in, c.w, got, c.want)
 		}
 	}

@@ -7,19 +7,20 @@ import (
 	"github.com/atrace2/atrace2/stacks"
 )
 
-// Clock is one of the trace's time bases.
-type Clock uint8
+// Basis is what a profile's values measure: one of the trace's clocks, or
+// the sample counts of a sampled profile.
+type Basis uint8
 
 const (
-	Wall    Clock = iota // wall-clock time
+	Wall    Basis = iota // wall-clock time
 	CPU                  // thread CPU time
 	Samples              // sample counts of a sampled profile: not a time
 )
 
 // String returns the name used in CSV headers and JSON: wall, cpu or
 // samples.
-func (c Clock) String() string {
-	switch c {
+func (b Basis) String() string {
+	switch b {
 	case Wall:
 		return "wall"
 	case CPU:
@@ -28,7 +29,7 @@ func (c Clock) String() string {
 	return "samples"
 }
 
-// times holds one value per clock, indexed by Clock.
+// times holds one value per basis, indexed by Basis.
 type times [3]int64
 
 func (t *times) add(u times) {
@@ -56,7 +57,7 @@ type methodKey struct{ name, sig string }
 // annotated with what the reports need, computed in a few linear passes.
 type Profile struct {
 	Name    string          // the trace's name in report headers; callers may change it
-	Clocks  []Clock         // the clocks the trace has, wall first
+	Clocks  []Basis         // the clocks the trace has, wall first (or Samples)
 	Methods []Method        // every method that has a frame in the trace
 	Threads []stream.Thread // the trace's threads, indexed by stream.ThreadIndex
 
@@ -81,14 +82,13 @@ type Profile struct {
 // ErrNoClock is returned for a trace that carries no times at all.
 var ErrNoClock = errors.New("the trace has neither a wall nor a thread-CPU clock")
 
-// NewProfile annotates the tree of an aggregator that has seen the whole
-// trace.
-func NewProfile(a *stacks.Aggregator) (*Profile, error) {
-	t := a.Trace()
-	if t == nil {
-		return nil, errors.New("report: the aggregator has not seen a trace")
+// NewProfile annotates a finished call tree.
+func NewProfile(tree *stacks.Tree) (*Profile, error) {
+	if tree == nil || tree.Trace() == nil {
+		return nil, errors.New("report: the call tree has no trace")
 	}
-	p := &Profile{Name: t.Name, Threads: t.Threads, nodes: a.Nodes(), unknownThread: -1}
+	t := tree.Trace()
+	p := &Profile{Name: t.Name, Threads: t.Threads, nodes: tree.Nodes(), unknownThread: -1}
 	if t.HasWall {
 		p.Clocks = append(p.Clocks, Wall)
 	}
@@ -305,7 +305,7 @@ func (p *Profile) edges() map[edgeKey]*edge {
 }
 
 // pick returns the values of t on the given clocks, in order.
-func pick(t times, clocks []Clock) []int64 {
+func pick(t times, clocks []Basis) []int64 {
 	out := make([]int64, len(clocks))
 	for i, c := range clocks {
 		out[i] = t[c]
@@ -314,7 +314,7 @@ func pick(t times, clocks []Clock) []int64 {
 }
 
 // pct returns 100*part/whole per clock; 0 where whole is 0.
-func pct(part, whole times, clocks []Clock) []float64 {
+func pct(part, whole times, clocks []Basis) []float64 {
 	out := make([]float64, len(clocks))
 	for i, c := range clocks {
 		if whole[c] != 0 {
@@ -325,7 +325,7 @@ func pct(part, whole times, clocks []Clock) []float64 {
 }
 
 // clockNames returns the names of clocks for reports.
-func clockNames(clocks []Clock) []string {
+func clockNames(clocks []Basis) []string {
 	out := make([]string, len(clocks))
 	for i, c := range clocks {
 		out[i] = c.String()

@@ -27,14 +27,14 @@ func feed(t *testing.T, frames []string, threads int, evs []stream.Event) *Profi
 		t.Fatal(err)
 	}
 	for i := range evs {
-		if err := a.Event(&evs[i]); err != nil {
+		if err := a.Events(evs[i : i+1]); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := a.Finish(); err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewProfile(a)
+	p, err := NewProfile(a.Tree())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,10 +195,11 @@ func checkSharesAddUp(t *testing.T, r *CallsReport) {
 func TestNoClock(t *testing.T) {
 	a := stacks.New()
 	a.Begin(&stream.Trace{})
-	if _, err := NewProfile(a); err != ErrNoClock {
+	a.Finish()
+	if _, err := NewProfile(a.Tree()); err != ErrNoClock {
 		t.Errorf("err = %v, want ErrNoClock", err)
 	}
-	if _, err := NewProfile(stacks.New()); err == nil {
+	if _, err := NewProfile(stacks.New().Tree()); err == nil {
 		t.Error("no error for an aggregator that saw no trace")
 	}
 }

@@ -23,10 +23,10 @@ func NewSampledProfile(s *stacks.Sampled) (*Profile, error) {
 	if u, ok := s.UnknownThread(); ok {
 		p.unknownThread = int(u)
 	}
-	p.Clocks = []Clock{Samples}
+	p.Clocks = []Basis{Samples}
 	p.CallsUnknown = !s.Timed()
 	if s.Timed() {
-		p.Clocks = []Clock{CPU}
+		p.Clocks = []Basis{CPU}
 	}
 	frameMethod := p.indexMethods(t.Frames)
 	self := make([]times, len(p.nodes))

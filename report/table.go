@@ -18,14 +18,14 @@ type TextOptions struct {
 	Width int
 }
 
-// MinNameWidth is the narrowest a method column is shortened to, however
+// minNameWidth is the narrowest a method column is shortened to, however
 // narrow the terminal: below it names become unreadable.
-const MinNameWidth = 40
+const minNameWidth = 40
 
-// Truncate shortens name to at most w characters by cutting it on the left
+// truncate shortens name to at most w characters by cutting it on the left
 // and writing "…" in its place, which keeps the method name and as much of
 // its class as fits: "…ui.FeedAdapter.bind".
-func Truncate(name string, w int) string {
+func truncate(name string, w int) string {
 	n := utf8.RuneCountInString(name)
 	if w <= 0 || n <= w {
 		return name
@@ -70,7 +70,7 @@ func (t *table) write(w *bufio.Writer, width int) {
 		for _, cw := range widths {
 			used += cw + len(gap)
 		}
-		nameWidth = max(width-used, MinNameWidth)
+		nameWidth = max(width-used, minNameWidth)
 	}
 	for _, r := range append([][]string{t.header}, t.rows...) {
 		var line strings.Builder
@@ -78,7 +78,7 @@ func (t *table) write(w *bufio.Writer, width int) {
 			line.WriteString(pad(r[i], widths[i], i < len(t.left) && t.left[i]))
 			line.WriteString(gap)
 		}
-		line.WriteString(Truncate(r[n], nameWidth))
+		line.WriteString(truncate(r[n], nameWidth))
 		w.WriteString(strings.TrimRight(line.String(), " "))
 		w.WriteByte('\n')
 	}

@@ -24,14 +24,26 @@ type TopOptions struct {
 // TopReport is the flat profile: one table for all threads, or one per
 // thread. Every slice of times has one value per clock, in Clocks order.
 type TopReport struct {
+	Header
+	Sort   string     `json:"sort"`
+	Tables []TopTable `json:"tables"`
+}
+
+// Header is what the top and calls reports say first: the trace, its
+// clocks and the caveats. Its fields come first in their JSON objects.
+type Header struct {
 	Trace  string   `json:"trace"`
 	Clocks []string `json:"clocks"`
-	// CallsUnknown marks a sampled profile: the calls, recursive calls and
-	// means per call are 0 because samples do not count calls.
-	CallsUnknown bool       `json:"calls_unknown,omitempty"`
-	Notes        []string   `json:"notes,omitempty"` // caveats, printed under the header
-	Sort         string     `json:"sort"`
-	Tables       []TopTable `json:"tables"`
+	// CallsUnknown marks a sampled profile: every calls field (calls,
+	// recursive calls, means per call) is 0 because samples do not count
+	// calls.
+	CallsUnknown bool     `json:"calls_unknown,omitempty"`
+	Notes        []string `json:"notes,omitempty"` // caveats, printed under the header
+}
+
+// header is the report header of p.
+func (p *Profile) header() Header {
+	return Header{Trace: p.Name, Clocks: clockNames(p.Clocks), CallsUnknown: p.CallsUnknown, Notes: p.Notes}
 }
 
 // TopTable is the profile of one thread, or of all threads when Thread is
@@ -70,8 +82,8 @@ type TopRow struct {
 // count.
 var ErrNoCalls = fmt.Errorf("sort order %q: a sampled profile counts samples, not calls", SortCalls)
 
-// CheckSort returns an error for an unknown sort order.
-func CheckSort(s string) error {
+// checkSort returns an error for an unknown sort order.
+func checkSort(s string) error {
 	switch s {
 	case "", SortExcl, SortIncl, SortCalls, SortName:
 		return nil
@@ -81,7 +93,7 @@ func CheckSort(s string) error {
 
 // Top builds the flat profile.
 func (p *Profile) Top(opt TopOptions) (*TopReport, error) {
-	if err := CheckSort(opt.Sort); err != nil {
+	if err := checkSort(opt.Sort); err != nil {
 		return nil, err
 	}
 	if opt.Sort == "" {
@@ -90,7 +102,7 @@ func (p *Profile) Top(opt TopOptions) (*TopReport, error) {
 	if opt.Sort == SortCalls && p.CallsUnknown {
 		return nil, ErrNoCalls
 	}
-	r := &TopReport{Trace: p.Name, Clocks: clockNames(p.Clocks), CallsUnknown: p.CallsUnknown, Notes: p.Notes, Sort: opt.Sort}
+	r := &TopReport{Header: p.header(), Sort: opt.Sort}
 	if !opt.PerThread {
 		r.Tables = []TopTable{p.topTable(-1, opt)}
 		r.Tables[0].Threads = p.knownThreads()

@@ -80,16 +80,19 @@ func (c *ConvertCmd) Run(g *Globals) error {
 		}
 		return o, err
 	}
+	// The call tree is built once for every view of it (pprof, folded),
+	// which are written from the finished tree after the conversion.
 	var exps []stream.Exporter
-	var agg *stacks.Aggregator
-	var pprofOut *outfile.File
-	var ss *speedscope.Exporter
+	var tree *stacks.Aggregator
+	var views []func(*stacks.Tree) error
 	if c.Pprof != "" {
-		if pprofOut, err = open(c.Pprof, true, "pprof"); err != nil {
+		o, err := open(c.Pprof, true, "pprof")
+		if err != nil {
 			return err
 		}
-		agg = stacks.New()
-		exps = append(exps, agg)
+		views = append(views, func(t *stacks.Tree) error {
+			return pprofout.Write(o, t, pprofout.Options{Version: versionString()})
+		})
 	}
 	if c.Perfetto != "" {
 		o, err := open(c.Perfetto, true, "Perfetto")
@@ -103,7 +106,7 @@ func (c *ConvertCmd) Run(g *Globals) error {
 		if err != nil {
 			return err
 		}
-		ss = speedscope.New(o, speedscope.Options{Exporter: "atrace2@" + versionString()})
+		ss := speedscope.New(o, speedscope.Options{Exporter: "atrace2@" + versionString()})
 		defer ss.Close()
 		exps = append(exps, ss)
 	}
@@ -112,17 +115,21 @@ func (c *ConvertCmd) Run(g *Globals) error {
 		if err != nil {
 			return err
 		}
-		exps = append(exps, folded.New(o, folded.Options{NoThread: c.NoThread}))
+		// First: a failure to write both reports the folded one, as when
+		// folded stacks were written at the end of the conversion.
+		views = append([]func(*stacks.Tree) error{func(t *stacks.Tree) error {
+			return writeFolded(o, src, t, folded.Options{NoThread: c.NoThread})
+		}}, views...)
+	}
+	if len(views) > 0 {
+		tree = stacks.New()
+		exps = append([]stream.Exporter{tree}, exps...)
 	}
 	if _, err := convertTrace(g, src, exps...); err != nil {
 		return err
 	}
-	if agg != nil {
-		b := pprofout.New(versionString())
-		if err := b.Add(agg); err != nil {
-			return err
-		}
-		if err := b.Write(pprofOut); err != nil {
+	for _, write := range views {
+		if err := write(tree.Tree()); err != nil {
 			return err
 		}
 	}

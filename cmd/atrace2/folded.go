@@ -1,7 +1,11 @@
 package main
 
 import (
+	"fmt"
+	"io"
+
 	"github.com/atrace2/atrace2/folded"
+	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/stacks"
 )
 
@@ -53,8 +57,21 @@ func (c *FoldedCmd) Run(g *Globals) error {
 		}
 		return out.Commit()
 	}
-	if _, err := convertTrace(g, src, folded.New(out, folded.Options{NoThread: c.NoThread})); err != nil {
+	a := stacks.New()
+	if _, err := convertTrace(g, src, a); err != nil {
+		return err
+	}
+	if err := writeFolded(out, src, a.Tree(), folded.Options{NoThread: c.NoThread}); err != nil {
 		return err
 	}
 	return out.Commit()
+}
+
+// writeFolded writes the folded stacks of a trace's tree. An error names
+// the input first, as the conversion's errors do.
+func writeFolded(w io.Writer, src *input.Source, t *stacks.Tree, opt folded.Options) error {
+	if err := folded.Write(w, t, opt); err != nil {
+		return fmt.Errorf("%s: %w", src.Name(), err)
+	}
+	return nil
 }

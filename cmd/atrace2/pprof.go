@@ -57,7 +57,7 @@ func (c *PprofCmd) Run(g *Globals) error {
 		return err
 	}
 	if write {
-		if err := writeProfile(g.env, c.Output, func(w io.Writer) error { return pprofout.Write(w, p) }); err != nil {
+		if err := writeProfile(g.env, c.Output, func(w io.Writer) error { return pprofout.WriteProfile(w, p) }); err != nil {
 			return err
 		}
 	}
@@ -83,7 +83,7 @@ func (c converted) profile() (*profile.Profile, error) {
 // write writes the profile gzipped; call it once.
 func (c converted) write(w io.Writer) error {
 	if c.p != nil {
-		return pprofout.Write(w, c.p)
+		return pprofout.WriteProfile(w, c.p)
 	}
 	return c.b.Write(w)
 }
@@ -105,7 +105,7 @@ func pprofProfile(g *Globals, ins []input.Arg) (converted, error) {
 		if _, err := convertTrace(g, src, a); err != nil {
 			return converted{}, err
 		}
-		if err := b.Add(a); err != nil {
+		if err := b.Add(a.Tree()); err != nil {
 			return converted{}, err
 		}
 	}

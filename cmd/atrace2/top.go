@@ -129,7 +129,7 @@ func loadProfile(g *Globals, in input.Arg) (*report.Profile, error) {
 	if _, err := convertTrace(g, src, a); err != nil {
 		return nil, err
 	}
-	p, err := report.NewProfile(a)
+	p, err := report.NewProfile(a.Tree())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Name(), err)
 	}
