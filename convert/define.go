@@ -29,10 +29,10 @@ func (p *pass) recordsAndDefinitions(recs []parser.Event, defs []parser.Definiti
 
 // define adds one definition to the tables. Only the pass that counts does:
 // a second pass finds them all there. A late one is noted for refresh, and
-// ends the hope of a single read (runHopeful), since timelines read names
+// ends the hope of a single read (runSpeculative), since timelines read names
 // as the events come.
 func (p *pass) define(d *parser.Definition) {
-	if !p.count {
+	if !p.mode.counts() {
 		return
 	}
 	p.t.Header.Define(*d)
@@ -48,8 +48,8 @@ func (p *pass) define(d *parser.Definition) {
 		}
 		p.lateFrames = append(p.lateFrames, id)
 	}
-	if p.hopeful && p.emit {
-		p.miss()
+	if p.mode == speculative {
+		p.abandonSpeculation()
 	}
 }
 

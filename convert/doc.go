@@ -25,18 +25,19 @@
 // Frames begun or ended by rules 3 and 5 carry the Synthetic flag; every
 // repair is counted in [stream.Stats].
 //
-// Exporters that can wait for the end (stream.OnePassExporter) do without
-// the first pass: they get an orphan exit as a stream.Orphan event when it is
-// found, and put what the thread did so far under it (the call tree) or open
-// the frame at the thread's start when they write (speedscope), so [Run]
-// reads the trace once for them. Perfetto writes each event as it comes and
+// How the trace is read is declared by the caller, once per exporter, in
+// the [Output] values given to [Run]; no exporter is asked. An exporter
+// that keeps everything until Finish ([Aggregate]: the call tree,
+// speedscope) does without the first pass: an orphan exit reaches it as a
+// stream.Orphan instruction that says exactly what to do, so [Run] reads
+// the trace once. A timeline writes each event as it comes (Perfetto) and
 // needs the orphan frames opened at the thread's start, and so two passes
 // when the trace has orphan exits; as recent ART traces have none, Run
-// first tries one read for exporters that can take back what they wrote
-// (stream.RewindableExporter), and reads again only once it meets an orphan
-// exit.
+// first tries one read when its output can be taken back
+// ([Output].Rewind, [Timeline]), and reads again only once it meets an
+// orphan exit. The pass's mode (run.go) says what each of these reads does.
 //
 // With more than one CPU, [Run] decodes on one goroutine, applies the policy
 // on another and runs the exporters on a third, handing batches between
-// them (decode.go, pipeline.go); Options.Serial keeps all on one.
+// them (decode.go, pipeline.go).
 package convert

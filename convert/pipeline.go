@@ -18,14 +18,14 @@ type pipeline struct {
 	err    error // the first exporter error; read after done
 	failed atomic.Bool
 
-	// tables, in a hopeful read (runHopeful), is the copy of the Trace the
+	// tables, in a speculative read (runSpeculative), is the copy of the Trace the
 	// exporters got at Begin. Before each batch, on the exporters'
 	// goroutine, its tables are brought up to date with the pass's, to
 	// which the pass goes on appending.
 	tables *stream.Trace
 }
 
-// batch is a batch of events and, in a hopeful read, the tables as they
+// batch is a batch of events and, in a speculative read, the tables as they
 // were when it was handed over.
 type batch struct {
 	evs     []stream.Event
@@ -93,16 +93,8 @@ func (q *pipeline) consume() {
 // deliver gives a batch of events to every exporter.
 func deliver(exps []stream.Exporter, b []stream.Event) error {
 	for _, e := range exps {
-		if be, ok := e.(stream.BatchExporter); ok {
-			if err := be.Events(b); err != nil {
-				return err
-			}
-			continue
-		}
-		for i := range b {
-			if err := e.Event(&b[i]); err != nil {
-				return err
-			}
+		if err := e.Events(b); err != nil {
+			return err
 		}
 	}
 	return nil

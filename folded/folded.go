@@ -60,11 +60,7 @@ type Exporter struct {
 	agg *stacks.Aggregator
 }
 
-var (
-	_ stream.BatchExporter      = (*Exporter)(nil)
-	_ stream.OnePassExporter    = (*Exporter)(nil)
-	_ stream.RewindableExporter = (*Exporter)(nil)
-)
+var _ stream.Exporter = (*Exporter)(nil)
 
 // New returns an exporter that writes to w.
 func New(w io.Writer, opt Options) *Exporter {
@@ -73,20 +69,6 @@ func New(w io.Writer, opt Options) *Exporter {
 
 // Begin starts the call tree.
 func (e *Exporter) Begin(t *stream.Trace) error { return e.agg.Begin(t) }
-
-// Event adds one event to the call tree.
-func (e *Exporter) Event(ev *stream.Event) error { return e.agg.Event(ev) }
-
-// OnePass marks the exporter as able to take the stream in one read of the
-// trace, as its call tree can (stream.OnePassExporter).
-func (e *Exporter) OnePass() {}
-
-// CanRewind reports true: nothing is written before Finish, so the
-// exporter can join a timeline in a hopeful read (stream.RewindableExporter).
-func (e *Exporter) CanRewind() bool { return true }
-
-// Rewind forgets the call tree (stream.RewindableExporter).
-func (e *Exporter) Rewind() error { return e.agg.Rewind() }
 
 // Events adds a batch of events to the call tree.
 func (e *Exporter) Events(evs []stream.Event) error { return e.agg.Events(evs) }

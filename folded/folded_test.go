@@ -31,7 +31,7 @@ func run(t testing.TB, path string, clock parser.Clock, opt Options) (string, *s
 	defer f.Close()
 	var buf bytes.Buffer
 	e := New(&buf, opt)
-	if _, err := convert.Run(f, convert.Options{}, e); err != nil {
+	if _, err := convert.Run(f, convert.Options{}, convert.Aggregate(e)); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String(), e.agg
@@ -202,7 +202,7 @@ func TestRounding(t *testing.T) {
 		{Kind: b, Frame: 1, Wall: 1000}, {Kind: e, Frame: 1, Wall: 1800}, // 1500 ns in all: 2 µs
 		{Kind: b, Frame: 2, Wall: 2000}, {Kind: e, Frame: 2, Wall: 2499}, // 0 µs: left out
 	} {
-		if err := a.Event(&ev); err != nil {
+		if err := a.Events([]stream.Event{ev}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -27,7 +27,7 @@ func feed(t *testing.T, frames []string, threads int, evs []stream.Event) *Profi
 		t.Fatal(err)
 	}
 	for i := range evs {
-		if err := a.Event(&evs[i]); err != nil {
+		if err := a.Events([]stream.Event{evs[i]}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -20,7 +20,7 @@
 // close at the trace end), and the frames of one method always map to the
 // same shared frame, so the discipline survives de-duplication.
 //
-// One pass. The exporter is a stream.OnePassExporter: convert reads the
+// One read. The exporter is declared convert.Aggregate: convert reads the
 // trace once, and an orphan exit arrives when it is found rather than as
 // a frame opened at the thread's start. The exporter spools the close
 // there, notes the frame, and writes the opens at time 0 (the last found

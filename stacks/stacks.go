@@ -90,7 +90,7 @@ type threadCursor struct {
 
 // Aggregator is a stream.Exporter that builds the tree. Memory grows with
 // the number of distinct stacks, not with the number of events. It takes
-// the stream in one pass (stream.OnePassExporter): an orphan exit puts
+// the stream in one read (convert.Aggregate): an orphan exit puts
 // everything the thread did so far under the orphan's frame.
 type Aggregator struct {
 	t       *stream.Trace
@@ -100,31 +100,18 @@ type Aggregator struct {
 	threads []threadCursor
 }
 
-var (
-	_ stream.OnePassExporter    = (*Aggregator)(nil)
-	_ stream.BatchExporter      = (*Aggregator)(nil)
-	_ stream.RewindableExporter = (*Aggregator)(nil)
-)
+var _ stream.Exporter = (*Aggregator)(nil)
 
 // New returns an empty aggregator.
 func New() *Aggregator { return &Aggregator{edges: newEdgeTable()} }
 
-// OnePass marks the aggregator as able to take the stream in one pass.
-func (a *Aggregator) OnePass() {}
-
-// CanRewind reports true: the aggregator writes nothing before Finish, so
-// it can join a timeline in a hopeful read (stream.RewindableExporter).
-func (a *Aggregator) CanRewind() bool { return true }
-
-// Rewind forgets the tree (stream.RewindableExporter).
-func (a *Aggregator) Rewind() error {
-	*a = *New()
-	return nil
-}
-
-// Begin creates one root per thread known so far; in one pass, threads
-// that appear later get theirs on their first event.
+// Begin forgets any earlier tree and creates one root per thread known so
+// far; in one read, threads that appear later get theirs on their first
+// event.
 func (a *Aggregator) Begin(t *stream.Trace) error {
+	if a.t != nil || a.tree != nil || a.nodes != nil {
+		*a = *New() // a read that starts over (convert.Output)
+	}
 	a.t = t
 	a.grow(stream.ThreadIndex(len(t.Threads) - 1))
 	return nil
@@ -165,13 +152,8 @@ func (a *Aggregator) add(b branch) NodeID {
 // 4 MB. The package's tests start small, to exercise the growth.
 var firstTreeCap = 1 << 17
 
-// Event gives the time since the thread's previous event to the current
-// stack, then moves into or out of a frame.
-func (a *Aggregator) Event(ev *stream.Event) error {
-	return a.Events([]stream.Event{*ev})
-}
-
-// Events takes a batch of events (stream.BatchExporter).
+// Events gives each event's time since its thread's previous event to the
+// current stack, then moves into or out of a frame.
 func (a *Aggregator) Events(evs []stream.Event) error {
 	var tc *threadCursor
 	last := stream.ThreadIndex(-1)

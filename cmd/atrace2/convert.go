@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/folded"
 	"github.com/atrace2/atrace2/perfetto"
 	"github.com/atrace2/atrace2/pprofout"
@@ -98,7 +98,7 @@ func (c *ConvertCmd) Run(g *Globals) error {
 		}
 		return o, err
 	}
-	var exps []stream.Exporter
+	var exps []convert.Output
 	var agg *stacks.Aggregator
 	var pprofOut *output
 	var ss *speedscope.Exporter
@@ -107,14 +107,14 @@ func (c *ConvertCmd) Run(g *Globals) error {
 			return err
 		}
 		agg = stacks.New()
-		exps = append(exps, agg)
+		exps = append(exps, convert.Aggregate(agg))
 	}
 	if c.Perfetto != "" {
 		o, err := open(c.Perfetto, true, "Perfetto")
 		if err != nil {
 			return err
 		}
-		exps = append(exps, perfetto.New(o, perfetto.Options{ProcessName: c.ProcessName, Rewind: o.rewinder()}))
+		exps = append(exps, perfettoOutput(perfetto.New(o, perfetto.Options{ProcessName: c.ProcessName}), o))
 	}
 	if c.Speedscope != "" {
 		o, err := open(c.Speedscope, false, "speedscope")
@@ -123,14 +123,14 @@ func (c *ConvertCmd) Run(g *Globals) error {
 		}
 		ss = speedscope.New(o, speedscope.Options{Exporter: "atrace2@" + versionString()})
 		defer ss.Close()
-		exps = append(exps, ss)
+		exps = append(exps, convert.Aggregate(ss))
 	}
 	if c.Folded != "" {
 		o, err := open(c.Folded, false, "folded")
 		if err != nil {
 			return err
 		}
-		exps = append(exps, folded.New(o, folded.Options{NoThread: c.NoThread}))
+		exps = append(exps, convert.Aggregate(folded.New(o, folded.Options{NoThread: c.NoThread})))
 	}
 	if _, err := g.convert(in, exps...); err != nil {
 		return err

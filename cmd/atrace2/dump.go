@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/internal/units"
 )
@@ -29,7 +30,7 @@ func (c *DumpCmd) Run(g *Globals) error {
 		if err := g.noTimeline(in, "dump prints the events of a method trace"); err != nil {
 			return err
 		}
-		if _, err := g.convert(in, &dumper{w: out}); err != nil {
+		if _, err := g.convert(in, convert.Output{Exporter: &dumper{w: out}}); err != nil {
 			return err
 		}
 	}
@@ -59,7 +60,7 @@ const dumpFlush = 64 << 10
 // dumpIndent is ". " repeated: a line's indent is a prefix of it.
 var dumpIndent = strings.Repeat(". ", 256)
 
-var _ stream.BatchExporter = (*dumper)(nil)
+var _ stream.Exporter = (*dumper)(nil)
 
 func (d *dumper) Begin(t *stream.Trace) error {
 	d.t = t
@@ -79,11 +80,7 @@ func (d *dumper) Begin(t *stream.Trace) error {
 	return nil
 }
 
-func (d *dumper) Event(ev *stream.Event) error {
-	return d.Events([]stream.Event{*ev})
-}
-
-// Events writes a line per event (stream.BatchExporter).
+// Events writes a line per event.
 func (d *dumper) Events(evs []stream.Event) error {
 	b := d.buf
 	for i := range evs {

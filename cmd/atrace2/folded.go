@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/folded"
 )
 
@@ -50,7 +51,7 @@ func (c *FoldedCmd) Run(g *Globals) error {
 		}
 		return out.Close()
 	}
-	if _, err := g.convert(in, folded.New(out, folded.Options{NoThread: c.NoThread})); err != nil {
+	if _, err := g.convert(in, convert.Aggregate(folded.New(out, folded.Options{NoThread: c.NoThread}))); err != nil {
 		return err
 	}
 	return out.Close()

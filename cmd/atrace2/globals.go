@@ -159,7 +159,7 @@ func (g *Globals) open(in input) (*parser.File, error) {
 // convert runs the converter over one input into the exporters (one read
 // or two, see convert.Run) and prints the repair summary. With no
 // exporters it only analyses the trace.
-func (g *Globals) convert(in input, exps ...stream.Exporter) (*stream.Trace, error) {
+func (g *Globals) convert(in input, outs ...convert.Output) (*stream.Trace, error) {
 	f, err := g.open(in)
 	if err != nil {
 		return nil, err
@@ -171,10 +171,10 @@ func (g *Globals) convert(in input, exps ...stream.Exporter) (*stream.Trace, err
 		opt.Progress = bar.update
 	}
 	var t *stream.Trace
-	if len(exps) == 0 {
+	if len(outs) == 0 {
 		t, err = convert.Analyze(f, opt)
 	} else {
-		t, err = convert.Run(f, opt, exps...)
+		t, err = convert.Run(f, opt, outs...)
 	}
 	bar.clear()
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/perfetto"
 )
 
@@ -35,8 +36,8 @@ func (c *PerfettoCmd) Run(g *Globals) error {
 		return err
 	}
 	defer out.Abort()
-	exp := perfetto.New(out, perfetto.Options{ProcessName: c.ProcessName, Rewind: out.rewinder()})
-	if _, err := g.convert(in, exp); err != nil {
+	exp := perfetto.New(out, perfetto.Options{ProcessName: c.ProcessName})
+	if _, err := g.convert(in, perfettoOutput(exp, out)); err != nil {
 		return err
 	}
 	if err := out.Close(); err != nil {
@@ -48,4 +49,19 @@ func (c *PerfettoCmd) Run(g *Globals) error {
 		}
 	}
 	return nil
+}
+
+// perfettoOutput declares the Perfetto exporter to convert: a timeline
+// whose output o can take back when it is a file (see output.rewinder).
+func perfettoOutput(e *perfetto.Exporter, o *output) convert.Output {
+	rewind := o.rewinder()
+	if rewind == nil {
+		return convert.Timeline(e, nil)
+	}
+	return convert.Timeline(e, func() error {
+		if err := rewind(); err != nil {
+			return fmt.Errorf("perfetto: taking back the output: %w", err)
+		}
+		return nil
+	})
 }

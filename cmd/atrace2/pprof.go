@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/pprofout"
 	"github.com/atrace2/atrace2/stacks"
 )
@@ -100,7 +101,7 @@ func (g *Globals) pprofProfile(ins []input) (converted, error) {
 	b := pprofout.New(versionString())
 	for _, in := range ins {
 		a := stacks.New()
-		if _, err := g.convert(in, a); err != nil {
+		if _, err := g.convert(in, convert.Aggregate(a)); err != nil {
 			return converted{}, err
 		}
 		if err := b.Add(a); err != nil {

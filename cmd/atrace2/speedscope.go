@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/speedscope"
 )
 
@@ -54,7 +55,7 @@ func (c *SpeedscopeCmd) Run(g *Globals) error {
 	}
 	exp := speedscope.New(out, opt)
 	defer exp.Close()
-	if _, err := g.convert(in, exp); err != nil {
+	if _, err := g.convert(in, convert.Aggregate(exp)); err != nil {
 		return err
 	}
 	return out.Close()

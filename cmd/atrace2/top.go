@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/atrace2/atrace2/convert"
 	reports "github.com/atrace2/atrace2/report"
 	"github.com/atrace2/atrace2/stacks"
 )
@@ -121,7 +122,7 @@ func (g *Globals) loadProfile(in input) (*reports.Profile, error) {
 		return p, nil
 	}
 	a := stacks.New()
-	if _, err := g.convert(in, a); err != nil {
+	if _, err := g.convert(in, convert.Aggregate(a)); err != nil {
 		return nil, err
 	}
 	p, err := reports.NewProfile(a)

@@ -98,7 +98,7 @@ func CorpusTraces(t testing.TB) []string {
 // Main runs a package's tests with at least two Ps, so that convert.Run
 // takes its pipelined path (decoding and exporting on goroutines of their
 // own) even on a one-CPU machine; tests that want one goroutine ask for
-// convert.Options.Serial.
+// a serial run (convert's export_test.go).
 func Main(m *testing.M) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		runtime.GOMAXPROCS(2)
