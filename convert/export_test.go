@@ -21,3 +21,8 @@ func Serial(opt Options, serial bool) Options {
 	opt.serial = serial
 	return opt
 }
+
+// ReferenceOnly reports whether the atrace2_reference build tag turned
+// every fast path off: then every run reads the trace twice, and tests of
+// what one read does skip.
+const ReferenceOnly = referenceOnly

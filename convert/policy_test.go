@@ -182,7 +182,8 @@ func TestPolicyCases(t *testing.T) {
 				if st.Stats.OrphanExits > 0 || name == "streaming-late" && definesUsed(tr) {
 					wantRewinds = 1
 				}
-				if rw.rewinds != wantRewinds || rw.begins != 1+wantRewinds || rw.finishes != 1 {
+				// (The atrace2_reference build tag reads every trace twice.)
+				if !convert.ReferenceOnly && (rw.rewinds != wantRewinds || rw.begins != 1+wantRewinds || rw.finishes != 1) {
 					t.Errorf("%d orphan exits: %d rewinds, %d begins, %d finishes; want %d, %d, 1",
 						st.Stats.OrphanExits, rw.rewinds, rw.begins, rw.finishes, wantRewinds, 1+wantRewinds)
 				}

@@ -80,7 +80,8 @@ func (p *pass) record(rec *parser.Event) {
 // fastRecords applies the policy to the run of common records at the start
 // of batch, and returns how many it took. It calls no function and keeps
 // few values live, so the compiler can hold the thread's state in
-// registers: calls made the loop spill and reload it around every record.
+// registers: as of Go 1.26, calls make the loop spill and reload it around
+// every record (BenchmarkConvert, BenchmarkAnalyze).
 // It stops at the first record of another thread, of an unseen method, of
 // another action than an enter or an exit of the top frame, with a time
 // that goes back or wraps, or when the stack's array is full (an enter
@@ -136,7 +137,7 @@ func (p *pass) fastRecords(batch []parser.Event) int {
 		stack[:n+1][n] = f
 		stack = stack[:n+1-2*isExit]
 		deepest = max(deepest, len(stack))
-		ev := &evs[i] // fields one by one: a composite literal goes through the stack
+		ev := &evs[i] // fields one by one: as of Go 1.26 a composite literal goes through the stack
 		ev.Kind, ev.Flags, ev.Thread, ev.Frame, ev.Depth = stream.Kind(isExit), 0, th.idx, f, int32(n-isExit)
 		ev.Wall, ev.CPU = nanos(w, p.unit, p.maxTicks), nanos(c, p.unit, p.maxTicks)
 	}

@@ -30,6 +30,9 @@ func (l *progressLog) report(done, total int64) {
 // batches were sent). Either way they get the events and repair counts of
 // two passes, and the progress says how many bytes the reads took.
 func TestSpeculativeRead(t *testing.T) {
+	if convert.ReferenceOnly {
+		t.Skip("the atrace2_reference build tag reads every trace twice")
+	}
 	clean := tracegen.Large(tracegen.LargeOptions{Bytes: 2 << 20, Threads: 8, Methods: 300, Seed: 5})
 	late := *clean
 	last := clean.Records[len(clean.Records)-1]
@@ -94,6 +97,9 @@ func (*failingRewind) rewind() error { return errors.New("truncate: read-only fi
 // from the start; a failed rewind, and strict mode on a trace with an
 // orphan exit, stop the run before any Finish.
 func TestSpeculativeReadFailures(t *testing.T) {
+	if convert.ReferenceOnly {
+		t.Skip("the atrace2_reference build tag reads every trace twice")
+	}
 	tr, err := tracegen.ParseText("version 3\nclock dual\nthread 1 main\nmethod 0x4 a.A run ()V A.java\n" +
 		"1 enter 0x4 1 1\n1 exit 0x4 2 2\n1 exit 0x4 3 3\n")
 	if err != nil {

@@ -29,6 +29,10 @@ type Options struct {
 	// ProcessName names the process track. "" uses the trace's file name
 	// without its directory and its .trace / .gz extensions.
 	ProcessName string
+
+	// reference writes every event with the general encoders, as the
+	// atrace2_reference build tag does: tests compare the two.
+	reference bool
 }
 
 // Exporter writes a Perfetto trace. It implements stream.Exporter.
@@ -152,7 +156,7 @@ func (e *Exporter) setStart() {
 // runs of common events in the fast encoding, the others one by one.
 func (e *Exporter) Events(evs []stream.Event) error {
 	for i := 0; i < len(evs); i++ {
-		if fastPath {
+		if !referenceOnly && !e.opt.reference {
 			if i += e.fastRun(evs[i:]); i == len(evs) {
 				break
 			}

@@ -163,7 +163,7 @@ func BenchmarkDecoder(b *testing.B) {
 	w := &writer{w: &out, buf: make([]byte, 0, flushAt+4096)}
 	b.ReportAllocs()
 	for b.Loop() {
-		d := decoder{suffix: sufs, micro: true, first: true}
+		d := eventWriter{tails: sufs, micro: true, first: true}
 		if err := d.events(w, enc); err != nil {
 			b.Fatal(err)
 		}

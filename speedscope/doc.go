@@ -67,4 +67,10 @@
 // Sampled profiles (hprof text, ART profile files) have no timeline:
 // [WriteSampled] writes them as "sampled" profiles, one per thread, each
 // stack weighted by its count (samples.go).
+//
+// Fast paths. eventWriter's fast loop (events.go) writes the JSON of
+// common events without calls; the loop in events writes any event (the
+// reference path, taken alone under the build tag atrace2_reference).
+// TestEventsFormatting, FuzzSpooledEvents and FuzzDecimal tie them to fmt's
+// formatting.
 package speedscope
