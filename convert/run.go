@@ -355,7 +355,7 @@ func (p *pass) run(f *parser.File) error {
 		p.flush()
 	}
 	if p.mode.counts() {
-		p.stats.LostBytes = f.Header.LostBytes
+		p.stats.LostBytes = r.LostBytes()
 		p.stats.Overflow = f.Header.DataFileOverflow()
 		p.t.Sampling = p.probe.result()
 	}

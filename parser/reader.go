@@ -50,6 +50,23 @@ func (f *File) NewReader() *Reader {
 	return r
 }
 
+// Records returns the number of records the reader has read. At the end of
+// a streaming file read without a scan (Options.SkipStreamingScan), the
+// first reader's count is the file's, which it also sets in
+// Header.Records for later readers.
+func (r *Reader) Records() int64 { return r.records }
+
+// LostBytes returns the bytes at the end of the records that do not form
+// a whole record or item: the Header's count, or, for the first reader of
+// a streaming file read without a scan, the count it found on reaching
+// the end (which it also sets in Header.LostBytes for later readers).
+func (r *Reader) LostBytes() int64 {
+	if r.inBand {
+		return r.lost
+	}
+	return r.h.LostBytes
+}
+
 // Offset returns the offset of the next byte the reader will decode.
 func (r *Reader) Offset() int64 { return r.s.pos() }
 
