@@ -13,7 +13,7 @@ import (
 type discard struct{ n int64 }
 
 func (d *discard) Begin(*stream.Trace) error    { return nil }
-func (d *discard) Event(ev *stream.Event) error { d.n++; return nil }
+func (d *discard) event(ev *stream.Event) error { d.n++; return nil }
 func (d *discard) Finish() error                { return nil }
 
 // BenchmarkConvert measures both passes of the stack policy over a 100 MB
@@ -34,7 +34,7 @@ func benchConvert(b *testing.B, serial bool) {
 			b.Fatal(err)
 		}
 		d := &discard{}
-		if _, err := convert.Run(f, convert.Options{Serial: serial}, d); err != nil {
+		if _, err := convert.Run(f, convert.Serial(convert.Options{}, serial), output(d)); err != nil {
 			b.Fatal(err)
 		}
 		f.Close()
@@ -83,4 +83,13 @@ func BenchmarkAnalyzeStreaming(b *testing.B) {
 			}
 		})
 	}
+}
+
+func (x *discard) Events(evs []stream.Event) error {
+	for i := range evs {
+		if err := x.event(&evs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -54,7 +54,7 @@ func TestCorpus(t *testing.T) {
 			}
 			defer f.Close()
 			rec := &recorder{}
-			tr, err := convert.Run(f, convert.Options{}, rec)
+			tr, err := convert.Run(f, convert.Options{}, output(rec))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +97,7 @@ type treeRecorder struct {
 
 func (r *treeRecorder) Begin(t *stream.Trace) error { r.t = t; return nil }
 func (r *treeRecorder) Finish() error               { return nil }
-func (r *treeRecorder) Event(ev *stream.Event) error {
+func (r *treeRecorder) event(ev *stream.Event) error {
 	if ev.Kind == stream.Begin {
 		fr := r.t.Frames[ev.Frame]
 		r.lines = append(r.lines, fmt.Sprintf("%s%s %s", strings.Repeat("  ", int(ev.Depth)), fr.Name, fr.Signature))
@@ -145,7 +145,7 @@ func TestPerflibOracle(t *testing.T) {
 			t.Fatal(err)
 		}
 		rec := &treeRecorder{}
-		_, err = convert.Run(f, convert.Options{}, rec)
+		_, err = convert.Run(f, convert.Options{}, output(rec))
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -154,4 +154,13 @@ func TestPerflibOracle(t *testing.T) {
 			t.Errorf("%s: tree\n%s\nwant (perflib)\n%s", file, got, want)
 		}
 	}
+}
+
+func (x *treeRecorder) Events(evs []stream.Event) error {
+	for i := range evs {
+		if err := x.event(&evs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

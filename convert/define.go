@@ -6,17 +6,21 @@ import (
 )
 
 // A streaming file read once (parser.Options.SkipStreamingScan) defines its
-// methods and threads between its records. ART writes each definition
-// before the first record that uses it, so the pass, adding them in file
-// order, finds every record's method and thread defined. A file need
-// not keep that order (docs/formats.md §8.4): a definition of a method or thread the
-// pass has met is late, and its frame or thread, made from the tables as
-// they were, is brought up to date before any exporter reads the tables as
-// a whole (refresh). The output is then the one a scan before the pass
-// would have given.
+// methods and threads between its records, and the parser's Reader adds
+// each to the header's tables when it meets it (on the decoding goroutine,
+// possibly ahead of the pass), and reports where the tables changed. ART
+// writes each definition before the first record that uses it, so the
+// pass finds every record's method and thread defined. A file need not
+// keep that order (docs/formats.md §8.4): a definition of a method or
+// thread the pass has met is late, and its frame or thread, made from the
+// tables as they were, is brought up to date before any exporter reads
+// the tables as a whole (refresh). The output is then the one a scan
+// before the pass would have given. Lateness goes by the definition's
+// place in the file, never by when the Reader applied it, so a read is
+// the same whatever the goroutines' timing.
 
-// recordsAndDefinitions applies the policy to a batch of records and adds
-// the definitions met among them where they were met.
+// recordsAndDefinitions applies the policy to a batch of records, and
+// notes the definitions met among them where they were met.
 func (p *pass) recordsAndDefinitions(recs []parser.Event, defs []parser.Definition) {
 	done := 0
 	for i := range defs {
@@ -27,15 +31,15 @@ func (p *pass) recordsAndDefinitions(recs []parser.Event, defs []parser.Definiti
 	p.records(recs[done:])
 }
 
-// define adds one definition to the tables. Only the pass that counts does:
-// a second pass finds them all there. A late one is noted for refresh, and
-// ends the hope of a single read (runHopeful), since timelines read names
-// as the events come.
+// define notes a definition the Reader has added to the tables, at its
+// place among the records. Only the pass that counts looks: a second pass
+// finds the tables complete. A late one is noted for refresh, and ends the
+// hope of a single read (runSpeculative), since timelines read names as the
+// events come.
 func (p *pass) define(d *parser.Definition) {
-	if !p.count {
+	if !p.mode.counts() {
 		return
 	}
-	p.t.Header.Define(*d)
 	if d.IsThread {
 		if _, ok := p.threads[d.Thread.ID]; !ok {
 			return
@@ -48,8 +52,8 @@ func (p *pass) define(d *parser.Definition) {
 		}
 		p.lateFrames = append(p.lateFrames, id)
 	}
-	if p.hopeful && p.emit {
-		p.miss()
+	if p.mode == speculative {
+		p.abandonSpeculation()
 	}
 }
 

@@ -25,18 +25,46 @@
 // Frames begun or ended by rules 3 and 5 carry the Synthetic flag; every
 // repair is counted in [stream.Stats].
 //
-// Exporters that can wait for the end (stream.OnePassExporter) do without
-// the first pass: they get an orphan exit as a stream.Orphan event when it is
-// found, and put what the thread did so far under it (the call tree) or open
-// the frame at the thread's start when they write (speedscope), so [Run]
-// reads the trace once for them. Perfetto writes each event as it comes and
+// How the trace is read is declared by the caller, once per exporter, in
+// the [Output] values given to [Run]; no exporter is asked. An exporter
+// that keeps everything until Finish ([Aggregate]: the call tree,
+// speedscope) does without the first pass: an orphan exit reaches it as a
+// stream.Orphan instruction that says exactly what to do, so [Run] reads
+// the trace once. A timeline writes each event as it comes (Perfetto) and
 // needs the orphan frames opened at the thread's start, and so two passes
 // when the trace has orphan exits; as recent ART traces have none, Run
-// first tries one read for exporters that can take back what they wrote
-// (stream.RewindableExporter), and reads again only once it meets an orphan
-// exit.
+// first tries one read when its output can be taken back
+// ([Output].Rewind, [Timeline]), and reads again only once it meets an
+// orphan exit. The pass's mode (run.go) says what each of these reads does.
+//
+// The orphan rule is decided here only. In one read, the stream.Orphan
+// event is an instruction, not a fact to interpret: "frame F began at the
+// thread's start, at time 0 on both clocks, and ends now; everything the
+// thread has begun so far is inside it, one level deeper". The call tree
+// (stacks) executes it by moving the thread's nodes under a new root
+// child, speedscope by writing the open at time 0 before the thread's
+// spooled events; neither decides anything about orphans. One read stays
+// for both because a second read costs a whole first pass, which runs at
+// a few times the speed of the speedscope and pprof exporters on one core
+// and so would make those commands much slower than the 5 % the project
+// allows; speedscope's per-thread memory budget, which shrinks as threads
+// appear, is the price of not knowing the threads at Begin.
 //
 // With more than one CPU, [Run] decodes on one goroutine, applies the policy
 // on another and runs the exporters on a third, handing batches between
-// them (decode.go, pipeline.go); Options.Serial keeps all on one.
+// them (decode.go, pipeline.go).
+//
+// Fast paths. Each has an unexported switch for its reference path, set by
+// tests through export_test.go, and the build tag atrace2_reference turns
+// every one to the reference path (reference_on.go), so that the whole
+// test suite runs on them:
+//   - the policy: fastRecords takes runs of common records without calls;
+//     pass.record and policy.go take any record (Options.generalOnly;
+//     TestFastPathEqualsGeneral, FuzzFastPath);
+//   - the pipeline: decoding, the policy and the exporters on three
+//     goroutines; serially on one (Options.serial; TestPipelineEqualsSerial);
+//   - one read: oneRead and speculative passes; two reads
+//     (Options.twoReads; TestReadOnce, TestSpeculativeRead, and
+//     TestOnePassEqualsTwoPasses in stacks and speedscope, which declare
+//     two reads through the Output).
 package convert

@@ -6,3 +6,23 @@ func GeneralOnly(opt Options) Options {
 	opt.generalOnly = true
 	return opt
 }
+
+// TwoReads returns opt set to read the trace twice whatever the outputs
+// can take, for tests that compare one read with two.
+func TwoReads(opt Options) Options {
+	opt.twoReads = true
+	return opt
+}
+
+// Serial returns opt set to decode, apply the policy and run the
+// exporters on the caller's goroutine when serial is true, for tests that
+// compare that with the pipeline.
+func Serial(opt Options, serial bool) Options {
+	opt.serial = serial
+	return opt
+}
+
+// ReferenceOnly reports whether the atrace2_reference build tag turned
+// every fast path off: then every run reads the trace twice, and tests of
+// what one read does skip.
+const ReferenceOnly = referenceOnly

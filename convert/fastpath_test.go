@@ -22,7 +22,7 @@ import (
 // deeper in the stack or of none (orphans), times that go back or wrap,
 // stacks that outgrow their array, and batches of events that fill up. It
 // checks each way convert reads a trace: the first pass alone, two passes,
-// one pass, and the hopeful read, serial and pipelined.
+// one pass, and the speculative read, serial and pipelined.
 func TestFastPathEqualsGeneral(t *testing.T) {
 	for seed := range uint64(24) {
 		tr := repairableTrace(seed)
@@ -34,7 +34,7 @@ func TestFastPathEqualsGeneral(t *testing.T) {
 			for _, serial := range []bool{true, false} {
 				name := fmt.Sprintf("seed=%d/v%d-%s/%s/serial=%v", seed, tr.Version, tr.Clock, m.name, serial)
 				t.Run(name, func(t *testing.T) {
-					opt := convert.Options{Serial: serial}
+					opt := convert.Serial(convert.Options{}, serial)
 					fast, fastEvents := m.read(t, path, opt)
 					general, generalEvents := m.read(t, path, convert.GeneralOnly(opt))
 					if !reflect.DeepEqual(fast, general) {
@@ -74,7 +74,7 @@ var readModes = []struct {
 		return tr, nil
 	}},
 	{"two-passes", func(t *testing.T, path string, opt convert.Options) (*stream.Trace, []stream.Event) {
-		opt.TwoPasses = true
+		opt = convert.TwoReads(opt)
 		c := &collector{}
 		return runTrace(t, path, opt, c), c.evs
 	}},
@@ -82,7 +82,7 @@ var readModes = []struct {
 		c := &onePassCollector{}
 		return runTrace(t, path, opt, c), c.evs
 	}},
-	{"hopeful", func(t *testing.T, path string, opt convert.Options) (*stream.Trace, []stream.Event) {
+	{"speculative", func(t *testing.T, path string, opt convert.Options) (*stream.Trace, []stream.Event) {
 		c := &rewindableCollector{}
 		return runTrace(t, path, opt, c), c.evs
 	}},
@@ -91,13 +91,13 @@ var readModes = []struct {
 // onePassCollector is a collector that takes the stream in one pass.
 type onePassCollector struct{ collector }
 
-func (*onePassCollector) OnePass() {}
+func (*onePassCollector) oneRead() {}
 
-// rewindableCollector is a collector that a hopeful read can rewind.
+// rewindableCollector is a collector that a speculative read can rewind.
 type rewindableCollector struct{ collector }
 
-func (*rewindableCollector) CanRewind() bool { return true }
-func (c *rewindableCollector) Rewind() error { c.evs = nil; return nil }
+func (*rewindableCollector) canRewind() bool { return true }
+func (c *rewindableCollector) rewind() error { c.evs = nil; return nil }
 
 func openTrace(t *testing.T, path string) *parser.File {
 	t.Helper()
@@ -111,7 +111,7 @@ func openTrace(t *testing.T, path string) *parser.File {
 
 func runTrace(t *testing.T, path string, opt convert.Options, exp stream.Exporter) *stream.Trace {
 	t.Helper()
-	tr, err := convert.Run(openTrace(t, path), opt, exp)
+	tr, err := convert.Run(openTrace(t, path), opt, output(exp))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func FuzzFastPath(f *testing.F) {
 			t.Fatal(err)
 		}
 		for _, m := range readModes {
-			opt := convert.Options{Serial: layout&8 == 0}
+			opt := convert.Serial(convert.Options{}, layout&8 == 0)
 			fast, fastEvents := m.read(t, path, opt)
 			general, generalEvents := m.read(t, path, convert.GeneralOnly(opt))
 			if !reflect.DeepEqual(fast, general) || !slices.Equal(fastEvents, generalEvents) {

@@ -18,14 +18,14 @@ type pipeline struct {
 	err    error // the first exporter error; read after done
 	failed atomic.Bool
 
-	// tables, in a hopeful read (runHopeful), is the copy of the Trace the
+	// tables, in a speculative read (runSpeculative), is the copy of the Trace the
 	// exporters got at Begin. Before each batch, on the exporters'
 	// goroutine, its tables are brought up to date with the pass's, to
 	// which the pass goes on appending.
 	tables *stream.Trace
 }
 
-// batch is a batch of events and, in a hopeful read, the tables as they
+// batch is a batch of events and, in a speculative read, the tables as they
 // were when it was handed over.
 type batch struct {
 	evs     []stream.Event
@@ -38,8 +38,8 @@ type batch struct {
 const pipelineBuffers = 3
 
 // pipeBatch is the number of events in a batch: 32Ki events (1 MiB) per
-// hand-over, so the exporters' goroutine seldom parks waiting for one
-// (batches of 1-4Ki events made the pipeline slower than no pipeline).
+// hand-over, so the exporters' goroutine seldom parks waiting for one;
+// small batches make the pipeline slower than none (BenchmarkConvert).
 const pipeBatch = 1 << 15
 
 func newPipeline(exps []stream.Exporter, tables *stream.Trace) *pipeline {
@@ -93,16 +93,8 @@ func (q *pipeline) consume() {
 // deliver gives a batch of events to every exporter.
 func deliver(exps []stream.Exporter, b []stream.Event) error {
 	for _, e := range exps {
-		if be, ok := e.(stream.BatchExporter); ok {
-			if err := be.Events(b); err != nil {
-				return err
-			}
-			continue
-		}
-		for i := range b {
-			if err := e.Event(&b[i]); err != nil {
-				return err
-			}
+		if err := e.Events(b); err != nil {
+			return err
 		}
 	}
 	return nil

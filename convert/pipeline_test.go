@@ -39,7 +39,7 @@ func readTxtarTrace(t *testing.T, file string) *tracegen.Trace {
 type collector struct{ evs []stream.Event }
 
 func (c *collector) Begin(*stream.Trace) error    { return nil }
-func (c *collector) Event(ev *stream.Event) error { c.evs = append(c.evs, *ev); return nil }
+func (c *collector) event(ev *stream.Event) error { c.evs = append(c.evs, *ev); return nil }
 func (c *collector) Finish() error                { return nil }
 
 // TestPipelineEqualsSerial: decoding, the policy and the exporters on
@@ -85,7 +85,7 @@ func TestPipelineEqualsSerial(t *testing.T) {
 					t.Fatal(err)
 				}
 				c := &collector{}
-				traces[i], err = convert.Run(f, convert.Options{Serial: serial}, c)
+				traces[i], err = convert.Run(f, convert.Serial(convert.Options{}, serial), output(c))
 				f.Close()
 				if err != nil {
 					t.Fatal(err)
@@ -109,4 +109,13 @@ func TestPipelineEqualsSerial(t *testing.T) {
 			}
 		})
 	}
+}
+
+func (x *collector) Events(evs []stream.Event) error {
+	for i := range evs {
+		if err := x.event(&evs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

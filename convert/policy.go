@@ -10,7 +10,7 @@ import (
 // threadState is one thread's stack and clocks during a pass.
 type threadState struct {
 	idx     stream.ThreadIndex
-	stack   []frameRef
+	stack   []stream.FrameID
 	floor   int              // second pass: stack[:floor] are orphan frames not yet exited
 	orphans []stream.FrameID // first pass: orphan exits in file order
 	segMax  []int            // first pass: deepest real stack before each orphan exit
@@ -24,10 +24,6 @@ type threadState struct {
 	events            int64 // events the second pass will send
 	lastCPU, lastWall int64
 	probed            int // events given to the sampling probe
-}
-
-type frameRef struct {
-	frame stream.FrameID
 }
 
 // unwrapper turns one thread's raw time counter into a monotonic one. With
@@ -58,114 +54,114 @@ func (u *unwrapper) next(raw uint64, wrap32 bool, st *stream.Stats) uint64 {
 }
 
 // exit applies the policy to an exit or unwind record.
-func (p *pass) exit(ts *threadState, f stream.FrameID, a parser.Action, wall, cpu int64) {
+func (p *pass) exit(th *threadState, f stream.FrameID, a parser.Action, wall, cpu int64) {
 	var fl stream.Flags
 	if a == parser.Unwind {
 		fl = stream.Unwound
 	}
-	if len(ts.stack) == ts.floor {
-		p.orphan(ts, f, fl, wall, cpu)
+	if len(th.stack) == th.floor {
+		p.orphan(th, f, fl, wall, cpu)
 		return
 	}
-	i := len(ts.stack) - 1
-	for i >= ts.floor && ts.stack[i].frame != f {
+	i := len(th.stack) - 1
+	for i >= th.floor && th.stack[i] != f {
 		i--
 	}
-	if i < ts.floor {
+	if i < th.floor {
 		p.stats.DroppedExits++
 		return
 	}
-	for j := len(ts.stack) - 1; j > i; j-- {
+	for j := len(th.stack) - 1; j > i; j-- {
 		p.stats.ImplicitExits++
-		p.end(ts, j, stream.Implicit, wall, cpu)
+		p.end(th, j, stream.Implicit, wall, cpu)
 	}
-	p.end(ts, i, fl, wall, cpu)
+	p.end(th, i, fl, wall, cpu)
 }
 
-// orphan handles an exit with no real frame on the stack. The first pass
-// notes it; the second pass finds it already opened at the thread's start;
-// a single pass tells one-pass exporters after the fact, and a hopeful one
-// gives up sending.
-func (p *pass) orphan(ts *threadState, f stream.FrameID, fl stream.Flags, wall, cpu int64) {
-	if p.count {
+// orphan handles an exit with no real frame on the stack, as the pass's
+// mode says (see mode): a counting pass notes it; the second of two reads
+// finds it already opened at the thread's start; one read instructs the
+// exporters with a stream.Orphan event; a speculative read gives up
+// sending.
+func (p *pass) orphan(th *threadState, f stream.FrameID, fl stream.Flags, wall, cpu int64) {
+	if p.mode.counts() {
 		p.stats.OrphanExits++
-		ts.orphans = append(ts.orphans, f)
-		ts.segMax = append(ts.segMax, ts.segDepth)
-		ts.segDepth = 0
-		ts.events += 2
+		th.orphans = append(th.orphans, f)
+		th.segMax = append(th.segMax, th.segDepth)
+		th.segDepth = 0
+		th.events += 2
 	}
-	switch {
-	case !p.emit:
-	case p.onePass:
-		p.send(stream.Orphan, fl|stream.Synthetic, ts, f, 0, wall, cpu)
-	case p.hopeful:
-		p.miss()
-	default:
-		if ts.floor == 0 || ts.stack[ts.floor-1].frame != f {
+	switch p.mode {
+	case oneRead:
+		p.send(stream.Orphan, fl|stream.Synthetic, th, f, 0, wall, cpu)
+	case speculative:
+		p.abandonSpeculation()
+	case secondOfTwo:
+		if th.floor == 0 || th.stack[th.floor-1] != f {
 			panic("invariant violation: orphan exit differs between passes")
 		}
-		ts.floor--
-		p.end(ts, ts.floor, fl, wall, cpu)
+		th.floor--
+		p.end(th, th.floor, fl, wall, cpu)
 	}
 }
 
-// miss ends the hope of a single read (runHopeful): the orphan frame must
-// be opened before everything its thread did so far, which the exporters
-// have been sent. The pass stops sending and goes on counting; the events
-// not yet handed over are dropped.
-func (p *pass) miss() {
-	p.emit, p.missed = false, true
+// abandonSpeculation ends the hope of a single read (runSpeculative): the
+// orphan frame must be opened before everything its thread did so far,
+// which the exporters have been sent. The pass stops sending and goes on
+// counting; the events not yet handed over are dropped.
+func (p *pass) abandonSpeculation() {
+	p.mode = abandoned
 	p.out = p.out[:0]
 	p.total = 2 * p.t.Size
 }
 
 // end pops the frame at depth i, which must be the top of the stack.
-func (p *pass) end(ts *threadState, i int, fl stream.Flags, wall, cpu int64) {
-	f := ts.stack[i].frame
-	ts.stack = ts.stack[:i]
-	if p.emit {
-		p.send(stream.End, fl, ts, f, i, wall, cpu)
+func (p *pass) end(th *threadState, i int, fl stream.Flags, wall, cpu int64) {
+	f := th.stack[i]
+	th.stack = th.stack[:i]
+	if p.mode.sends() {
+		p.send(stream.End, fl, th, f, i, wall, cpu)
 	}
-	if p.count {
-		ts.events++
+	if p.mode.counts() {
+		th.events++
 	}
 }
 
 // start opens the orphan frames of a thread before its first record, in
 // the second of two passes: the last orphan outermost, all at time 0.
-func (p *pass) start(ts *threadState) {
-	ts.started = true
-	if !p.emit || p.onePass {
+func (p *pass) start(th *threadState) {
+	th.started = true
+	if p.mode != secondOfTwo {
 		return
 	}
-	for i := len(ts.orphans) - 1; i >= 0; i-- {
-		f := ts.orphans[i]
-		ts.stack = append(ts.stack, frameRef{f})
-		p.send(stream.Begin, stream.Synthetic, ts, f, len(ts.stack)-1, 0, 0)
+	for i := len(th.orphans) - 1; i >= 0; i-- {
+		f := th.orphans[i]
+		th.stack = append(th.stack, f)
+		p.send(stream.Begin, stream.Synthetic, th, f, len(th.stack)-1, 0, 0)
 	}
-	ts.floor = len(ts.stack)
+	th.floor = len(th.stack)
 }
 
 // finish ends the frames still open: at the trace end on the wall clock and
 // at the thread's last time on the thread-CPU clock.
-func (p *pass) finish(ts *threadState) {
-	th := &p.t.Threads[ts.idx]
-	if p.count {
-		p.stats.OpenAtEnd += int64(len(ts.stack))
-		th.Open = len(ts.stack)
-		th.Events = ts.events + int64(len(ts.stack))
-		th.Orphans = len(ts.orphans)
-		th.LastCPU, th.LastWall = ts.lastCPU, ts.lastWall
-		// While the j-th orphan's segment runs, the orphans from j on are
+func (p *pass) finish(th *threadState) {
+	info := &p.t.Threads[th.idx]
+	if p.mode.counts() {
+		p.stats.OpenAtEnd += int64(len(th.stack))
+		info.Open = len(th.stack)
+		info.Events = th.events + int64(len(th.stack))
+		info.Orphans = len(th.orphans)
+		info.LastCPU, info.LastWall = th.lastCPU, th.lastWall
+		// While the j-info orphan's segment runs, the orphans from j on are
 		// still open below the real frames.
-		segs := append(ts.segMax, ts.segDepth)
+		segs := append(th.segMax, th.segDepth)
 		for j, m := range segs {
-			th.MaxDepth = max(th.MaxDepth, m+len(ts.orphans)-j)
+			info.MaxDepth = max(info.MaxDepth, m+len(th.orphans)-j)
 		}
 	}
-	if p.emit {
-		for i := len(ts.stack) - 1; i >= 0; i-- {
-			p.end(ts, i, stream.Synthetic, p.t.WallEnd, th.LastCPU)
+	if p.mode.sends() {
+		for i := len(th.stack) - 1; i >= 0; i-- {
+			p.end(th, i, stream.Synthetic, p.t.WallEnd, info.LastCPU)
 		}
 	}
 }
@@ -175,11 +171,11 @@ func (p *pass) finish(ts *threadState) {
 // The fields are stored one by one into the queue (see parser's
 // decodeBuffered for why not a struct literal); the queue always has room,
 // as it is handed over when full.
-func (p *pass) send(k stream.Kind, fl stream.Flags, ts *threadState, f stream.FrameID, depth int, wall, cpu int64) {
+func (p *pass) send(k stream.Kind, fl stream.Flags, th *threadState, f stream.FrameID, depth int, wall, cpu int64) {
 	n := len(p.out)
 	p.out = p.out[:n+1]
 	ev := &p.out[n]
-	ev.Kind, ev.Flags, ev.Thread, ev.Frame, ev.Depth = k, fl, ts.idx, f, int32(depth)
+	ev.Kind, ev.Flags, ev.Thread, ev.Frame, ev.Depth = k, fl, th.idx, f, int32(depth)
 	ev.Wall, ev.CPU = wall, cpu
 	if n+1 == cap(p.out) {
 		p.flush()

@@ -15,7 +15,7 @@ func (p *pass) records(batch []parser.Event) {
 		if !p.general {
 			batch = batch[p.fastRecords(batch):]
 		}
-		if p.emit && len(p.out) == cap(p.out) {
+		if p.mode.sends() && len(p.out) == cap(p.out) {
 			p.flush()
 			continue
 		}
@@ -33,54 +33,55 @@ func (p *pass) record(rec *parser.Event) {
 		p.stats.BadActions++
 		return
 	}
-	ts := p.lastTS
-	if ts == nil || rec.Thread != p.lastRID {
-		ts = p.thread(rec.Thread)
-		p.lastTS, p.lastRID = ts, rec.Thread
+	th := p.lastThread
+	if th == nil || rec.Thread != p.lastRID {
+		th = p.thread(rec.Thread)
+		p.lastThread, p.lastRID = th, rec.Thread
 	}
 	f := p.frame(rec.Method)
-	wall := nanos(ts.wall.next(rec.Wall, p.wrap32, p.stats), p.unit, p.maxTicks)
-	cpu := nanos(ts.cpu.next(rec.CPU, p.wrap32, p.stats), p.unit, p.maxTicks)
-	if !ts.started {
-		p.start(ts)
+	wall := nanos(th.wall.next(rec.Wall, p.wrap32, p.stats), p.unit, p.maxTicks)
+	cpu := nanos(th.cpu.next(rec.CPU, p.wrap32, p.stats), p.unit, p.maxTicks)
+	if !th.started {
+		p.start(th)
 	}
-	if p.count {
-		ts.lastCPU, ts.lastWall = cpu, wall
+	if p.mode.counts() {
+		th.lastCPU, th.lastWall = cpu, wall
 		p.t.WallEnd = max(p.t.WallEnd, wall)
-		if ts.probed < probeEvents {
-			ts.probed++
-			p.samp.add(ts.idx, wall, cpu)
+		if th.probed < probeEvents {
+			th.probed++
+			p.probe.add(th.idx, wall, cpu)
 		}
 	}
-	n := len(ts.stack)
+	n := len(th.stack)
 	top := noFrame
-	if n > ts.floor {
-		top = ts.stack[n-1].frame
+	if n > th.floor {
+		top = th.stack[n-1]
 	}
 	if rec.Action != parser.Enter && (rec.Action != parser.Exit || top != f) {
-		p.exit(ts, f, rec.Action, wall, cpu)
+		p.exit(th, f, rec.Action, wall, cpu)
 		return
 	}
 	kind, depth := stream.Begin, n
 	if rec.Action == parser.Exit {
 		kind, depth = stream.End, n-1
-		ts.stack = ts.stack[:n-1]
+		th.stack = th.stack[:n-1]
 	} else {
-		ts.stack = append(ts.stack, frameRef{f})
+		th.stack = append(th.stack, f)
 	}
-	if p.count {
-		ts.events++
-		ts.segDepth = max(ts.segDepth, len(ts.stack)-ts.floor)
+	if p.mode.counts() {
+		th.events++
+		th.segDepth = max(th.segDepth, len(th.stack)-th.floor)
 	}
-	if p.emit {
-		p.send(kind, 0, ts, f, depth, wall, cpu)
+	if p.mode.sends() {
+		p.send(kind, 0, th, f, depth, wall, cpu)
 	}
 }
 
 // fastRecords applies the policy to the run of common records at the start
 // of batch, and returns how many it took. It calls no function and keeps
 // few values live, so the compiler can hold the thread's state in
-// registers: calls made the loop spill and reload it around every record.
+// registers: as of Go 1.26, calls make the loop spill and reload it around
+// every record (BenchmarkConvert, BenchmarkAnalyze).
 // It stops at the first record of another thread, of an unseen method, of
 // another action than an enter or an exit of the top frame, with a time
 // that goes back or wraps, or when the stack's array is full (an enter
@@ -88,15 +89,15 @@ func (p *pass) record(rec *parser.Event) {
 // records (not yet started, or still given to the sampling probe) all go
 // to record.
 func (p *pass) fastRecords(batch []parser.Event) int {
-	ts := p.lastTS
-	if ts == nil || !ts.started || p.count && ts.probed < probeEvents {
+	th := p.lastThread
+	if th == nil || !th.started || p.mode.counts() && th.probed < probeEvents {
 		return 0
 	}
-	rid, stack, floor := p.lastRID, ts.stack, ts.floor
+	rid, stack, floor := p.lastRID, th.stack, th.floor
 	// The record times of 32-bit layouts are below 2^32, and the epoch of
 	// 64-bit ones stays 0, so epoch|raw is what unwrapper.next computes
 	// when the time does not go back.
-	wall, cpu := ts.wall, ts.cpu
+	wall, cpu := th.wall, th.cpu
 	deepest := len(stack)
 	dense := p.dense
 	// Each record taken sends one event: the events go to the spare room
@@ -104,7 +105,7 @@ func (p *pass) fastRecords(batch []parser.Event) int {
 	// of its own for them. A pass that sends none writes them to p.sink,
 	// so that the loop has no branch on it (see sink).
 	evs := p.sink[:]
-	if p.emit {
+	if p.mode.sends() {
 		evs = p.out[len(p.out):cap(p.out)]
 	}
 	batch = batch[:min(len(batch), len(evs))]
@@ -129,30 +130,30 @@ func (p *pass) fastRecords(batch []parser.Event) int {
 		n := len(stack)
 		isExit := int(rec.Action) // 0 or 1
 		w, c := wall.epoch|rec.Wall, cpu.epoch|rec.CPU
-		if isExit == 1 && (n == floor || stack[n-1].frame != f) || n == cap(stack) || w < wall.last || c < cpu.last {
+		if isExit == 1 && (n == floor || stack[n-1] != f) || n == cap(stack) || w < wall.last || c < cpu.last {
 			break
 		}
 		wall.last, cpu.last = w, c
-		stack[:n+1][n] = frameRef{f}
+		stack[:n+1][n] = f
 		stack = stack[:n+1-2*isExit]
 		deepest = max(deepest, len(stack))
-		ev := &evs[i] // fields one by one: a composite literal goes through the stack
-		ev.Kind, ev.Flags, ev.Thread, ev.Frame, ev.Depth = stream.Kind(isExit), 0, ts.idx, f, int32(n-isExit)
+		ev := &evs[i] // fields one by one: as of Go 1.26 a composite literal goes through the stack
+		ev.Kind, ev.Flags, ev.Thread, ev.Frame, ev.Depth = stream.Kind(isExit), 0, th.idx, f, int32(n-isExit)
 		ev.Wall, ev.CPU = nanos(w, p.unit, p.maxTicks), nanos(c, p.unit, p.maxTicks)
 	}
 	if i == 0 {
 		return 0
 	}
-	ts.stack, ts.wall, ts.cpu = stack, wall, cpu
-	if p.emit {
+	th.stack, th.wall, th.cpu = stack, wall, cpu
+	if p.mode.sends() {
 		p.out = p.out[:len(p.out)+i]
 	}
-	if p.count {
-		ts.lastWall = nanos(wall.last, p.unit, p.maxTicks)
-		ts.lastCPU = nanos(cpu.last, p.unit, p.maxTicks)
-		ts.events += int64(i)
-		ts.segDepth = max(ts.segDepth, deepest-floor)
-		p.t.WallEnd = max(p.t.WallEnd, ts.lastWall)
+	if p.mode.counts() {
+		th.lastWall = nanos(wall.last, p.unit, p.maxTicks)
+		th.lastCPU = nanos(cpu.last, p.unit, p.maxTicks)
+		th.events += int64(i)
+		th.segDepth = max(th.segDepth, deepest-floor)
+		p.t.WallEnd = max(p.t.WallEnd, th.lastWall)
 	}
 	return i
 }

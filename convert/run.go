@@ -14,21 +14,52 @@ import (
 type Options struct {
 	// Strict turns every repair and reader warning into an error.
 	Strict bool
-	// TwoPasses makes exporters that could take the stream in one pass get
-	// it as the others do (tests compare the two).
-	TwoPasses bool
-	// Serial decodes, applies the policy and runs the exporters on the
-	// caller's goroutine. By default, with more than one CPU, records are
-	// decoded on a goroutine of their own and the exporters run on another,
-	// each fed in batches, so the work spreads over the cores.
-	Serial bool
 	// Progress, when set, is called now and then with the bytes read so far
 	// and the bytes the whole run will read (each pass reads the input once).
 	Progress func(done, total int64)
 
+	// The reference paths, which tests set through export_test.go and the
+	// atrace2_reference build tag sets everywhere (reference_on.go):
+	//
 	// generalOnly sends every record through pass.record, the policy's
-	// general path, and none through fastRecords: tests compare the two.
+	// general path, and none through fastRecords.
 	generalOnly bool
+	// twoReads reads the trace twice whatever the outputs can take.
+	twoReads bool
+	// serial decodes, applies the policy and runs the exporters on the
+	// caller's goroutine. By default, with more than one CPU, records are
+	// decoded on a goroutine of their own and the exporters run on another,
+	// each fed in batches, so the work spreads over the cores.
+	serial bool
+}
+
+// Output is an exporter and what it needs from the reads of the trace.
+// The zero declaration asks for the complete tables at Begin and orphan
+// frames opened at their thread's start: two reads of the trace.
+type Output struct {
+	Exporter stream.Exporter
+	// OneRead declares that the exporter keeps what it gets until Finish
+	// (it aggregates), so it can take the stream in a single read: the
+	// Trace's tables grow until Finish, and an orphan exit comes as a
+	// stream.Orphan instruction when it is found.
+	OneRead bool
+	// Rewind, for an exporter that writes as the events come (a timeline),
+	// takes back everything written so far, for example by truncating the
+	// output file; nil when the output cannot be taken back (a pipe). With
+	// it the exporter gets the stream in one read unless the trace has an
+	// orphan exit; then Rewind runs, and a second read starts over with
+	// Begin, which forgets the exporter's state.
+	Rewind func() error
+}
+
+// Aggregate declares an exporter that keeps everything until Finish (see
+// Output.OneRead).
+func Aggregate(e stream.Exporter) Output { return Output{Exporter: e, OneRead: true} }
+
+// Timeline declares an exporter that writes as the events come, and whose
+// output rewind takes back (nil when it cannot; see Output.Rewind).
+func Timeline(e stream.Exporter, rewind func() error) Output {
+	return Output{Exporter: e, Rewind: rewind}
 }
 
 // ErrStrict is wrapped by the error Strict produces.
@@ -45,7 +76,7 @@ func Analyze(f *parser.File, opt Options) (*stream.Trace, error) {
 }
 
 func firstPass(f *parser.File, opt Options, passes int64) (*pass, error) {
-	p := newPass(f, opt)
+	p := newPass(f, opt, analyze, nil)
 	p.progress, p.total = opt.Progress, passes*f.Size()
 	if err := p.run(f); err != nil {
 		return nil, err
@@ -59,18 +90,25 @@ func firstPass(f *parser.File, opt Options, passes int64) (*pass, error) {
 	return p, nil
 }
 
-// Run drives every exporter with the balanced stream. When every exporter
-// is a stream.OnePassExporter it reads the trace once; when every one is a
-// stream.RewindableExporter, once unless the trace has orphan exits;
-// otherwise twice: a first pass finds orphan exits, the tables and the
-// trace end, and the second sends the events.
-func Run(f *parser.File, opt Options, exps ...stream.Exporter) (*stream.Trace, error) {
+// Run drives every output's exporter with the balanced stream. It reads
+// the trace once when every output is OneRead; once unless the trace has
+// orphan exits when every one is OneRead or has a Rewind; otherwise twice:
+// a first pass finds orphan exits, the tables and the trace end, and the
+// second sends the events.
+func Run(f *parser.File, opt Options, outs ...Output) (*stream.Trace, error) {
+	exps := make([]stream.Exporter, len(outs))
+	oneRead, rewindable := len(outs) > 0, len(outs) > 0
+	for i, o := range outs {
+		exps[i] = o.Exporter
+		oneRead = oneRead && o.OneRead
+		rewindable = rewindable && (o.OneRead || o.Rewind != nil)
+	}
 	switch {
-	case opt.TwoPasses:
-	case onePassAll(exps):
+	case opt.twoReads || referenceOnly:
+	case oneRead:
 		return runOnce(f, opt, exps)
-	case rewindableAll(exps):
-		return runHopeful(f, opt, exps)
+	case rewindable:
+		return runSpeculative(f, opt, outs, exps)
 	}
 	p, err := firstPass(f, opt, 2)
 	if err != nil {
@@ -80,71 +118,46 @@ func Run(f *parser.File, opt Options, exps ...stream.Exporter) (*stream.Trace, e
 	return p.t, p.drive(f, exps, false)
 }
 
-// onePassAll reports whether every exporter takes the stream in one pass.
-func onePassAll(exps []stream.Exporter) bool {
-	for _, e := range exps {
-		if _, ok := e.(stream.OnePassExporter); !ok {
-			return false
-		}
-	}
-	return len(exps) > 0
-}
-
-// rewindableAll reports whether every exporter can take back what it
-// wrote.
-func rewindableAll(exps []stream.Exporter) bool {
-	for _, e := range exps {
-		if r, ok := e.(stream.RewindableExporter); !ok || !r.CanRewind() {
-			return false
-		}
-	}
-	return len(exps) > 0
-}
-
-// runHopeful reads the trace once for timelines that can take back what
-// they wrote (stream.RewindableExporter), in the hope that it has no orphan
+// runSpeculative reads the trace once for timelines that can take back
+// what they wrote (Output.Rewind), on the chance that it has no orphan
 // exit: recent ART traces have none. The pass counts as a first pass does
-// while it sends; at an orphan exit it stops sending (miss) and goes on
-// counting to the end, and a second read sends the stream again. A trace
-// with orphans costs the events sent before the first of them, which is
-// usually near the start: the frames running when tracing began end first.
-// In each of the six corpus traces with orphan exits (Dalvik, and ART of
-// 2018), the first comes before a batch of events has gone out.
-func runHopeful(f *parser.File, opt Options, exps []stream.Exporter) (*stream.Trace, error) {
-	p := newPass(f, opt)
-	p.emit, p.hopeful, p.exps = true, true, exps
-	p.out = make([]stream.Event, 0, batchSize)
+// while it sends; at an orphan exit it stops sending (abandonSpeculation)
+// and goes on counting to the end, and a second read sends the stream
+// again. A trace with orphans costs the events sent before the first of
+// them, which is usually near the start: the frames running when tracing
+// began end first.
+func runSpeculative(f *parser.File, opt Options, outs []Output, exps []stream.Exporter) (*stream.Trace, error) {
+	p := newPass(f, opt, speculative, exps)
 	p.progress, p.total = opt.Progress, f.Size()
-	if err := p.drive(f, exps, opt.Strict); err != nil || !p.missed {
+	if err := p.drive(f, exps, opt.Strict); err != nil || p.mode != abandoned {
 		return p.t, err
 	}
-	for _, e := range exps {
-		if err := e.(stream.RewindableExporter).Rewind(); err != nil {
-			return nil, err
+	for _, o := range outs {
+		if o.Rewind != nil {
+			if err := o.Rewind(); err != nil {
+				return nil, err
+			}
 		}
 	}
-	p.hopeful, p.missed = false, false
 	p.startSecond(exps)
 	return p.t, p.drive(f, exps, false)
 }
 
 // runOnce reads the trace once for exporters that aggregate: they get the
 // Trace at Begin with tables that grow until Finish, and orphan exits as
-// stream.Orphan events when they are found, not as frames opened at the
-// thread's start. Reading once halves the work.
+// stream.Orphan instructions when they are found, not as frames opened at
+// the thread's start. Reading once halves the work.
 func runOnce(f *parser.File, opt Options, exps []stream.Exporter) (*stream.Trace, error) {
-	p := newPass(f, opt)
-	p.emit, p.onePass, p.exps = true, true, exps
-	p.out = make([]stream.Event, 0, batchSize)
+	p := newPass(f, opt, oneRead, exps)
 	p.progress, p.total = opt.Progress, f.Size()
 	return p.t, p.drive(f, exps, opt.Strict)
 }
 
-// drive runs the emitting pass between the exporters' Begin and Finish.
+// drive runs the sending pass between the exporters' Begin and Finish.
 // strict checks the repairs before Finish, when this pass also counts them.
 func (p *pass) drive(f *parser.File, exps []stream.Exporter, strict bool) error {
 	t := p.t
-	if p.hopeful && p.parallel {
+	if p.mode == speculative && p.parallel {
 		// The exporters read the tables while the pass appends to them, on
 		// another goroutine: they get a copy that the pipeline brings up
 		// to date before each batch, and that is complete for Finish.
@@ -185,8 +198,8 @@ func (p *pass) drive(f *parser.File, exps []stream.Exporter, strict bool) error 
 			return err
 		}
 	}
-	if p.missed {
-		return nil // the exporters start over (runHopeful)
+	if p.mode == abandoned {
+		return nil // the exporters start over (runSpeculative)
 	}
 	for _, e := range exps {
 		if err := e.Finish(); err != nil {
@@ -206,27 +219,51 @@ func strictCheck(t *stream.Trace) error {
 	return nil
 }
 
-// pass is one walk over the records: the first of two (count), the second
-// (emit), or the only one (count, emit and onePass or hopeful). The first
-// pass (emit false) builds the Trace and counts; the second (emit true)
-// sends events, reusing the thread states, frames and orphan lists of the
-// first.
+// mode is what a pass does:
+//
+//	mode         counts  sends  at an orphan exit                    then
+//	analyze      yes     no     notes it                             -
+//	secondOfTwo  no      yes    ends the frame opened at the start   -
+//	oneRead      yes     yes    notes it, sends a stream.Orphan      -
+//	speculative  yes     yes    notes it, abandonSpeculation         abandoned
+//	abandoned    yes     no     notes it                             a second read
+//
+// Counting builds the Trace (threads, frames, per-thread counts, WallEnd,
+// Sampling) and the repair counts. secondOfTwo finds them made by the
+// analyze pass before it, opens each thread's orphan frames before its
+// first record (pass.start), and counts its repairs in secondPassStats.
+type mode uint8
+
+// The modes that send come last, so that sends is one comparison.
+const (
+	analyze     mode = iota // Analyze, and the first of two reads
+	abandoned               // speculative after an orphan exit
+	secondOfTwo             // the second of two reads, after analyze
+	oneRead                 // the only read, for exporters that aggregate
+	speculative             // the only read unless an orphan exit comes
+)
+
+// counts reports whether the pass builds the Trace and counts repairs.
+func (m mode) counts() bool { return m != secondOfTwo }
+
+// sends reports whether the pass sends events to the exporters.
+func (m mode) sends() bool { return m >= secondOfTwo }
+
+// pass is one walk over the records, in one mode.
 type pass struct {
 	t        *stream.Trace
+	mode     mode
 	parallel bool // decode and export on goroutines of their own
-	count    bool // first pass or one pass: build the Trace and count repairs
-	emit     bool // second pass or one pass: send events
-	onePass  bool // one pass: orphan exits are sent as stream.Orphan events
-	hopeful  bool // one pass unless an orphan exit comes (runHopeful)
-	missed   bool // hopeful, and an orphan exit came: a second pass must send
 	exps     []stream.Exporter
 	stats    *stream.Stats
-	scratch  stream.Stats // the second pass counts here: the first pass's counts stand
+	// secondPassStats is where secondOfTwo counts: the first pass's counts
+	// stand.
+	secondPassStats stream.Stats
 	// sink takes the events fastRecords writes in a pass that sends none
-	// (the first of two, and info's only one). Writing them costs such a
-	// pass about 13 %, and spares every pass that sends events a branch
-	// and a register in the loop, which cost them 3–10 %. 512 events fit
-	// the L1 cache.
+	// (analyze and abandoned), so that the loop has no branch on whether
+	// it sends: writing them costs such a pass less than the branch and
+	// the register would cost every sending pass. It is small enough for
+	// the L1 cache. BenchmarkAnalyze and BenchmarkConvert guard it.
 	sink     [512]stream.Event
 	threads  map[parser.ThreadID]*threadState
 	order    []*threadState // by ThreadIndex
@@ -237,13 +274,13 @@ type pass struct {
 	general  bool   // Options.generalOnly
 
 	lastRID    parser.ThreadID // the thread of the previous record
-	lastTS     *threadState
+	lastThread *threadState
 	frameCache [frameCacheSize]frameSlot
 	dense      []stream.FrameID // by method id >> 2: FrameID+1, 0 when unseen
 	out        []stream.Event   // events not yet given to the exporters
 	pipe       *pipeline        // the exporters' goroutine, when they run on one
 	err        error
-	samp       samplingProbe
+	probe      samplingProbe
 
 	lateFrames  []stream.FrameID  // frames made before their method's definition (define.go)
 	lateThreads []parser.ThreadID // threads met before their definition
@@ -252,20 +289,24 @@ type pass struct {
 	done, total int64 // bytes read by earlier passes; bytes all passes read
 }
 
-func newPass(f *parser.File, opt Options) *pass {
+func newPass(f *parser.File, opt Options, m mode, exps []stream.Exporter) *pass {
 	h := f.Header
 	p := &pass{
 		threads:  make(map[parser.ThreadID]*threadState),
 		frames:   make(map[parser.MethodID]stream.FrameID),
 		unit:     max(int64(h.TimeUnit), 1),
 		wrap32:   h.TimeBits == 32,
-		parallel: !opt.Serial && runtime.GOMAXPROCS(0) > 1,
-		general:  opt.generalOnly,
+		parallel: !opt.serial && !referenceOnly && runtime.GOMAXPROCS(0) > 1,
+		general:  opt.generalOnly || referenceOnly,
+		exps:     exps,
 	}
 	p.maxTicks = uint64(math.MaxInt64 / p.unit)
 	p.t = &stream.Trace{Name: f.Name, Size: f.Size(), Header: h, HasWall: h.Clock.HasWall(), HasCPU: h.Clock.HasCPU()}
 	p.stats = &p.t.Stats
-	p.count = true
+	p.mode = m
+	if p.mode.sends() {
+		p.out = make([]stream.Event, 0, batchSize)
+	}
 	return p
 }
 
@@ -288,12 +329,13 @@ type frameSlot struct {
 
 // startSecond rewinds the thread states for the emitting pass.
 func (p *pass) startSecond(exps []stream.Exporter) {
-	p.emit, p.count, p.exps, p.stats = true, false, exps, &p.scratch
+	p.mode = secondOfTwo
+	p.exps, p.stats = exps, &p.secondPassStats
 	p.out = make([]stream.Event, 0, batchSize)
 	p.done += p.t.Size
-	for _, ts := range p.order {
-		ts.stack, ts.floor, ts.started = ts.stack[:0], 0, false
-		ts.cpu, ts.wall = unwrapper{}, unwrapper{}
+	for _, th := range p.order {
+		th.stack, th.floor, th.started = th.stack[:0], 0, false
+		th.cpu, th.wall = unwrapper{}, unwrapper{}
 	}
 }
 
@@ -306,16 +348,16 @@ func (p *pass) run(f *parser.File) error {
 	if err := read(r); err != nil {
 		return err
 	}
-	for _, ts := range p.order {
-		p.finish(ts)
+	for _, th := range p.order {
+		p.finish(th)
 	}
-	if p.emit {
+	if p.mode.sends() {
 		p.flush()
 	}
-	if p.count {
-		p.stats.LostBytes = f.Header.LostBytes
+	if p.mode.counts() {
+		p.stats.LostBytes = r.LostBytes()
 		p.stats.Overflow = f.Header.DataFileOverflow()
-		p.t.Sampling = p.samp.result()
+		p.t.Sampling = p.probe.result()
 	}
 	return p.err
 }
@@ -323,22 +365,22 @@ func (p *pass) run(f *parser.File) error {
 // thread finds a thread's state by its record id, creating it on first sight
 // (only the first pass can meet a new thread).
 func (p *pass) thread(rid parser.ThreadID) *threadState {
-	if ts, ok := p.threads[rid]; ok {
-		return ts
+	if th, ok := p.threads[rid]; ok {
+		return th
 	}
 	t := p.t
-	th := stream.Thread{Index: stream.ThreadIndex(len(t.Threads)), ID: rid}
+	info := stream.Thread{Index: stream.ThreadIndex(len(t.Threads)), ID: rid}
 	if lt, ok := t.Header.Thread(rid); ok {
-		th.ID, th.Name, th.Known = lt.ID, lt.Name, true
+		info.ID, info.Name, info.Known = lt.ID, lt.Name, true
 	} else {
-		th.Name = fmt.Sprintf("thread %d", rid)
+		info.Name = fmt.Sprintf("thread %d", rid)
 		p.stats.UnknownThreads++
 	}
-	t.Threads = append(t.Threads, th)
-	ts := &threadState{idx: th.Index}
-	p.threads[rid] = ts
-	p.order = append(p.order, ts)
-	return ts
+	t.Threads = append(t.Threads, info)
+	th := &threadState{idx: info.Index}
+	p.threads[rid] = th
+	p.order = append(p.order, th)
+	return th
 }
 
 // frame finds the frame of a method id, creating it on first sight.

@@ -66,7 +66,7 @@ type nsRecorder struct {
 
 func (r *nsRecorder) Begin(t *stream.Trace) error { r.t = t; return nil }
 func (r *nsRecorder) Finish() error               { return nil }
-func (r *nsRecorder) Event(ev *stream.Event) error {
+func (r *nsRecorder) event(ev *stream.Event) error {
 	th := r.t.Threads[ev.Thread]
 	r.lines = append(r.lines, fmt.Sprintf("%d %s %v %d %s %d %d %d", th.ID, th.Name, ev.Kind, ev.Flags,
 		r.t.Frames[ev.Frame].Name, ev.Depth, ev.Wall, ev.CPU))
@@ -126,8 +126,17 @@ func convertBoth(t *testing.T, data []byte) (lines, ns, warnings []string) {
 	}
 	defer f.Close()
 	rec, full := &recorder{}, &nsRecorder{}
-	if _, err := convert.Run(f, convert.Options{}, rec, full); err != nil {
+	if _, err := convert.Run(f, convert.Options{}, output(rec), output(full)); err != nil {
 		t.Fatal(err)
 	}
 	return rec.lines, full.lines, f.Header.Warnings
+}
+
+func (x *nsRecorder) Events(evs []stream.Event) error {
+	for i := range evs {
+		if err := x.event(&evs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -41,7 +41,7 @@ const dumpFlush = 64 << 10
 // dumpIndent is ". " repeated: a line's indent is a prefix of it.
 var dumpIndent = strings.Repeat(". ", 256)
 
-var _ stream.BatchExporter = (*Exporter)(nil)
+var _ stream.Exporter = (*Exporter)(nil)
 
 // New returns an exporter that writes the dump to w. It buffers about
 // 64 KiB between writes; w need not be buffered.
@@ -66,12 +66,7 @@ func (d *Exporter) Begin(t *stream.Trace) error {
 	return nil
 }
 
-// Event writes one event's line.
-func (d *Exporter) Event(ev *stream.Event) error {
-	return d.Events([]stream.Event{*ev})
-}
-
-// Events writes a line per event (stream.BatchExporter).
+// Events writes a line per event.
 func (d *Exporter) Events(evs []stream.Event) error {
 	b := d.buf
 	for i := range evs {

@@ -45,7 +45,7 @@ func TestDumperLines(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range events[7:] {
-			if err := d.Event(&events[7+i]); err != nil {
+			if err := d.Events([]stream.Event{events[7+i]}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -23,7 +23,7 @@ func BenchmarkFolded(b *testing.B) {
 	}
 	defer f.Close()
 	a := stacks.New()
-	if _, err := convert.Run(f, convert.Options{}, a); err != nil {
+	if _, err := convert.Run(f, convert.Options{}, convert.Aggregate(a)); err != nil {
 		b.Fatal(err)
 	}
 	tree := a.Tree()

@@ -30,7 +30,7 @@ func run(t testing.TB, path string, clock parser.Clock, opt Options) (string, *s
 	}
 	defer f.Close()
 	a := stacks.New()
-	if _, err := convert.Run(f, convert.Options{}, a); err != nil {
+	if _, err := convert.Run(f, convert.Options{}, convert.Aggregate(a)); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer

@@ -32,4 +32,10 @@
 // Memory does not grow with the number of records: the key tables are held,
 // records are streamed through a fixed buffer, and a [File] can be read more
 // than once (convert needs a first pass to find orphan exits).
+//
+// Fast paths. Reader.ReadEvents decodes the whole records in its buffer
+// with decodeBuffered, a loop per layout; the reference path decodes one
+// record at a time (Reader.ReadEvent's readSlow and decode). The build tag
+// atrace2_reference turns the fast path off (reference_on.go), and
+// TestReadEventsBatches and FuzzReader tie the two.
 package parser

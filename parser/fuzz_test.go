@@ -31,7 +31,7 @@ func (c *balanceChecker) Begin(t *stream.Trace) error {
 	return nil
 }
 
-func (c *balanceChecker) Event(ev *stream.Event) error {
+func (c *balanceChecker) event(ev *stream.Event) error {
 	th := ev.Thread
 	if ev.Kind == stream.End {
 		c.depth[th]--
@@ -114,7 +114,7 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 		checkReadOnce(t, data, pf.Header, one)
-		convert.Run(pf, convert.Options{}, &balanceChecker{})
+		convert.Run(pf, convert.Options{}, convert.Output{Exporter: &balanceChecker{}})
 	})
 }
 
@@ -130,7 +130,7 @@ func checkReadOnce(t *testing.T, data []byte, scanned *parser.Header, want []par
 	if err != nil {
 		return
 	}
-	convert.Run(lf, convert.Options{}, &balanceChecker{})
+	convert.Run(lf, convert.Options{}, convert.Output{Exporter: &balanceChecker{}})
 	lf.Close()
 	_, h, got, _, err := readOnce(t, data, 7)
 	if err != nil || scanned == nil || h.LostBytes != 0 {
@@ -171,7 +171,7 @@ func sameAnalysis(t *testing.T, data []byte) {
 		if err != nil {
 			t.Fatalf("read once %v: %v", skip, err)
 		}
-		traces[i], err = convert.Analyze(f, convert.Options{Serial: true})
+		traces[i], err = convert.Analyze(f, convert.Options{})
 		f.Close()
 		if err != nil {
 			t.Fatalf("read once %v: %v", skip, err)
@@ -182,4 +182,13 @@ func sameAnalysis(t *testing.T, data []byte) {
 		t.Fatalf("analysis read once differs: %d threads, %d frames, %+v; scanned %d, %d, %+v",
 			len(b.Threads), len(b.Frames), b.Stats, len(a.Threads), len(a.Frames), a.Stats)
 	}
+}
+
+func (x *balanceChecker) Events(evs []stream.Event) error {
+	for i := range evs {
+		if err := x.event(&evs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

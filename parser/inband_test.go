@@ -17,7 +17,7 @@ import (
 )
 
 // readOnce opens data with Options.SkipStreamingScan and reads it with
-// batches of the given size (0: ReadEvent), adding the definitions the
+// batches of the given size (0: ReadEvent), noting the definitions the
 // reader reports where it reports them. It returns the header as Open left
 // it (a copy), the header after the read, the records, and, for each
 // record, whether its method was defined when it was read.
@@ -28,13 +28,18 @@ func readOnce(t *testing.T, data []byte, batch int) (opened, h *parser.Header, e
 		return nil, nil, nil, nil, err
 	}
 	defer f.Close()
-	c := *f.Header
-	opened = &c
+	opened = &parser.Header{Records: f.Header.Records, Methods: slices.Clone(f.Header.Methods), Threads: slices.Clone(f.Header.Threads)}
 	r := f.NewReader()
+	// The reader applies each definition to the header when it meets it,
+	// ahead of the records of the batch before it: where the file defines
+	// a method is where the reader reports the definition.
+	defined := map[parser.MethodID]bool{}
+	for _, m := range opened.Methods {
+		defined[m.ID] = true
+	}
 	add := func(recs []parser.Event) {
 		for _, ev := range recs {
-			_, ok := f.Header.Method(ev.Method)
-			evs, known = append(evs, ev), append(known, ok)
+			evs, known = append(evs, ev), append(known, defined[ev.Method])
 		}
 	}
 	take := func(recs []parser.Event) {
@@ -42,7 +47,9 @@ func readOnce(t *testing.T, data []byte, batch int) (opened, h *parser.Header, e
 		for _, d := range r.Definitions() {
 			add(recs[done:d.At])
 			done = d.At
-			f.Header.Define(d)
+			if !d.IsThread {
+				defined[d.Method.ID] = true
+			}
 		}
 		add(recs[done:])
 	}

@@ -30,11 +30,11 @@ type Options struct {
 	// the method and thread definitions written between them. With this
 	// set, when the summary closes the file (recent ART; docs/formats.md §8.2),
 	// Open reads only the summary, and the definitions come with the
-	// records: Reader.Definitions reports them, in file order, and the
-	// caller adds them to the Header with Header.Define. The first Reader
-	// to reach the end sets Header.Records, DataEnd and LostBytes, and
-	// later ones report no definitions; until then, use one Reader at a
-	// time. A file without that summary, or with a KeyFile, is scanned as
+	// records: the Reader adds them to the Header as it meets them, and
+	// Reader.Definitions reports where. The first Reader to reach the end
+	// sets Header.Records, DataEnd and LostBytes (Reader.Records and
+	// LostBytes give them too), and later ones report no definitions;
+	// until then, use one Reader at a time. A file without that summary, or with a KeyFile, is scanned as
 	// before. Files ART does not write can read differently: a record that
 	// runs into the summary is lost bytes (a scan reads on and misses the
 	// summary), and with a second summary before the last the records stop

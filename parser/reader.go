@@ -17,7 +17,8 @@ type Reader struct {
 	v2        *v2Reader // ART V2: LEB128 records in event blocks
 
 	// A streaming file opened without a scan (Options.SkipStreamingScan)
-	// has its definitions reported here, and its counts set at the end.
+	// has its definitions applied to h and reported here, and its counts
+	// set in h at the end.
 	h       *Header
 	inBand  bool
 	defs    []Definition // met by the current call
@@ -49,6 +50,23 @@ func (f *File) NewReader() *Reader {
 	return r
 }
 
+// Records returns the number of records the reader has read. At the end of
+// a streaming file read without a scan (Options.SkipStreamingScan), the
+// first reader's count is the file's, which it also sets in
+// Header.Records for later readers.
+func (r *Reader) Records() int64 { return r.records }
+
+// LostBytes returns the bytes at the end of the records that do not form
+// a whole record or item: the Header's count, or, for the first reader of
+// a streaming file read without a scan, the count it found on reaching
+// the end (which it also sets in Header.LostBytes for later readers).
+func (r *Reader) LostBytes() int64 {
+	if r.inBand {
+		return r.lost
+	}
+	return r.h.LostBytes
+}
+
 // Offset returns the offset of the next byte the reader will decode.
 func (r *Reader) Offset() int64 { return r.s.pos() }
 
@@ -62,7 +80,7 @@ func (r *Reader) ReadEvent(ev *Event) error {
 	}
 	// Fast path: a whole record in the buffer, not a streaming special item.
 	s := r.s
-	if off := s.pos(); off+int64(r.recSize) <= r.end && s.w-s.r >= r.recSize && !(r.streaming && s.buf[s.r]|s.buf[s.r+1] == 0) {
+	if off := s.pos(); !referenceOnly && off+int64(r.recSize) <= r.end && s.w-s.r >= r.recSize && !(r.streaming && s.buf[s.r]|s.buf[s.r+1] == 0) {
 		r.decode(s.buf[s.r:s.r+r.recSize], off, ev)
 		s.r += r.recSize
 		r.records++
@@ -73,10 +91,12 @@ func (r *Reader) ReadEvent(ev *Event) error {
 
 // Definitions returns the method and thread definitions that the last
 // ReadEvent or ReadEvents call met, in file order, each with the number of
-// the records it read before it (Definition.At). There are some only in a
-// streaming file opened with Options.SkipStreamingScan: add them with
-// Header.Define before using the records that follow them. The slice is
-// reused by the next call.
+// the records it read before it (Definition.At): where the Header's tables
+// changed. There are some only in a streaming file opened with
+// Options.SkipStreamingScan, and the Reader has applied them to the Header
+// already, when it met them: a record read before a definition may so find
+// its method or thread defined, or not, depending on when it is looked up.
+// The slice is reused by the next call.
 func (r *Reader) Definitions() []Definition { return r.defs }
 
 // ReadEvents reads up to len(evs) records into evs and returns how many it
@@ -89,7 +109,9 @@ func (r *Reader) ReadEvents(evs []Event) (int, error) {
 	}
 	n := 0
 	for n < len(evs) {
-		n += r.decodeBuffered(evs[n:])
+		if !referenceOnly {
+			n += r.decodeBuffered(evs[n:])
+		}
 		if n == len(evs) {
 			break
 		}
@@ -108,9 +130,10 @@ func (r *Reader) ReadEvents(evs []Event) (int, error) {
 // decodeBuffered decodes the whole records that lie in the buffer, up to
 // len(evs), and stops before a streaming special item. A loop per layout
 // keeps the layout switch and the calls out of the per-record work. The
-// fields are stored one by one: a struct literal is built on the stack and
-// copied in 16-byte moves, which stall on the narrower stores that built
-// it (store-to-load forwarding fails) and cost most of the loop's time.
+// fields are stored one by one: as of Go 1.26, a struct literal is built
+// on the stack and copied in 16-byte moves, which stall on the narrower
+// stores that built it (store-to-load forwarding fails)
+// (BenchmarkReadEvents).
 func (r *Reader) decodeBuffered(evs []Event) int {
 	s := r.s
 	off := s.pos()
@@ -218,6 +241,7 @@ func (r *Reader) readSlow(ev *Event) error {
 					return err
 				}
 				d.At = r.at
+				r.h.Define(d)
 				r.defs = append(r.defs, d)
 			}
 			r.s.skip(n)

@@ -116,6 +116,10 @@ type Definition struct {
 // method or thread replaces an earlier one, and a thread defined between
 // the records replaces the summary's entry for it (docs/formats.md §8.2).
 func (h *Header) Define(d Definition) {
+	if h.live {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+	}
 	if d.IsThread {
 		h.addThread(d.Thread)
 		return
@@ -184,7 +188,7 @@ func findSummary(s *source, h *Header) (bool, error) {
 	if err := parseSummary(s, h, start, s.size-start, nil); err != nil {
 		return false, err
 	}
-	h.DataEnd, h.inBand = start, true
+	h.DataEnd, h.inBand, h.live = start, true, true
 	return true, nil
 }
 

@@ -49,6 +49,6 @@ func FuzzV2(f *testing.F) {
 			t.Fatalf("read %d records, the scan counted %d", n, h.Records)
 		}
 		// Times past 2^63 ns (292 years, no real trace) saturate in convert.
-		convert.Run(pf, convert.Options{}, &balanceChecker{})
+		convert.Run(pf, convert.Options{}, convert.Output{Exporter: &balanceChecker{}})
 	})
 }

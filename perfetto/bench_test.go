@@ -37,24 +37,30 @@ func (w *countWriter) Write(b []byte) (int, error) { w.n += int64(len(b)); retur
 // MB/s is of the input; bytes/event is the output size per slice begin or
 // end.
 func BenchmarkPerfetto(b *testing.B) {
-	benchPerfetto(b, convert.Options{})
+	benchPerfetto(b, true)
 }
 
 // BenchmarkPerfettoTwoPasses is BenchmarkPerfetto in two passes, as for a
 // trace with orphan exits or an output that cannot be taken back.
 func BenchmarkPerfettoTwoPasses(b *testing.B) {
-	benchPerfetto(b, convert.Options{TwoPasses: true})
+	benchPerfetto(b, false)
 }
 
-func benchPerfetto(b *testing.B, opt convert.Options) {
+// benchPerfetto runs the benchmark with an output that can be taken back
+// (rewind) or not.
+func benchPerfetto(b *testing.B, rewind bool) {
 	data := large()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	var e *perfetto.Exporter
 	for b.Loop() {
 		w := &countWriter{}
-		e = perfetto.New(w, perfetto.Options{Rewind: func() error { w.n = 0; return nil }})
-		run(b, data, opt, e)
+		e = perfetto.New(w, perfetto.Options{})
+		out := convert.Timeline(e, nil)
+		if rewind {
+			out.Rewind = func() error { w.n = 0; return nil }
+		}
+		run(b, data, out)
 	}
 	b.ReportMetric(float64(e.Written())/float64(e.EventCount()), "bytes/event")
 	b.ReportMetric(float64(e.EventCount()), "events")
@@ -67,23 +73,23 @@ func BenchmarkConvertOnly(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		run(b, data, convert.Options{}, nopExporter{})
+		run(b, data, convert.Aggregate(nopExporter{}))
 	}
 }
 
 type nopExporter struct{}
 
 func (nopExporter) Begin(*stream.Trace) error { return nil }
-func (nopExporter) Event(*stream.Event) error { return nil }
+func (nopExporter) event(*stream.Event) error { return nil }
 func (nopExporter) Finish() error             { return nil }
 
-func run(tb testing.TB, data []byte, opt convert.Options, e stream.Exporter) {
+func run(tb testing.TB, data []byte, out convert.Output) {
 	f, err := parser.NewFile("large.trace", bytes.NewReader(data), int64(len(data)), parser.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer f.Close()
-	if _, err := convert.Run(f, opt, e); err != nil {
+	if _, err := convert.Run(f, convert.Options{}, out); err != nil {
 		tb.Fatal(err)
 	}
 }
@@ -96,7 +102,7 @@ type recording struct {
 }
 
 func (r *recording) Begin(t *stream.Trace) error  { r.t = t; return nil }
-func (r *recording) Event(ev *stream.Event) error { r.events = append(r.events, *ev); return nil }
+func (r *recording) event(ev *stream.Event) error { r.events = append(r.events, *ev); return nil }
 func (r *recording) Finish() error                { return nil }
 
 // BenchmarkExporterOnly replays the 100 MB trace's recorded event stream
@@ -105,7 +111,7 @@ func (r *recording) Finish() error                { return nil }
 func BenchmarkExporterOnly(b *testing.B) {
 	data := large()
 	rec := &recording{}
-	run(b, data, convert.Options{}, rec)
+	run(b, data, convert.Output{Exporter: rec})
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	var e *perfetto.Exporter
@@ -127,4 +133,22 @@ func BenchmarkExporterOnly(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(rec.events)), "ns/event")
+}
+
+func (x nopExporter) Events(evs []stream.Event) error {
+	for i := range evs {
+		if err := x.event(&evs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (x *recording) Events(evs []stream.Event) error {
+	for i := range evs {
+		if err := x.event(&evs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

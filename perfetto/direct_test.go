@@ -46,7 +46,7 @@ func TestEventDoesNotAllocate(t *testing.T) {
 		} {
 			now += 3000
 			ev.Wall, ev.CPU = now, now/2
-			if err := e.Event(&ev); err != nil {
+			if err := e.Events([]stream.Event{ev}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -79,7 +79,7 @@ func TestTimeGoingBackwards(t *testing.T) {
 		{Kind: stream.Begin, Frame: 0, Wall: 6000},
 		{Kind: stream.End, Frame: 0, Wall: 9000},
 	} {
-		if err := e.Event(&ev); err != nil {
+		if err := e.Events([]stream.Event{ev}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -49,4 +49,10 @@
 // The hot path (one packet per event) is encoded by hand with protowire; the
 // few descriptor packets are marshalled from the generated types of
 // ../proto. Tests decode the output with those types.
+//
+// Fast paths. fast.go's fastRun writes the common event packets with
+// whole-word stores; encode.go's begin and end write every packet (the
+// reference path, Options.reference through export_test.go, and every
+// exporter under the build tag atrace2_reference). TestFastPathBytes ties
+// the two byte for byte.
 package perfetto

@@ -1,5 +1,13 @@
 package perfetto
 
-// SetFastPath turns the fast event encoders on or off, so tests can check
-// that they write the bytes of the general ones.
-func SetFastPath(on bool) { fastPath = on }
+// Reference returns opt set to write every event with the general
+// encoders, none with the fast ones, so tests can check that the two write
+// the same bytes.
+func Reference(opt Options) Options {
+	opt.reference = true
+	return opt
+}
+
+// ReferenceOnly reports whether the atrace2_reference build tag turned
+// every fast path off.
+const ReferenceOnly = referenceOnly

@@ -2,7 +2,6 @@ package perfetto
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -30,11 +29,10 @@ type Options struct {
 	// ProcessName names the process track. "" uses the trace's file name
 	// without its directory and its .trace / .gz extensions.
 	ProcessName string
-	// Rewind, when set, takes back everything written to the writer so far,
-	// for example by truncating the file. It lets the exporter take the
-	// trace in one read when the trace has no orphan exit, as recent ART
-	// traces have none (stream.RewindableExporter).
-	Rewind func() error
+
+	// reference writes every event with the general encoders, as the
+	// atrace2_reference build tag does: tests compare the two.
+	reference bool
 }
 
 // Exporter writes a Perfetto trace. It implements stream.Exporter.
@@ -82,21 +80,21 @@ func (th *thread) isInterned(f stream.FrameID) bool {
 // openSlice is where a written slice began, for the annotations of its end.
 type openSlice struct{ ts, cpu int64 }
 
-var (
-	_ stream.BatchExporter      = (*Exporter)(nil)
-	_ stream.RewindableExporter = (*Exporter)(nil)
-)
+var _ stream.Exporter = (*Exporter)(nil)
 
 // New returns an exporter writing to w. Nothing is written before Begin.
 func New(w io.Writer, opts Options) *Exporter {
 	return &Exporter{w: w, opt: opts}
 }
 
-// Begin writes the process track. Each thread's packet sequence and tracks
-// start just before its first event, and each method is learnt at its first
-// begin: in a single read of the trace the tables grow as the events come,
-// and two reads write the same bytes this way.
+// Begin forgets what an earlier Begin started, including output not yet
+// written (a read that starts over once convert.Output.Rewind has taken
+// back what was), and writes the process track. Each thread's packet
+// sequence and tracks start just before its first event, and each method
+// is learnt at its first begin: in a single read of the trace the tables
+// grow as the events come, and two reads write the same bytes this way.
 func (e *Exporter) Begin(t *stream.Trace) error {
+	*e = Exporter{w: e.w, opt: e.opt, out: e.out[:0], pkt: e.pkt[:0]}
 	e.t = t
 	e.cpuTimeline = !t.HasWall && t.HasCPU
 	e.counter = t.HasWall && t.HasCPU
@@ -112,22 +110,6 @@ func (e *Exporter) Begin(t *stream.Trace) error {
 		return err
 	}
 	return e.maybeFlush()
-}
-
-// CanRewind reports whether Options.Rewind is set (stream.RewindableExporter).
-func (e *Exporter) CanRewind() bool { return e.opt.Rewind != nil }
-
-// Rewind takes back everything written and forgets the state, ready for a
-// new Begin (stream.RewindableExporter).
-func (e *Exporter) Rewind() error {
-	if e.opt.Rewind == nil {
-		return errors.New("perfetto: the output cannot be taken back")
-	}
-	if err := e.opt.Rewind(); err != nil {
-		return fmt.Errorf("perfetto: taking back the output: %w", err)
-	}
-	*e = Exporter{w: e.w, opt: e.opt, out: e.out[:0], pkt: e.pkt[:0]}
-	return nil
 }
 
 // track starts the sequence of ev's thread and learns ev's method, the
@@ -170,16 +152,11 @@ func (e *Exporter) setStart() {
 	e.baseNs = int64(start) * 1000
 }
 
-// Event writes one slice begin or end.
-func (e *Exporter) Event(ev *stream.Event) error {
-	return e.Events([]stream.Event{*ev})
-}
-
-// Events writes a batch of slice begins and ends (stream.BatchExporter):
+// Events writes a batch of slice begins and ends:
 // runs of common events in the fast encoding, the others one by one.
 func (e *Exporter) Events(evs []stream.Event) error {
 	for i := 0; i < len(evs); i++ {
-		if fastPath {
+		if !referenceOnly && !e.opt.reference {
 			if i += e.fastRun(evs[i:]); i == len(evs) {
 				break
 			}

@@ -50,7 +50,7 @@ func export(t testing.TB, f *parser.File, opt perfetto.Options) *exported {
 	t.Helper()
 	var buf bytes.Buffer
 	x := &exported{exp: perfetto.New(&buf, opt), want: &recorder{}}
-	tr, err := convert.Run(f, convert.Options{}, x.exp, x.want)
+	tr, err := convert.Run(f, convert.Options{}, convert.Output{Exporter: x.exp}, convert.Output{Exporter: x.want})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func (r *recorder) Begin(t *stream.Trace) error {
 	return nil
 }
 
-func (r *recorder) Event(ev *stream.Event) error {
+func (r *recorder) event(ev *stream.Event) error {
 	i := ev.Thread
 	if ev.Depth >= tpMaxDepth {
 		if ev.Kind == stream.Begin {
@@ -214,4 +214,13 @@ func checkSlices(t *testing.T, x *exported) {
 			}
 		}
 	}
+}
+
+func (x *recorder) Events(evs []stream.Event) error {
+	for i := range evs {
+		if err := x.event(&evs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

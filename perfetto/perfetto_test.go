@@ -343,7 +343,7 @@ func TestBytesPerEvent(t *testing.T) {
 	data := tracegen.Large(tracegen.LargeOptions{Bytes: 2 << 20, Threads: 4, Methods: 300, Seed: 3}).Regular()
 	var w countWriter
 	e := perfetto.New(&w, perfetto.Options{})
-	run(t, data, convert.Options{}, e)
+	run(t, data, convert.Timeline(e, nil))
 	per := float64(w.n) / float64(e.EventCount())
 	t.Logf("%d events, %d bytes, %.2f bytes/event", e.EventCount(), w.n, per)
 	if per > 20 || w.n != e.Written() {
@@ -373,7 +373,7 @@ func TestWriteError(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	_, err = convert.Run(f, convert.Options{}, perfetto.New(&failWriter{n: 100 << 10}, perfetto.Options{}))
+	_, err = convert.Run(f, convert.Options{}, convert.Timeline(perfetto.New(&failWriter{n: 100 << 10}, perfetto.Options{}), nil))
 	if err == nil || !strings.Contains(err.Error(), "writing perfetto trace: disk full") {
 		t.Fatalf("error %v, want a write error", err)
 	}

@@ -53,7 +53,7 @@ func tree(t testing.TB, path string) *stacks.Tree {
 	}
 	defer f.Close()
 	a := stacks.New()
-	if _, err := convert.Run(f, convert.Options{}, a); err != nil {
+	if _, err := convert.Run(f, convert.Options{}, convert.Aggregate(a)); err != nil {
 		t.Fatal(err)
 	}
 	return a.Tree()

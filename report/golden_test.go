@@ -112,7 +112,7 @@ func aggregate(t testing.TB, name string, data []byte) *stacks.Tree {
 	}
 	defer f.Close()
 	a := stacks.New()
-	if _, err := convert.Run(f, convert.Options{}, a); err != nil {
+	if _, err := convert.Run(f, convert.Options{}, convert.Aggregate(a)); err != nil {
 		t.Fatal(err)
 	}
 	return a.Tree()

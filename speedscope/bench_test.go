@@ -23,9 +23,8 @@ func (c *counter) Write(p []byte) (int, error) { c.n += int64(len(p)); return le
 type nop struct{}
 
 func (nop) Begin(*stream.Trace) error { return nil }
-func (nop) Event(*stream.Event) error { return nil }
+func (nop) event(*stream.Event) error { return nil }
 func (nop) Finish() error             { return nil }
-func (nop) OnePass()                  {} // as the speedscope exporter: one read of the trace
 
 // benchTrace writes the generated trace and opens it.
 func benchTrace(b *testing.B) (*parser.File, int64) {
@@ -62,7 +61,7 @@ func BenchmarkSpeedscope(b *testing.B) {
 	var n int64
 	for b.Loop() {
 		out.n = 0
-		t, err := convert.Run(f, convert.Options{}, New(&out, Options{TempDir: b.TempDir()}))
+		t, err := convert.Run(f, convert.Options{}, convert.Aggregate(New(&out, Options{TempDir: b.TempDir()})))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -78,7 +77,8 @@ func BenchmarkConvertOnly(b *testing.B) {
 	b.SetBytes(size)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := convert.Run(f, convert.Options{}, nop{}); err != nil {
+		// One read, as for the speedscope exporter.
+		if _, err := convert.Run(f, convert.Options{}, convert.Aggregate(nop{})); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -91,7 +91,7 @@ type recording struct {
 }
 
 func (r *recording) Begin(t *stream.Trace) error  { r.t = t; return nil }
-func (r *recording) Event(ev *stream.Event) error { r.evs = append(r.evs, *ev); return nil }
+func (r *recording) event(ev *stream.Event) error { r.evs = append(r.evs, *ev); return nil }
 func (r *recording) Finish() error                { return nil }
 
 // BenchmarkExporterOnly replays the recorded stream of the same trace into
@@ -99,7 +99,7 @@ func (r *recording) Finish() error                { return nil }
 func BenchmarkExporterOnly(b *testing.B) {
 	f, size := benchTrace(b)
 	rec := &recording{}
-	if _, err := convert.Run(f, convert.Options{}, rec); err != nil {
+	if _, err := convert.Run(f, convert.Options{}, convert.Output{Exporter: rec}); err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(size)
@@ -112,7 +112,7 @@ func BenchmarkExporterOnly(b *testing.B) {
 			b.Fatal(err)
 		}
 		for i := range rec.evs {
-			if err := e.Event(&rec.evs[i]); err != nil {
+			if err := e.Events([]stream.Event{rec.evs[i]}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -163,7 +163,7 @@ func BenchmarkDecoder(b *testing.B) {
 	w := &writer{w: &out, buf: make([]byte, 0, flushAt+4096)}
 	b.ReportAllocs()
 	for b.Loop() {
-		d := decoder{suffix: sufs, micro: true, first: true}
+		d := eventWriter{tails: sufs, micro: true, first: true}
 		if err := d.events(w, enc); err != nil {
 			b.Fatal(err)
 		}
@@ -171,4 +171,22 @@ func BenchmarkDecoder(b *testing.B) {
 	}
 	b.SetBytes(out.n / int64(b.N))
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/events, "ns/event")
+}
+
+func (x nop) Events(evs []stream.Event) error {
+	for i := range evs {
+		if err := x.event(&evs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (x *recording) Events(evs []stream.Event) error {
+	for i := range evs {
+		if err := x.event(&evs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

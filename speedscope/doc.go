@@ -20,7 +20,7 @@
 // close at the trace end), and the frames of one method always map to the
 // same shared frame, so the discipline survives de-duplication.
 //
-// One pass. The exporter is a stream.OnePassExporter: convert reads the
+// One read. The exporter is declared convert.Aggregate: convert reads the
 // trace once, and an orphan exit arrives when it is found rather than as
 // a frame opened at the thread's start. The exporter spools the close
 // there, notes the frame, and writes the opens at time 0 (the last found
@@ -67,4 +67,10 @@
 // Sampled profiles (hprof text, ART profile files) have no timeline:
 // [WriteSampled] writes them as "sampled" profiles, one per thread, each
 // stack weighted by its count (samples.go).
+//
+// Fast paths. eventWriter's fast loop (events.go) writes the JSON of
+// common events without calls; the loop in events writes any event (the
+// reference path, taken alone under the build tag atrace2_reference).
+// TestEventsFormatting, FuzzSpooledEvents and FuzzDecimal tie them to fmt's
+// formatting.
 package speedscope

@@ -21,21 +21,21 @@ func orphanOpens(orphans []stream.FrameID, buf []byte) []byte {
 	return buf
 }
 
-// decoder turns encoded events back into JSON, carrying the running time
-// across blocks. suffix[f] is the precomputed tail of an event of stream
+// eventWriter turns encoded events back into JSON, carrying the running time
+// across blocks. tails[f] is the precomputed tail of an event of stream
 // frame f, `,"frame":s}` with s its shared frame, so that the loop formats
 // only the time.
-type decoder struct {
-	at     int64 // ns
-	out    decimal
-	first  bool
-	micro  bool // write µs: divide by a constant, which compiles to a multiply
-	suffix []suffix
+type eventWriter struct {
+	at         int64 // ns
+	timeDigits decimal
+	first      bool
+	micro      bool // write µs: divide by a constant, which compiles to a multiply
+	tails      []frameTail
 }
 
-// suffix is an event's tail in a fixed-size array, so that the loop copies
+// frameTail is an event's tail in a fixed-size array, so that the loop copies
 // it with a few moves instead of a call to memmove.
-type suffix struct {
+type frameTail struct {
 	b [23]byte // b[:n] is the tail
 	n uint8
 }
@@ -52,25 +52,27 @@ var heads = [2][headLen]byte{
 const (
 	headLen = 18
 	// The room an event is written in: the digits' window at an offset
-	// masked to 31 (see put), and the fixed-size tail.
-	maxEvent = 31 + 16 + len(suffix{}.b)
+	// masked to 31 (see putEvent), and the fixed-size tail.
+	maxEvent = 31 + 16 + len(frameTail{}.b)
 )
 
 // events writes the encoded events p: fast takes the runs of common
 // events, and this loop the event each run stops at, whatever it is.
-func (d *decoder) events(w *writer, p []byte) error {
+func (d *eventWriter) events(w *writer, p []byte) error {
 	buf := w.buf
 	for len(p) > 0 {
 		var n int
-		if buf, n = d.fast(buf, p); n == len(p) {
-			break
+		if !referenceOnly {
+			if buf, n = d.fast(buf, p); n == len(p) {
+				break
+			}
 		}
 		p = p[n:]
 		code, n := varint.Short(p)
 		if n == 0 {
 			code, n = binary.Uvarint(p)
 		}
-		if n <= 0 || code>>2 >= uint64(len(d.suffix)) {
+		if n <= 0 || code>>2 >= uint64(len(d.tails)) {
 			return errCorrupt
 		}
 		p = p[n:]
@@ -90,8 +92,8 @@ func (d *decoder) events(w *writer, p []byte) error {
 		if d.micro {
 			at /= 1000
 		}
-		if !d.out.step(at) {
-			d.out.advance(at)
+		if !d.timeDigits.step(at) {
+			d.timeDigits.advance(at)
 		}
 		if len(buf) >= flushAt || cap(buf)-len(buf) < maxEvent {
 			w.buf = buf
@@ -101,10 +103,10 @@ func (d *decoder) events(w *writer, p []byte) error {
 				buf = make([]byte, 0, flushAt+4096)
 			}
 		}
-		sf := &d.suffix[code>>2]
-		if digits := d.out.digits(); d.first || len(digits) > 16 {
+		sf := &d.tails[code>>2]
+		if digits := d.timeDigits.digits(); d.first || len(digits) > 16 {
 			// The first event has no comma; a time of 17 digits or more
-			// does not fit the window of put. Both are rare.
+			// does not fit the window of putEvent. Both are rare.
 			head := heads[code>>1&1][:]
 			if d.first {
 				head, d.first = head[1:], false
@@ -115,7 +117,7 @@ func (d *decoder) events(w *writer, p []byte) error {
 			continue
 		}
 		room := (*[maxEvent]byte)(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+put(room, &d.out, code>>1, sf)]
+		buf = buf[:len(buf)+putEvent(room, &d.timeDigits, code>>1, sf)]
 	}
 	if len(buf) >= flushAt {
 		w.buf = buf
@@ -133,16 +135,17 @@ const fastMaxBits = 50
 
 // fast writes the events at the start of p for as long as each is a common
 // one, and returns the buffer and the number of bytes of p it decoded. It
-// calls nothing, so the compiler keeps more of its state in registers:
-// the general loop in events, with its calls on rare paths, spilled and
-// reloaded a dozen values around every event. It stops before the first
+// calls nothing, so the compiler keeps more of its state in registers: as
+// of Go 1.26, the general loop in events, with its calls on rare paths,
+// spills and reloads many values around every event (BenchmarkDecoder,
+// BenchmarkExporterOnly). It stops before the first
 // event of a profile, an event with a varint longer than two bytes or an
 // unknown frame, a step in ns when the output is in µs, a time of
 // 2^fastMaxBits or more, and when the buffer is due to be flushed; and it
 // leaves an event that starts in the last three bytes of p, past the reach
 // of its 4-byte loads.
-func (d *decoder) fast(buf, p []byte) ([]byte, int) {
-	c := &d.out
+func (d *eventWriter) fast(buf, p []byte) ([]byte, int) {
+	c := &d.timeDigits
 	if d.first || c.start == 0 || c.v>>fastMaxBits != 0 {
 		return buf, 0
 	}
@@ -150,7 +153,7 @@ func (d *decoder) fast(buf, p []byte) ([]byte, int) {
 	// capacity is cut so that one test covers both.
 	full := buf
 	buf = buf[:len(buf):max(len(buf), min(cap(buf), flushAt-1+maxEvent))]
-	sufs := d.suffix
+	sufs := d.tails
 	scale := uint64(1000) // a step in µs, to ns; 1 when writing µs
 	if d.micro {
 		scale = 1
@@ -193,7 +196,7 @@ loop:
 			c.add(v)
 		}
 		room := (*[maxEvent]byte)(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+put(room, c, code>>1, &sufs[code>>2])]
+		buf = buf[:len(buf)+putEvent(room, c, code>>1, &sufs[code>>2])]
 		i += k
 	}
 	if scale == 1 {
@@ -204,25 +207,26 @@ loop:
 	return full[:len(buf)], i
 }
 
-// put writes an event of kind k (bit 0), with time c of 16 digits or
+// putEvent writes an event of kind k (bit 0), with time c of 16 digits or
 // fewer and tail sf, into room with fixed-size copies, and returns its
 // length: the time's digits as the 16 bytes that end with them, then the
 // head over the bytes before the digits, then the tail with whatever
 // follows it, which the next event overwrites. The offset of the digits'
-// window is masked so that the compiler sees every copy in bounds.
-func put(room *[maxEvent]byte, c *decimal, k uint64, sf *suffix) int {
+// window is masked so that the compiler (as of Go 1.26) sees every copy in
+// bounds and checks none.
+func putEvent(room *[maxEvent]byte, c *decimal, k uint64, sf *frameTail) int {
 	s := (headLen - 16 + len(c.d) - c.start) & 31
 	// Two words, as step writes the last one (see there).
 	binary.LittleEndian.PutUint64(room[s:], binary.LittleEndian.Uint64(c.d[len(c.d)-16:]))
 	binary.LittleEndian.PutUint64(room[s+8:], binary.LittleEndian.Uint64(c.d[len(c.d)-8:]))
 	*(*[headLen]byte)(room[:]) = heads[k&1]
-	*(*[len(suffix{}.b)]byte)(room[s+16:]) = sf.b
+	*(*[len(frameTail{}.b)]byte)(room[s+16:]) = sf.b
 	return s + 16 + int(sf.n)
 }
 
-// streamSuffixes gives every stream frame the suffix of its shared frame.
-func streamSuffixes(shared []int32, sufs []suffix) []suffix {
-	out := make([]suffix, len(shared))
+// streamSuffixes gives every stream frame the tail of its shared frame.
+func streamSuffixes(shared []int32, sufs []frameTail) []frameTail {
+	out := make([]frameTail, len(shared))
 	for i, s := range shared {
 		out[i] = sufs[s]
 	}
@@ -230,8 +234,8 @@ func streamSuffixes(shared []int32, sufs []suffix) []suffix {
 }
 
 // frameSuffixes precomputes `,"frame":i}` for every shared frame.
-func frameSuffixes(n int) []suffix {
-	out := make([]suffix, n)
+func frameSuffixes(n int) []frameTail {
+	out := make([]frameTail, n)
 	for i := range out {
 		b := append(out[i].b[:0], `,"frame":`...)
 		b = strconv.AppendInt(b, int64(i), 10)

@@ -25,7 +25,7 @@ func TestEventsFormatting(t *testing.T) {
 		shared[i] = int32(i * i % 100_003)
 	}
 	shared[4999] = 1<<31 - 1
-	sufs := make([]suffix, len(shared))
+	sufs := make([]frameTail, len(shared))
 	for i, f := range shared {
 		b := fmt.Appendf(sufs[i].b[:0], `,"frame":%d}`, f)
 		sufs[i].n = uint8(len(b))
@@ -44,7 +44,7 @@ func TestEventsFormatting(t *testing.T) {
 				var got bytes.Buffer
 				w := &writer{w: &got, buf: make([]byte, 0, flushAt+4096)}
 				w.str("[")
-				d := decoder{suffix: sufs, micro: micro, first: true}
+				d := eventWriter{tails: sufs, micro: micro, first: true}
 				// In pieces, as the spooled blocks come: the time carries over.
 				for len(enc) > 0 {
 					n := 0
@@ -126,7 +126,7 @@ func TestFastTakesMicroseconds(t *testing.T) {
 	}
 	sufs := frameSuffixes(3000)
 	for _, micro := range []bool{false, true} {
-		d := decoder{suffix: sufs, micro: micro, first: true}
+		d := eventWriter{tails: sufs, micro: micro, first: true}
 		w := &writer{w: io.Discard, buf: make([]byte, 0, flushAt+4096)}
 		if err := d.events(w, enc[:4]); err != nil { // the first event, and one more
 			t.Fatal(err)
@@ -148,9 +148,9 @@ func TestEventsWithoutRoom(t *testing.T) {
 	}
 	var got bytes.Buffer
 	w := &writer{w: &got}
-	sufs := make([]suffix, 1)
+	sufs := make([]frameTail, 1)
 	sufs[0].n = uint8(len(fmt.Appendf(sufs[0].b[:0], `,"frame":0}`)))
-	d := decoder{suffix: sufs, micro: true}
+	d := eventWriter{tails: sufs, micro: true}
 	if err := d.events(w, enc); err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestEventsWithoutRoom(t *testing.T) {
 
 // appendSpooled encodes an event as Exporter.run does (see there): the
 // step in µs when it is whole µs and inMicro is set, else in ns, which the
-// decoder must read alike.
+// eventWriter must read alike.
 func appendSpooled(enc []byte, frame, closes int, step int64, inMicro bool) []byte {
 	code := uint64(frame)<<2 | uint64(closes)<<1
 	if inMicro && step%1000 == 0 {

@@ -55,7 +55,7 @@ func FuzzSpooledEvents(f *testing.F) {
 	}
 	f.Add(enc, true)
 	f.Add(enc, false)
-	sufs := make([]suffix, 3)
+	sufs := make([]frameTail, 3)
 	for i := range sufs {
 		sufs[i].n = uint8(len(fmt.Appendf(sufs[i].b[:0], `,"frame":%d}`, i)))
 	}
@@ -63,7 +63,7 @@ func FuzzSpooledEvents(f *testing.F) {
 		var out bytes.Buffer
 		w := &writer{w: &out, buf: make([]byte, 0, flushAt+4096)}
 		w.str("[")
-		d := decoder{suffix: sufs, micro: micro, first: true}
+		d := eventWriter{tails: sufs, micro: micro, first: true}
 		if err := d.events(w, p); err != nil {
 			return
 		}

@@ -34,7 +34,7 @@ type recorder struct {
 }
 
 func (r *recorder) Begin(t *stream.Trace) error  { r.t = t; return nil }
-func (r *recorder) Event(ev *stream.Event) error { r.evs = append(r.evs, *ev); return nil }
+func (r *recorder) event(ev *stream.Event) error { r.evs = append(r.evs, *ev); return nil }
 func (r *recorder) Finish() error                { return nil }
 
 // export converts a trace file to speedscope JSON, recording the stream.
@@ -50,7 +50,7 @@ func export(t testing.TB, path string, clock parser.Clock, opt Options) ([]byte,
 	if opt.Exporter == "" {
 		opt.Exporter = "atrace2@test"
 	}
-	if _, err := convert.Run(f, convert.Options{}, New(&buf, opt), rec); err != nil {
+	if _, err := convert.Run(f, convert.Options{}, convert.Aggregate(New(&buf, opt)), convert.Output{Exporter: rec}); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes(), rec
@@ -67,10 +67,19 @@ func tracegenTrace(t testing.TB, tr *tracegen.Trace) string {
 
 // runExporter converts an open trace into one exporter.
 func runExporter(f *parser.File, e stream.Exporter) error {
-	_, err := convert.Run(f, convert.Options{}, e)
+	_, err := convert.Run(f, convert.Options{}, convert.Aggregate(e))
 	return err
 }
 
 // policyTrace and sampleTrace are the shared test traces.
 func policyTrace(t testing.TB) string { return testutil.PolicyTrace(t) }
 func sampleTrace(t testing.TB) string { return testutil.SampleTrace(t) }
+
+func (x *recorder) Events(evs []stream.Event) error {
+	for i := range evs {
+		if err := x.event(&evs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

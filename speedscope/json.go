@@ -95,7 +95,7 @@ func (e *Exporter) write() error {
 	w.int(int64(e.active()))
 	writeFrameList(w, frames)
 	w.str(`,"profiles":[`)
-	d := decoder{suffix: streamSuffixes(shared, frameSuffixes(len(frames))), micro: micro}
+	d := eventWriter{tails: streamSuffixes(shared, frameSuffixes(len(frames))), micro: micro}
 	var scratch []byte
 	for i := range e.t.Threads {
 		if i > 0 {
@@ -137,7 +137,7 @@ func writeFrameList(w *writer, frames []frameKey) {
 // writeProfile writes thread i's evented profile with a fresh copy of d:
 // its orphan frames opened at time 0, then its spilled blocks in order, then
 // what is still buffered.
-func (e *Exporter) writeProfile(w *writer, i int, d decoder, scratch []byte) ([]byte, error) {
+func (e *Exporter) writeProfile(w *writer, i int, d eventWriter, scratch []byte) ([]byte, error) {
 	th := &e.t.Threads[i]
 	tb := &e.threads[i]
 	w.str(`{"type":"evented","name":`)

@@ -154,8 +154,8 @@ func compareOnePass(t *testing.T, path string, clock parser.Clock, opt Options) 
 		f.Close()
 	}
 	opt.Exporter, opt.TempDir = "atrace2@test", t.TempDir()
-	two, _, _ := convertWith(t, path, clock, convert.Options{TwoPasses: true}, opt)
-	one, tr, e := convertWith(t, path, clock, convert.Options{}, opt)
+	two, _, _ := convertWith(t, path, clock, false, opt)
+	one, tr, e := convertWith(t, path, clock, true, opt)
 	if i := firstDiff(one, two); i >= 0 {
 		t.Errorf("one pass differs from two at byte %d of %d/%d:\none: %s\ntwo: %s",
 			i, len(one), len(two), around(one, i), around(two, i))
@@ -163,8 +163,9 @@ func compareOnePass(t *testing.T, path string, clock parser.Clock, opt Options) 
 	return tr, e
 }
 
-// convertWith converts a trace to speedscope JSON with the given options.
-func convertWith(t *testing.T, path string, clock parser.Clock, copt convert.Options, opt Options) ([]byte, *stream.Trace, *Exporter) {
+// convertWith converts a trace to speedscope JSON with the given options,
+// in one read or two.
+func convertWith(t *testing.T, path string, clock parser.Clock, oneRead bool, opt Options) ([]byte, *stream.Trace, *Exporter) {
 	t.Helper()
 	f, err := parser.Open(path, parser.Options{Clock: clock})
 	if err != nil {
@@ -173,7 +174,7 @@ func convertWith(t *testing.T, path string, clock parser.Clock, copt convert.Opt
 	defer f.Close()
 	var buf bytes.Buffer
 	e := New(&buf, opt)
-	tr, err := convert.Run(f, copt, e)
+	tr, err := convert.Run(f, convert.Options{}, convert.Output{Exporter: e, OneRead: oneRead})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ type Options struct {
 }
 
 // Exporter is a stream.Exporter that writes a speedscope file at Finish.
-// It takes the stream in one pass (stream.OnePassExporter): it needs the
+// It takes the stream in one read (convert.Aggregate): it needs the
 // complete tables only when it writes. Call Close when the conversion fails
 // before Finish, to remove the spool.
 type Exporter struct {
@@ -56,11 +56,7 @@ type Exporter struct {
 	subMicro int64 // OR of every step's ns past whole µs: nonzero means write ns
 }
 
-var (
-	_ stream.OnePassExporter    = (*Exporter)(nil)
-	_ stream.BatchExporter      = (*Exporter)(nil)
-	_ stream.RewindableExporter = (*Exporter)(nil)
-)
+var _ stream.Exporter = (*Exporter)(nil)
 
 // threadBuf is one thread's encoded events: spilled blocks, then buf.
 type threadBuf struct {
@@ -92,25 +88,17 @@ func ProfileName(th *stream.Thread) string {
 	return fmt.Sprintf("%s (tid %d)", th.Name, th.ID)
 }
 
-// OnePass marks the exporter as able to take the stream in one pass.
-func (e *Exporter) OnePass() {}
-
-// CanRewind reports true: the exporter writes nothing before Finish, so it
-// can join a timeline in a hopeful read (stream.RewindableExporter).
-func (e *Exporter) CanRewind() bool { return true }
-
-// Rewind forgets the events and removes the spool file
-// (stream.RewindableExporter).
-func (e *Exporter) Rewind() error {
-	err := e.Close()
-	*e = *New(e.w, e.opt)
-	return err
-}
-
-// Begin sizes the buffers of the threads known so far: all of them in two
-// passes, none in one. The frames are de-duplicated at Finish, when the
-// table is complete in both cases.
+// Begin forgets any earlier events (a read that starts over, see
+// convert.Output) and sizes the buffers of the threads known so far: all
+// of them in two reads, none in one. The frames are de-duplicated at
+// Finish, when the table is complete in both cases.
 func (e *Exporter) Begin(t *stream.Trace) error {
+	if e.t != nil {
+		if err := e.Close(); err != nil {
+			return err
+		}
+		*e = *New(e.w, e.opt)
+	}
 	e.t = t
 	e.cpu = CPUTimeline(t)
 	e.sized = blockSize(e.opt.Memory, len(t.Threads))
@@ -122,7 +110,7 @@ func blockSize(memory, n int) int {
 	return min(max(memory/max(n, 1), minBlock), maxBlock)
 }
 
-// Events takes a batch of events (stream.BatchExporter). In one pass it
+// Events takes a batch of events. In one read it
 // may run on another goroutine than the pass, which is still appending to
 // the Trace's tables: it must not read them.
 func (e *Exporter) Events(evs []stream.Event) error {
@@ -137,12 +125,6 @@ func (e *Exporter) Events(evs []stream.Event) error {
 		evs = evs[n:]
 	}
 	return nil
-}
-
-// Event appends one event to its thread's buffer (see run).
-func (e *Exporter) Event(ev *stream.Event) error {
-	one := [1]stream.Event{*ev}
-	return e.run(one[:])
 }
 
 // run appends events of one thread to its buffer, each as two uvarints: a

@@ -144,7 +144,7 @@ func feed(t *testing.T, tr *stream.Trace, evs []stream.Event) *file {
 		t.Fatal(err)
 	}
 	for i := range evs {
-		if err := e.Event(&evs[i]); err != nil {
+		if err := e.Events([]stream.Event{evs[i]}); err != nil {
 			t.Fatal(err)
 		}
 	}

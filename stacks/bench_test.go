@@ -27,7 +27,7 @@ func benchAggregate(b *testing.B, serial bool) {
 			b.Fatal(err)
 		}
 		a := stacks.New()
-		if _, err := convert.Run(f, convert.Options{Serial: serial}, a); err != nil {
+		if _, err := convert.Run(f, convert.Options{}, convert.Aggregate(a)); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(len(a.Nodes())), "nodes")

@@ -14,7 +14,7 @@ func init() { firstTreeCap = 256 }
 // reads one node per event, mostly missing the L1 cache; a field added in
 // the wrong place once made it 56 bytes.
 func TestBranchSize(t *testing.T) {
-	if got := unsafe.Sizeof(branch{}); got != 48 {
-		t.Errorf("branch takes %d bytes, want 48: reorder its fields", got)
+	if got := unsafe.Sizeof(buildNode{}); got != 48 {
+		t.Errorf("buildNode takes %d bytes, want 48: reorder its fields", got)
 	}
 }

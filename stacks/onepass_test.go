@@ -14,8 +14,9 @@ import (
 	"github.com/atrace2/atrace2/stacks"
 )
 
-// aggregate builds the call trees of one trace file.
-func aggregate(t *testing.T, path string, opt convert.Options) *stacks.Aggregator {
+// aggregate builds the call trees of one trace file, in one read (declared
+// as aggregating) or two (declared as needing the orphan frames first).
+func aggregate(t *testing.T, path string, oneRead bool) *stacks.Aggregator {
 	t.Helper()
 	f, err := parser.Open(path, parser.Options{})
 	if err != nil {
@@ -23,7 +24,7 @@ func aggregate(t *testing.T, path string, opt convert.Options) *stacks.Aggregato
 	}
 	defer f.Close()
 	a := stacks.New()
-	if _, err := convert.Run(f, opt, a); err != nil {
+	if _, err := convert.Run(f, convert.Options{}, convert.Output{Exporter: a, OneRead: oneRead}); err != nil {
 		t.Fatal(err)
 	}
 	return a
@@ -62,8 +63,8 @@ func TestOnePassEqualsTwoPasses(t *testing.T) {
 		}
 	}
 	for _, p := range paths {
-		two := aggregate(t, p, convert.Options{TwoPasses: true})
-		one := aggregate(t, p, convert.Options{})
+		two := aggregate(t, p, false)
+		one := aggregate(t, p, true)
 		if !reflect.DeepEqual(one.Nodes(), two.Nodes()) {
 			t.Errorf("%s: one pass gives %d nodes, two passes %d, and they differ",
 				filepath.Base(p), len(one.Nodes()), len(two.Nodes()))

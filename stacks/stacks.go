@@ -6,6 +6,13 @@
 // Time is given to the stack that is current between two events of a
 // thread, so inclusive times computed from it never double-count
 // recursion: a nanosecond belongs to exactly one stack.
+//
+// Fast paths. Aggregator.Events moves to the latest child or the parent
+// without a branch on which; slow and enter take any event (the reference
+// path, taken for every event under the build tag atrace2_reference). The
+// edge table (edges.go) stands in for a map from (parent, frame) to child
+// (TestEdgeTable compares the two). TestOnePassEqualsTwoPasses ties the
+// tree of one read to that of two.
 package stacks
 
 import (
@@ -37,11 +44,11 @@ type Node struct {
 	Open bool
 }
 
-// branch is a node while the tree is built: a Node without what Finish
+// buildNode is a node while the tree is built: a Node without what Finish
 // works out from the tree's shape (the thread and the depth), so that two
 // recent children and the latest one's frame fit in the same 48 bytes (the
 // fields are in the order that packs them so).
-type branch struct {
+type buildNode struct {
 	parent NodeID
 	frame  stream.FrameID
 	// recent holds the two children entered last, the latest first (0 when
@@ -55,9 +62,9 @@ type branch struct {
 	orphan, open bool
 	// indexed says the node's children are in the edge table. Until a
 	// third ordinary child comes, recent holds them all and the table
-	// only the orphan frames: most nodes never have three children (nine
-	// in ten of the 100 MB benchmark trace's nodes), so the table holds a
-	// quarter of the edges, and a new stack costs no failed lookup.
+	// only the orphan frames: most nodes never have three children, so the
+	// table holds a small share of the edges, and a new stack costs no
+	// failed lookup (BenchmarkAggregate).
 	indexed bool
 	// calls counts the node's ends, not its begins: Events then writes
 	// only the node it leaves, already in hand. The stream is balanced, so
@@ -83,48 +90,35 @@ func edgeOf(parent NodeID, frame stream.FrameID, orphan bool) edge {
 }
 
 type threadCursor struct {
-	root, cur      NodeID
-	lastWall, last int64    // last wall and CPU time seen on the thread
-	nodes          []NodeID // one pass: the thread's nodes, for re-rooting
+	root, cur         NodeID
+	lastWall, lastCPU int64    // last wall and CPU time seen on the thread
+	nodes             []NodeID // one pass: the thread's nodes, for re-rooting
 }
 
 // Aggregator is a stream.Exporter that builds the tree. Memory grows with
 // the number of distinct stacks, not with the number of events. It takes
-// the stream in one pass (stream.OnePassExporter): an orphan exit puts
+// the stream in one read (convert.Aggregate): an orphan exit puts
 // everything the thread did so far under the orphan's frame.
 type Aggregator struct {
 	t       *stream.Trace
-	tree    []branch // the nodes while events come; nil after Finish
-	nodes   []Node   // the nodes after Finish
+	tree    []buildNode // the nodes while events come; nil after Finish
+	nodes   []Node      // the nodes after Finish
 	edges   *edgeTable
 	threads []threadCursor
 }
 
-var (
-	_ stream.OnePassExporter    = (*Aggregator)(nil)
-	_ stream.BatchExporter      = (*Aggregator)(nil)
-	_ stream.RewindableExporter = (*Aggregator)(nil)
-)
+var _ stream.Exporter = (*Aggregator)(nil)
 
 // New returns an empty aggregator.
 func New() *Aggregator { return &Aggregator{edges: newEdgeTable()} }
 
-// OnePass marks the aggregator as able to take the stream in one pass.
-func (a *Aggregator) OnePass() {}
-
-// CanRewind reports true: the aggregator writes nothing before Finish, so
-// it can join a timeline in a hopeful read (stream.RewindableExporter).
-func (a *Aggregator) CanRewind() bool { return true }
-
-// Rewind forgets the tree (stream.RewindableExporter).
-func (a *Aggregator) Rewind() error {
-	*a = *New()
-	return nil
-}
-
-// Begin creates one root per thread known so far; in one pass, threads
-// that appear later get theirs on their first event.
+// Begin forgets any earlier tree and creates one root per thread known so
+// far; in one read, threads that appear later get theirs on their first
+// event.
 func (a *Aggregator) Begin(t *stream.Trace) error {
+	if a.t != nil || a.tree != nil || a.nodes != nil {
+		*a = *New() // a read that starts over (convert.Output)
+	}
 	a.t = t
 	a.grow(stream.ThreadIndex(len(t.Threads) - 1))
 	return nil
@@ -133,7 +127,7 @@ func (a *Aggregator) Begin(t *stream.Trace) error {
 // grow makes roots up to thread i.
 func (a *Aggregator) grow(i stream.ThreadIndex) {
 	for th := stream.ThreadIndex(len(a.threads)); th <= i; th++ {
-		root := a.add(branch{parent: NoNode, frame: -1})
+		root := a.add(buildNode{parent: NoNode, frame: -1})
 		a.threads = append(a.threads, threadCursor{root: root, cur: root, nodes: []NodeID{root}})
 	}
 }
@@ -141,13 +135,12 @@ func (a *Aggregator) grow(i stream.ThreadIndex) {
 // add appends a node to the tree. The tree doubles when full, where append
 // grows a large slice by a quarter and clears the new part: each growth
 // writes a fresh copy, and the first write to a page of fresh memory costs
-// a page fault (about 3 µs on the benchmarks' virtual machine), while make
-// leaves fresh pages alone until nodes fill them. On the 100 MB benchmark
-// trace (69,000 nodes), `top` went from 11,800 to 10,800 page faults and
-// from 48 to 45 MB peak RSS.
-func (a *Aggregator) add(b branch) NodeID {
+// a page fault, while make leaves fresh pages alone until nodes fill them.
+// Fewer growths mean fewer page faults and a lower peak RSS; BenchmarkAggregate
+// and the top and pprof runs of atrace2-bench guard it.
+func (a *Aggregator) add(b buildNode) NodeID {
 	if len(a.tree) == cap(a.tree) {
-		grown := make([]branch, len(a.tree), max(2*cap(a.tree), firstTreeCap))
+		grown := make([]buildNode, len(a.tree), max(2*cap(a.tree), firstTreeCap))
 		copy(grown, a.tree)
 		a.tree = grown
 	}
@@ -155,23 +148,18 @@ func (a *Aggregator) add(b branch) NodeID {
 	return NodeID(len(a.tree) - 1)
 }
 
-// firstTreeCap is the tree's first capacity, in nodes: 6 MiB, which the
-// 100 MB benchmark trace's 69,000 stacks fit in. The memory is reserved,
+// firstTreeCap is the tree's first capacity, in nodes: enough for the
+// distinct stacks of the 100 MB benchmark trace. The memory is reserved,
 // not used: the operating system gives a fresh allocation its pages as they
 // are first written, so a small trace touches only what it needs, and a
 // large one skips the doublings up to here, each of which copied the tree
-// into memory touched for the first time: a 1 GB trace's pprof run takes
-// about 2,000 fewer page faults and 9 MB less RSS, a 100 MB one 900 and
-// 4 MB. The package's tests start small, to exercise the growth.
+// into memory touched for the first time (page faults and peak RSS;
+// BenchmarkAggregate and atrace2-bench's pprof runs guard it). The
+// package's tests start small, to exercise the growth.
 var firstTreeCap = 1 << 17
 
-// Event gives the time since the thread's previous event to the current
-// stack, then moves into or out of a frame.
-func (a *Aggregator) Event(ev *stream.Event) error {
-	return a.Events([]stream.Event{*ev})
-}
-
-// Events takes a batch of events (stream.BatchExporter).
+// Events gives each event's time since its thread's previous event to the
+// current stack, then moves into or out of a frame.
 func (a *Aggregator) Events(evs []stream.Event) error {
 	var tc *threadCursor
 	last := stream.ThreadIndex(-1)
@@ -186,8 +174,8 @@ func (a *Aggregator) Events(evs []stream.Event) error {
 		}
 		n := &a.tree[tc.cur]
 		n.wall += ev.Wall - tc.lastWall
-		n.cpu += ev.CPU - tc.last
-		tc.lastWall, tc.last = ev.Wall, ev.CPU
+		n.cpu += ev.CPU - tc.lastCPU
+		tc.lastWall, tc.lastCPU = ev.Wall, ev.CPU
 		// An exit, and an enter of the child entered last, are taken here
 		// without a branch on which of the two the event is: that follows
 		// no pattern, and the CPU would mispredict it half the time. Both
@@ -202,7 +190,7 @@ func (a *Aggregator) Events(evs []stream.Event) error {
 		if n.latest != ev.Frame+1 {
 			miss = 1
 		}
-		if ev.Kind > stream.End || ev.Flags&stream.Synthetic != 0 || enter&miss != 0 || ev.Frame < 0 {
+		if referenceOnly || ev.Kind > stream.End || ev.Flags&stream.Synthetic != 0 || enter&miss != 0 || ev.Frame < 0 {
 			a.slow(tc, n, ev)
 			continue
 		}
@@ -219,7 +207,7 @@ func (a *Aggregator) Events(evs []stream.Event) error {
 // slow takes the events Events does not: exits at the trace end, orphan
 // exits, orphan frames and enters of another child than the latest (or of
 // a frame below 0).
-func (a *Aggregator) slow(tc *threadCursor, n *branch, ev *stream.Event) {
+func (a *Aggregator) slow(tc *threadCursor, n *buildNode, ev *stream.Event) {
 	switch ev.Kind {
 	case stream.End:
 		if ev.Flags&stream.Synthetic != 0 {
@@ -236,8 +224,12 @@ func (a *Aggregator) slow(tc *threadCursor, n *branch, ev *stream.Event) {
 
 // enter moves the thread into a child of its current node n other than the
 // latest (Events has tried that one).
-func (a *Aggregator) enter(tc *threadCursor, n *branch, ev *stream.Event) {
+func (a *Aggregator) enter(tc *threadCursor, n *buildNode, ev *stream.Event) {
 	orphan := ev.Flags&stream.Synthetic != 0
+	if d := n.recent[0]; referenceOnly && d > 0 && !orphan && a.tree[d].frame == ev.Frame {
+		tc.cur = d // the latest child, which Events takes on its fast path
+		return
+	}
 	if d := n.recent[1]; d > 0 && !orphan {
 		if h := &a.tree[d]; h.frame == ev.Frame {
 			n.recent, n.latest = [2]NodeID{d, n.recent[0]}, h.frame+1
@@ -254,7 +246,7 @@ func (a *Aggregator) enter(tc *threadCursor, n *branch, ev *stream.Event) {
 		id, ok = a.edges.get(k)
 	}
 	if !ok {
-		id = a.add(branch{parent: parent, frame: ev.Frame, orphan: orphan})
+		id = a.add(buildNode{parent: parent, frame: ev.Frame, orphan: orphan})
 		p := &a.tree[parent] // n may point into the array add replaced
 		switch {
 		case inTable:
@@ -282,7 +274,7 @@ func (a *Aggregator) enter(tc *threadCursor, n *branch, ev *stream.Event) {
 func (a *Aggregator) reroot(tc *threadCursor, ev *stream.Event) {
 	root := tc.root
 	rn := a.tree[root]
-	o := a.add(branch{parent: root, frame: ev.Frame, orphan: true, calls: 1,
+	o := a.add(buildNode{parent: root, frame: ev.Frame, orphan: true, calls: 1,
 		wall: rn.wall, cpu: rn.cpu, recent: rn.recent, latest: rn.latest, indexed: rn.indexed})
 	r := &a.tree[root]
 	r.wall, r.cpu, r.recent, r.latest = 0, 0, [2]NodeID{}, 0

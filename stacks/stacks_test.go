@@ -34,7 +34,7 @@ func start(t *testing.T, frames []string, threads int, evs []stream.Event) *Aggr
 		t.Fatal(err)
 	}
 	for i := range evs {
-		if err := a.Event(&evs[i]); err != nil {
+		if err := a.Events([]stream.Event{evs[i]}); err != nil {
 			t.Fatal(err)
 		}
 	}

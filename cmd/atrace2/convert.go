@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/folded"
 	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/perfetto"
@@ -82,7 +82,7 @@ func (c *ConvertCmd) Run(g *Globals) error {
 	}
 	// The call tree is built once for every view of it (pprof, folded),
 	// which are written from the finished tree after the conversion.
-	var exps []stream.Exporter
+	var outputs []convert.Output
 	var tree *stacks.Aggregator
 	var views []func(*stacks.Tree) error
 	if c.Pprof != "" {
@@ -99,7 +99,7 @@ func (c *ConvertCmd) Run(g *Globals) error {
 		if err != nil {
 			return err
 		}
-		exps = append(exps, perfetto.New(o, perfetto.Options{ProcessName: c.ProcessName, Rewind: o.Rewinder()}))
+		outputs = append(outputs, perfettoOutput(perfetto.New(o, perfetto.Options{ProcessName: c.ProcessName}), o))
 	}
 	if c.Speedscope != "" {
 		o, err := open(c.Speedscope, false, "speedscope")
@@ -108,7 +108,7 @@ func (c *ConvertCmd) Run(g *Globals) error {
 		}
 		ss := speedscope.New(o, speedscope.Options{Exporter: "atrace2@" + versionString()})
 		defer ss.Close()
-		exps = append(exps, ss)
+		outputs = append(outputs, convert.Aggregate(ss))
 	}
 	if c.Folded != "" {
 		o, err := open(c.Folded, false, "folded")
@@ -123,9 +123,9 @@ func (c *ConvertCmd) Run(g *Globals) error {
 	}
 	if len(views) > 0 {
 		tree = stacks.New()
-		exps = append([]stream.Exporter{tree}, exps...)
+		outputs = append([]convert.Output{convert.Aggregate(tree)}, outputs...)
 	}
-	if _, err := convertTrace(g, src, exps...); err != nil {
+	if _, err := convertTrace(g, src, outputs...); err != nil {
 		return err
 	}
 	for _, write := range views {

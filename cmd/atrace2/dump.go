@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/dump"
 )
 
@@ -28,7 +29,7 @@ func (c *DumpCmd) Run(g *Globals) error {
 		if err := requireMethodTrace(src, "dump prints the events of a method trace"); err != nil {
 			return err
 		}
-		if _, err := convertTrace(g, src, dump.New(out)); err != nil {
+		if _, err := convertTrace(g, src, convert.Output{Exporter: dump.New(out)}); err != nil {
 			return err
 		}
 	}

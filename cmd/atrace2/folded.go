@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/folded"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/stacks"
@@ -58,7 +59,7 @@ func (c *FoldedCmd) Run(g *Globals) error {
 		return out.Commit()
 	}
 	a := stacks.New()
-	if _, err := convertTrace(g, src, a); err != nil {
+	if _, err := convertTrace(g, src, convert.Aggregate(a)); err != nil {
 		return err
 	}
 	if err := writeFolded(out, src, a.Tree(), folded.Options{NoThread: c.NoThread}); err != nil {

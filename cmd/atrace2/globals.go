@@ -132,9 +132,9 @@ func openTrace(g *Globals, src *input.Source) (*input.Trace, error) {
 }
 
 // convertTrace runs the converter over one method trace into the
-// exporters (one read or two, see convert.Run) and prints the repair
-// summary. With no exporters it only analyses the trace.
-func convertTrace(g *Globals, src *input.Source, exps ...stream.Exporter) (*stream.Trace, error) {
+// outputs (one read or two, see convert.Run) and prints the repair
+// summary. With no outputs it only analyses the trace.
+func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*stream.Trace, error) {
 	f, err := openTrace(g, src)
 	if err != nil {
 		return nil, err
@@ -144,10 +144,10 @@ func convertTrace(g *Globals, src *input.Source, exps ...stream.Exporter) (*stre
 	bar := progressBar(g, src.Name())
 	opt.Progress = bar.Func()
 	var t *stream.Trace
-	if len(exps) == 0 {
+	if len(outs) == 0 {
 		t, err = convert.Analyze(f.File, opt)
 	} else {
-		t, err = convert.Run(f.File, opt, exps...)
+		t, err = convert.Run(f.File, opt, outs...)
 	}
 	bar.Clear()
 	if err != nil {

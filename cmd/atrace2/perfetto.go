@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/perfetto"
 )
@@ -32,8 +33,8 @@ func (c *PerfettoCmd) Run(g *Globals) error {
 		return err
 	}
 	defer out.Abort()
-	exp := perfetto.New(out, perfetto.Options{ProcessName: c.ProcessName, Rewind: out.Rewinder()})
-	if _, err := convertTrace(g, src, exp); err != nil {
+	exp := perfetto.New(out, perfetto.Options{ProcessName: c.ProcessName})
+	if _, err := convertTrace(g, src, perfettoOutput(exp, out)); err != nil {
 		return err
 	}
 	if err := out.Commit(); err != nil {
@@ -45,4 +46,19 @@ func (c *PerfettoCmd) Run(g *Globals) error {
 		}
 	}
 	return nil
+}
+
+// perfettoOutput declares the Perfetto exporter to convert: a timeline
+// whose output o can take back when it is a file (see outfile.File.Rewinder).
+func perfettoOutput(e *perfetto.Exporter, o *outfile.File) convert.Output {
+	rewind := o.Rewinder()
+	if rewind == nil {
+		return convert.Timeline(e, nil)
+	}
+	return convert.Timeline(e, func() error {
+		if err := rewind(); err != nil {
+			return fmt.Errorf("perfetto: taking back the output: %w", err)
+		}
+		return nil
+	})
 }

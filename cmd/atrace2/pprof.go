@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/internal/pprofweb"
@@ -102,7 +103,7 @@ func pprofProfile(g *Globals, ins []input.Arg) (converted, error) {
 	b := pprofout.New(versionString())
 	for _, src := range srcs {
 		a := stacks.New()
-		if _, err := convertTrace(g, src, a); err != nil {
+		if _, err := convertTrace(g, src, convert.Aggregate(a)); err != nil {
 			return converted{}, err
 		}
 		if err := b.Add(a.Tree()); err != nil {

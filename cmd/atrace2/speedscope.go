@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/speedscope"
 	"github.com/atrace2/atrace2/stacks"
 )
@@ -57,7 +58,7 @@ func (c *SpeedscopeCmd) Run(g *Globals) error {
 	}
 	exp := speedscope.New(out, opt)
 	defer exp.Close()
-	if _, err := convertTrace(g, src, exp); err != nil {
+	if _, err := convertTrace(g, src, convert.Aggregate(exp)); err != nil {
 		return err
 	}
 	return out.Commit()

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/report"
 	"github.com/atrace2/atrace2/stacks"
@@ -126,7 +127,7 @@ func loadProfile(g *Globals, in input.Arg) (*report.Profile, error) {
 		return p, nil
 	}
 	a := stacks.New()
-	if _, err := convertTrace(g, src, a); err != nil {
+	if _, err := convertTrace(g, src, convert.Aggregate(a)); err != nil {
 		return nil, err
 	}
 	p, err := report.NewProfile(a.Tree())

@@ -24,10 +24,13 @@ type Kind uint8
 const (
 	Begin Kind = iota // a method was entered
 	End               // a method was left
-	// Orphan says that a method left with nothing on the thread's stack: it
-	// was running before tracing began, so it enclosed everything earlier on
-	// that thread. Only OnePassExporters get it; the others get the frame
-	// opened at the thread's start instead.
+	// Orphan is an instruction, sent only in one read of the trace (to
+	// exporters declared convert.Output.OneRead): frame Frame began at the
+	// thread's start, at time 0 on both clocks, and ends at this event's
+	// times; every frame the thread has begun so far is inside it, one
+	// level deeper. Depth is 0, and the depths of the thread's earlier
+	// events leave it out. The other exporters get the frame as a
+	// Synthetic Begin at the thread's start and an End here instead.
 	Orphan
 )
 
@@ -95,7 +98,7 @@ type Frame struct {
 
 // Trace is what exporters get before the first event: the tables, the clocks
 // and the repair counts, all complete after a first pass (in one read they
-// are complete at Finish; see OnePassExporter and RewindableExporter).
+// are complete at Finish; see Exporter).
 type Trace struct {
 	Name     string // the input's name, as given
 	Size     int64  // bytes of input (after decompression)
@@ -116,64 +119,25 @@ type Sampling struct {
 	Interval int64 // ns: typical step between distinct timestamps
 }
 
-// Exporter consumes the balanced event stream. Begin gets the complete
-// tables before the first event (except in one read of the trace, see
-// OnePassExporter and RewindableExporter); Event gets a pointer to a reused
-// value that must not be kept; Finish flushes or builds the output.
+// Exporter consumes the balanced event stream. Begin gets the tables
+// before the first event, complete unless the exporter was declared able to
+// take the stream in one read (convert.Output says how; then they grow
+// until Finish). Begin also forgets whatever an earlier Begin left, so
+// that a read can start over. Events gets a batch of events in order, in a
+// slice that is reused after the call returns. Finish flushes or builds
+// the output.
 //
-// With more than one CPU, convert.Run calls Event (or Events) on a
-// goroutine of its own, after Begin and before Finish, one call at a time.
-// In one pass (OnePassExporter) the pass is then still appending to the
-// Trace's Threads and Frames and updating WallEnd and Stats: such an
-// exporter must read the Trace only in Begin and Finish.
+// With more than one CPU, convert.Run calls Events on a goroutine of its
+// own, after Begin and before Finish, one call at a time. In one read the
+// pass is then still appending to the Trace's Threads and Frames and
+// updating WallEnd and Stats, so an exporter that aggregates must read the
+// Trace only in Begin and Finish; a timeline in a speculative read may
+// read the frames and the Index, ID, Name and Known of the threads in
+// Events (convert keeps a copy up to date for it).
 type Exporter interface {
 	Begin(t *Trace) error
-	Event(ev *Event) error
-	Finish() error
-}
-
-// BatchExporter is an Exporter that also takes events many at a time, in
-// order: one call per batch instead of one per event, so its loop stays
-// tight. The slice is reused after the call returns. Run calls Events, and
-// never Event, on an exporter that has it.
-type BatchExporter interface {
-	Exporter
 	Events(evs []Event) error
-}
-
-// OnePassExporter is an Exporter that can take the stream in a single
-// read of the trace, which halves the work. The price: Begin gets a Trace
-// whose Threads, Frames, WallEnd and Stats grow until Finish (an event's
-// Thread and Frame index them only by Finish, and Depth leaves out orphan
-// frames), and an exit with an empty stack arrives as an Orphan event when
-// it is found, so the exporter must put what it has of that thread under
-// the orphan frame. Aggregating exporters can do that; timelines cannot.
-type OnePassExporter interface {
-	Exporter
-	OnePass()
-}
-
-// RewindableExporter is an Exporter that writes each event as it comes
-// (a timeline) but can take back what it wrote. Such exporters get the
-// stream in one read of the trace on the chance that it has no orphan exit,
-// as recent ART traces have none: Begin gets a Trace whose tables grow as
-// in one pass, but Events may read the frames and the Index, ID, Name and
-// Known of the threads: an event's thread and frame are in them when it
-// comes. The threads' counts, WallEnd, Stats and Sampling are complete
-// only at Finish. (On the exporters' goroutine, the Trace is a copy whose
-// tables are brought up to date before each batch, and complete for
-// Finish.) If the pass meets an orphan exit, it stops sending events,
-// calls Rewind, and sends the whole stream again from a second read,
-// starting with Begin and the complete tables. The exporter never sees an
-// Orphan event.
-type RewindableExporter interface {
-	Exporter
-	// CanRewind reports whether Rewind can work, for example whether the
-	// output is a file that can be truncated rather than a pipe.
-	CanRewind() bool
-	// Rewind takes back everything the exporter wrote and forgets its
-	// state, ready for a new Begin.
-	Rewind() error
+	Finish() error
 }
 
 // NewFrame names a method; an id missing from the table gets a name that

@@ -131,7 +131,7 @@ func Plain(t testing.TB, path string) string {
 // Main runs a package's tests with at least two Ps, so that convert.Run
 // takes its pipelined path (decoding and exporting on goroutines of their
 // own) even on a one-CPU machine; tests that want one goroutine ask for
-// convert.Options.Serial.
+// a serial run (convert's export_test.go).
 func Main(m *testing.M) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		runtime.GOMAXPROCS(2)
