@@ -62,6 +62,7 @@ func main() {
 	flag.StringVar(&outDir, "out", defaultOut(), "folder for the outputs (default: /dev/shm when it exists, else -dir)")
 	flag.IntVar(&procs, "procs", 0, "run atrace2 with GOMAXPROCS=N (1: on one core); 0 leaves it alone")
 	flag.IntVar(&runs, "runs", 1, "run each command N times: the table gives the median and the best")
+	flag.BoolVar(&withGzip, "gzip", true, "also measure each regular trace's gzip copy (decompression dominates those runs)")
 	flag.StringVar(&base, "base", "", "another atrace2 binary to compare -bin with: each run pairs the two, and the table adds the median ratios of their times (-bin's over -base's)")
 	flag.Parse()
 	if runs < 1 {
@@ -77,12 +78,14 @@ func main() {
 // gnuTime reports a child's peak RSS (Debian package "time").
 const gnuTime = "/usr/bin/time"
 
-// outDir, procs, runs and base are the -out, -procs, -runs and -base flags.
+// outDir, procs, runs, base and withGzip are the -out, -procs, -runs,
+// -base and -gzip flags.
 var (
-	outDir string
-	procs  int
-	runs   int
-	base   string
+	outDir   string
+	procs    int
+	runs     int
+	base     string
+	withGzip bool
 )
 
 func defaultOut() string {
@@ -256,8 +259,8 @@ type input struct {
 	bytes int64 // decompressed size, for MB/s
 }
 
-// makeInputs writes, per size, a regular v3 trace and its gzip copy, and a
-// streaming trace for sizes that fit in memory comfortably.
+// makeInputs writes, per size, a regular v3 trace and (with -gzip) its gzip
+// copy, and a streaming trace for sizes that fit in memory comfortably.
 func makeInputs(dir, sizes string) ([]input, error) {
 	var ins []input
 	for _, s := range strings.Split(sizes, ",") {
@@ -272,11 +275,13 @@ func makeInputs(dir, sizes string) ([]input, error) {
 		}
 		st, _ := os.Stat(regular)
 		ins = append(ins, input{regular, st.Size()})
-		gz := regular + ".gz"
-		if err := ensure(gz, func(w io.Writer) error { return gzipFile(w, regular) }); err != nil {
-			return nil, err
+		if withGzip {
+			gz := regular + ".gz"
+			if err := ensure(gz, func(w io.Writer) error { return gzipFile(w, regular) }); err != nil {
+				return nil, err
+			}
+			ins = append(ins, input{gz, st.Size()})
 		}
-		ins = append(ins, input{gz, st.Size()})
 		if mb <= 200 {
 			streaming := filepath.Join(dir, fmt.Sprintf("streaming-%dMB.trace", mb))
 			err := ensure(streaming, func(w io.Writer) error {
