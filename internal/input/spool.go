@@ -177,7 +177,7 @@ func (d *data) gunzip(layer int) error {
 // docs/performance.md), over the reference, compress/gzip. Tests set it;
 // builds tagged atrace2_reference turn it off. TestGzipReaders ties the
 // two.
-var fastGzip = !referenceBuild
+var fastGzip = !referenceOnly
 
 // newGzipReader opens a gzip stream with the chosen reader.
 func newGzipReader(r io.Reader) (io.Reader, error) {

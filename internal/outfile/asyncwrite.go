@@ -16,7 +16,7 @@ type bufferedWriter interface {
 // asyncWrites chooses the fast path, asyncWriter, over the reference
 // path, a bufio.Writer (see the package doc). Tests set it; builds tagged
 // atrace2_reference turn it off.
-var asyncWrites = !referenceBuild
+var asyncWrites = !referenceOnly
 
 // newBuffered buffers w, writing on a goroutine of its own when there is
 // more than one CPU.
