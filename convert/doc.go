@@ -50,6 +50,12 @@
 // allows; speedscope's per-thread memory budget, which shrinks as threads
 // appear, is the price of not knowing the threads at Begin.
 //
+// The consumers come in two tiers. Exporters take the stream: perfetto,
+// speedscope and dump write it out, and stacks builds the call tree. Views
+// take the finished tree after Run returns, never the stream: pprofout,
+// folded and report (top, calls, diff) each read a *stacks.Tree, so the
+// tree is built once for every view of one trace.
+//
 // With more than one CPU, [Run] decodes on one goroutine, applies the policy
 // on another and runs the exporters on a third, handing batches between
 // them (decode.go, pipeline.go).
