@@ -7,7 +7,8 @@ import (
 
 // decimal is a non-decreasing number kept as decimal digits. Times in a
 // profile only grow, mostly by a few units, so advancing touches the last
-// digit or two instead of formatting the whole number for every event.
+// digit or two instead of formatting the whole number for every event with
+// strconv.AppendUint (BenchmarkDecoder, BenchmarkSpeedscope).
 type decimal struct {
 	v     uint64
 	d     [20]byte // d[start:] holds v's digits (20 fit any uint64), and 0s before

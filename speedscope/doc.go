@@ -71,6 +71,11 @@
 // Fast paths. eventWriter's fast loop (events.go) writes the JSON of
 // common events without calls; the loop in events writes any event (the
 // reference path, taken alone under the build tag atrace2_reference).
+// Both keep the time as decimal digits that advance with it (decimal.go)
+// rather than formatting every time with strconv.AppendUint, and copy an
+// event into the buffer with fixed-size moves (putEvent).
 // TestEventsFormatting, FuzzSpooledEvents and FuzzDecimal tie them to fmt's
-// formatting.
+// formatting; BenchmarkDecoder (the JSON alone) and BenchmarkSpeedscope
+// (the whole command) guard their speed against that of strconv.AppendUint
+// and plain appends (docs/performance.md).
 package speedscope
