@@ -9,9 +9,10 @@
 //
 // Fast paths. Aggregator.Events moves to the latest child or the parent
 // without a branch on which; slow and enter take any event (the reference
-// path, taken for every event under the build tag atrace2_reference). A
-// node's two recent children are tried before the map of edges.
-// TestOnePassEqualsTwoPasses ties the tree of one read to that of two.
+// path, taken for every event under the build tag atrace2_reference). The
+// edge table (edges.go) stands in for a map from (parent, frame) to child
+// (TestEdgeTable compares the two). TestOnePassEqualsTwoPasses ties the
+// tree of one read to that of two.
 package stacks
 
 import (
@@ -51,19 +52,18 @@ type buildNode struct {
 	parent NodeID
 	frame  stream.FrameID
 	// recent holds the two children entered last, the latest first (0 when
-	// none), tried before the map of edges: a method mostly calls the same
-	// one or two callees again, and a map lookup costs a hash and a cache
-	// miss or more. Orphan frames, entered once per thread at most, are
-	// left out.
+	// none), tried before the edge table: a method mostly calls the same
+	// one or two callees again, and the table costs a cache miss a lookup.
+	// Orphan frames, entered once per thread at most, are left out.
 	recent [2]NodeID
 	// latest is the frame of recent[0] plus one, 0 when there is none:
 	// Events compares it with an enter's frame without reading the child.
 	latest       stream.FrameID
 	orphan, open bool
-	// indexed says the node's children are in the map of edges. Until a
-	// third ordinary child comes, recent holds them all and the map
+	// indexed says the node's children are in the edge table. Until a
+	// third ordinary child comes, recent holds them all and the table
 	// only the orphan frames: most nodes never have three children, so the
-	// map holds a small share of the edges, and a new stack costs no
+	// table holds a small share of the edges, and a new stack costs no
 	// failed lookup (BenchmarkAggregate).
 	indexed bool
 	// calls counts the node's ends, not its begins: Events then writes
@@ -77,7 +77,8 @@ type buildNode struct {
 func (n *Node) IsRoot() bool { return n.Parent == NoNode }
 
 // edge is a child's key: its parent node, its frame and whether it is an
-// orphan frame, packed into one word: the key of Aggregator.edges.
+// orphan frame, packed into one word that the edge table hashes and
+// compares at once.
 type edge uint64
 
 func edgeOf(parent NodeID, frame stream.FrameID, orphan bool) edge {
@@ -102,14 +103,14 @@ type Aggregator struct {
 	t       *stream.Trace
 	tree    []buildNode // the nodes while events come; nil after Finish
 	nodes   []Node      // the nodes after Finish
-	edges   map[edge]NodeID
+	edges   *edgeTable
 	threads []threadCursor
 }
 
 var _ stream.Exporter = (*Aggregator)(nil)
 
 // New returns an empty aggregator.
-func New() *Aggregator { return &Aggregator{edges: make(map[edge]NodeID)} }
+func New() *Aggregator { return &Aggregator{edges: newEdgeTable()} }
 
 // Begin forgets any earlier tree and creates one root per thread known so
 // far; in one read, threads that appear later get theirs on their first
@@ -242,20 +243,20 @@ func (a *Aggregator) enter(tc *threadCursor, n *buildNode, ev *stream.Event) {
 	var id NodeID
 	ok := false
 	if inTable {
-		id, ok = a.edges[k]
+		id, ok = a.edges.get(k)
 	}
 	if !ok {
 		id = a.add(buildNode{parent: parent, frame: ev.Frame, orphan: orphan})
 		p := &a.tree[parent] // n may point into the array add replaced
 		switch {
 		case inTable:
-			a.edges[k] = id
+			a.edges.put(k, id)
 		case p.recent[1] != 0: // a third child: index them all
 			p.indexed = true
 			for _, c := range p.recent {
-				a.edges[edgeOf(parent, a.tree[c].frame, false)] = c
+				a.edges.put(edgeOf(parent, a.tree[c].frame, false), c)
 			}
-			a.edges[k] = id
+			a.edges.put(k, id)
 		}
 		tc.nodes = append(tc.nodes, id)
 	}
@@ -284,12 +285,12 @@ func (a *Aggregator) reroot(tc *threadCursor, ev *stream.Event) {
 			continue
 		}
 		n.parent = o
-		if n.orphan || rn.indexed { // the edge is in the map
-			delete(a.edges, edgeOf(root, n.frame, n.orphan))
-			a.edges[edgeOf(o, n.frame, n.orphan)] = id
+		if n.orphan || rn.indexed { // the edge is in the table
+			a.edges.delete(edgeOf(root, n.frame, n.orphan))
+			a.edges.put(edgeOf(o, n.frame, n.orphan), id)
 		}
 	}
-	a.edges[edgeOf(root, ev.Frame, true)] = o
+	a.edges.put(edgeOf(root, ev.Frame, true), o)
 	tc.nodes = append(tc.nodes, o)
 }
 

@@ -102,7 +102,7 @@ func TestExclusiveTimes(t *testing.T) {
 // TestRecentChildren: a parent that calls two methods in turn keeps both
 // among its recent children, the latest first, and an orphan frame is not
 // taken for an ordinary call of the same method. (Whether a child is found
-// there or in the map of edges shows only in the time it takes.)
+// there or in the edge table shows only in the time it takes.)
 func TestRecentChildren(t *testing.T) {
 	const A, B, C = 0, 1, 2
 	b, e := stream.Begin, stream.End
@@ -113,7 +113,7 @@ func TestRecentChildren(t *testing.T) {
 		ev(b, 0, B, 11, 6, 0), ev(e, 0, B, 12, 7, 0), // B second in recent: B, A
 		ev(b, 0, A, 13, 8, 0), ev(e, 0, A, 16, 9, 0), // and A again: A, B
 		ev(b, 0, C, 17, 10, 0), ev(b, 0, A, 18, 11, 0), ev(e, 0, A, 19, 12, 0), ev(e, 0, C, 20, 13, 0),
-		ev(b, 0, B, 21, 14, 0), ev(e, 0, B, 23, 15, 0), // B from the map of edges: B, C
+		ev(b, 0, B, 21, 14, 0), ev(e, 0, B, 23, 15, 0), // B from the edge table: B, C
 	}
 	for _, c := range []struct {
 		events int
@@ -174,11 +174,11 @@ func TestStackBufferReuse(t *testing.T) {
 	}
 }
 
-// TestEdgeIndex follows the map of edges while the root gains a third child
+// TestEdgeIndex follows the edge table while the root gains a third child
 // and an orphan exit moves its children under the orphan frame, and while
 // an orphan exit comes before a third child: after every event, an edge is
-// in the map exactly when it is an orphan frame's or its parent is
-// indexed, and the map holds nothing else.
+// in the table exactly when it is an orphan frame's or its parent is
+// indexed, and the table holds nothing else.
 func TestEdgeIndex(t *testing.T) {
 	const A, B, C, D, O = 0, 1, 2, 3, 4
 	b, e := stream.Begin, stream.End
@@ -186,14 +186,14 @@ func TestEdgeIndex(t *testing.T) {
 		ev(b, 0, A, 0, 0, 0), ev(e, 0, A, 1, 1, 0), // node 1
 		ev(b, 0, B, 2, 2, 0), ev(e, 0, B, 3, 3, 0), // node 2: the root has two children
 		ev(b, 0, C, 4, 4, 0), ev(e, 0, C, 5, 5, 0), // node 3: a third, the root is indexed
-		ev(b, 0, A, 6, 6, 0), ev(e, 0, A, 7, 7, 0), // A again, from the map
+		ev(b, 0, A, 6, 6, 0), ev(e, 0, A, 7, 7, 0), // A again, from the table
 		ev(stream.Orphan, 0, O, 8, 8, 0),             // O (node 4) takes the root's children
 		ev(b, 0, D, 9, 9, 0), ev(e, 0, D, 10, 10, 0), // node 5 under the root
 	}
 	unindexed := []stream.Event{
 		ev(b, 0, A, 0, 0, 0), ev(e, 0, A, 1, 1, 0), // node 1
 		ev(b, 0, B, 2, 2, 0), ev(e, 0, B, 3, 3, 0), // node 2
-		ev(stream.Orphan, 0, O, 4, 4, 0),           // O (node 3) takes them; only its edge is in the map
+		ev(stream.Orphan, 0, O, 4, 4, 0),           // O (node 3) takes them; only its edge is in the table
 		ev(b, 0, A, 5, 5, 0), ev(e, 0, A, 6, 6, 0), // node 4: A again, but under the root
 	}
 	for _, c := range []struct {
@@ -211,18 +211,18 @@ func TestEdgeIndex(t *testing.T) {
 			if n.parent == NoNode {
 				continue
 			}
-			got, ok := a.edges[edgeOf(n.parent, n.frame, n.orphan)]
+			got, ok := a.edges.get(edgeOf(n.parent, n.frame, n.orphan))
 			want := n.orphan || a.tree[n.parent].indexed
 			if ok != want || ok && got != NodeID(id) {
-				t.Errorf("after %d events: node %d in the map %v (as %d), want %v", c.events, id, ok, got, want)
+				t.Errorf("after %d events: node %d in the table %v (as %d), want %v", c.events, id, ok, got, want)
 			}
 			if ok {
 				inTable++
 			}
 		}
-		if inTable != c.edges || len(a.edges) != inTable || len(a.tree) != c.nodes || a.tree[0].indexed != c.rootIndexed {
-			t.Errorf("after %d events: %d of %d edges in a map of %d, %d nodes, root indexed %v; want %d edges, %d nodes, %v",
-				c.events, inTable, c.edges, len(a.edges), len(a.tree), a.tree[0].indexed, c.edges, c.nodes, c.rootIndexed)
+		if inTable != c.edges || a.edges.n != inTable || len(a.tree) != c.nodes || a.tree[0].indexed != c.rootIndexed {
+			t.Errorf("after %d events: %d of %d edges in a table of %d, %d nodes, root indexed %v; want %d edges, %d nodes, %v",
+				c.events, inTable, c.edges, a.edges.n, len(a.tree), a.tree[0].indexed, c.edges, c.nodes, c.rootIndexed)
 		}
 	}
 }
