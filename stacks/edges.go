@@ -2,9 +2,10 @@ package stacks
 
 // edgeTable maps a child's key to its node: an open-addressing hash table
 // with linear probing, key and value side by side in one 16-byte slot, so
-// that a lookup costs about one cache miss where a Go map took several
-// (measured before Go 1.24's Swiss-table maps; re-measure against a map
-// with BenchmarkAggregate). Lookups reach the table only when neither of
+// that a lookup costs about one cache miss where a Go map takes more. On
+// Go 1.26 a Swiss-table map still made the largest trees' commands slower
+// by more than the project's 3 % bar (docs/performance.md); the harness's
+// 1 GB top and folded runs, paired with -base, guard the choice. Lookups reach the table only when neither of
 // the node's two recent children is the one (buildNode.recent): a small share
 // of the enters, new stacks included. It holds the children of nodes with
 // three or more (buildNode.indexed) and the orphan frames.
