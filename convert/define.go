@@ -21,7 +21,7 @@ import (
 
 // recordsAndDefinitions applies the policy to a batch of records, and
 // notes the definitions met among them where they were met.
-func (p *pass) recordsAndDefinitions(recs []parser.Event, defs []parser.Definition) {
+func (p *pass) recordsAndDefinitions(recs []parser.Record, defs []parser.Definition) {
 	done := 0
 	for i := range defs {
 		p.records(recs[done:defs[i].At])

@@ -264,7 +264,7 @@ func guessV2Unit(zeros int, steps []uint64) (time.Duration, string) {
 // v2ClockSource sets the clock from the summary (or row E's key text).
 // Without one, version 5 means two clocks; version 4's one clock is thread
 // CPU time when every thread's first time reads 0 (each thread's CPU clock
-// starts at its first event), otherwise wall time, a guess --clock replaces.
+// starts at its first record), otherwise wall time, a guess --clock replaces.
 func (h *Header) v2ClockSource(opt Options, sc *v2Scan, v Variant) error {
 	switch {
 	case v == V2Hybrid:
