@@ -24,7 +24,7 @@ const EmptyStackName = "(no Java frames)"
 const UnknownThreadName = "(thread not recorded)"
 
 // Sampled is the call tree of a sampled profile. Nodes have the meaning of
-// Aggregator's: one per distinct (thread, stack prefix), thread roots
+// TreeBuilder's: one per distinct (thread, stack prefix), thread roots
 // first, parents before children. What a stack is worth depends on the
 // format (Timed): sample counts in Samples, or for hprof cpu=times the
 // calls in Node.Calls and the CPU time in Node.CPU. Node.Wall is always 0.

@@ -8,9 +8,9 @@ import (
 	"github.com/atrace2/atrace2/convert/stream"
 )
 
-// feed runs events through an aggregator over a trace with the given frames
+// feed runs events through a tree builder over a trace with the given frames
 // and one thread per name, and finishes it.
-func feed(t *testing.T, frames []string, threads int, evs []stream.Event) *Aggregator {
+func feed(t *testing.T, frames []string, threads int, evs []stream.Event) *TreeBuilder {
 	t.Helper()
 	a := start(t, frames, threads, evs)
 	if err := a.Finish(); err != nil {
@@ -20,7 +20,7 @@ func feed(t *testing.T, frames []string, threads int, evs []stream.Event) *Aggre
 }
 
 // start is feed without the Finish.
-func start(t *testing.T, frames []string, threads int, evs []stream.Event) *Aggregator {
+func start(t *testing.T, frames []string, threads int, evs []stream.Event) *TreeBuilder {
 	t.Helper()
 	tr := &stream.Trace{HasWall: true, HasCPU: true}
 	for i, f := range frames {
@@ -42,7 +42,7 @@ func start(t *testing.T, frames []string, threads int, evs []stream.Event) *Aggr
 }
 
 // dump renders every non-root node as "thread:A;B calls wall cpu [flags]".
-func dump(a *Aggregator) string {
+func dump(a *TreeBuilder) string {
 	var b strings.Builder
 	for i, n := range a.Nodes() {
 		if n.IsRoot() {

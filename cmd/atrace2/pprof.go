@@ -102,11 +102,11 @@ func pprofProfile(g *Globals, ins []input.Arg) (converted, error) {
 	}
 	b := pprofout.New(versionString())
 	for _, src := range srcs {
-		a := stacks.New()
-		if _, err := convertTrace(g, src, convert.Aggregate(a)); err != nil {
+		tb := stacks.New()
+		if _, err := convertTrace(g, src, convert.Aggregate(tb)); err != nil {
 			return converted{}, err
 		}
-		if err := b.Add(a.Tree()); err != nil {
+		if err := b.Add(tb.Tree()); err != nil {
 			return converted{}, err
 		}
 	}
