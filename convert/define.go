@@ -79,7 +79,7 @@ func (p *pass) refresh() {
 	for _, id := range p.lateFrames {
 		f := &p.t.Frames[id]
 		nf := stream.NewFrame(id, f.Method, h)
-		if nf.Known && !f.Known {
+		if nf.Listed && !f.Listed {
 			p.stats.UnknownMethods--
 		}
 		*f = nf
@@ -87,10 +87,10 @@ func (p *pass) refresh() {
 	for _, rid := range p.lateThreads {
 		th := &p.t.Threads[p.threads[rid].idx]
 		if lt, ok := h.Thread(rid); ok {
-			if !th.Known {
+			if !th.Listed {
 				p.stats.UnknownThreads--
 			}
-			th.ID, th.Name, th.Known = lt.ID, lt.Name, true
+			th.ID, th.Name, th.Listed = lt.ID, lt.Name, true
 		}
 	}
 	p.lateFrames, p.lateThreads = nil, nil

@@ -371,7 +371,7 @@ func (p *pass) thread(rid parser.ThreadID) *threadState {
 	t := p.t
 	info := stream.Thread{Index: stream.ThreadIndex(len(t.Threads)), ID: rid}
 	if lt, ok := t.Header.Thread(rid); ok {
-		info.ID, info.Name, info.Known = lt.ID, lt.Name, true
+		info.ID, info.Name, info.Listed = lt.ID, lt.Name, true
 	} else {
 		info.Name = fmt.Sprintf("thread %d", rid)
 		p.stats.UnknownThreads++
@@ -416,7 +416,7 @@ func (p *pass) frame(mid parser.MethodID) stream.FrameID {
 func (p *pass) newFrame(mid parser.MethodID) stream.FrameID {
 	id := stream.FrameID(len(p.t.Frames))
 	fr := stream.NewFrame(id, mid, p.t.Header)
-	if !fr.Known {
+	if !fr.Listed {
 		p.stats.UnknownMethods++
 	}
 	p.t.Frames = append(p.t.Frames, fr)

@@ -74,7 +74,7 @@ func NewTrace(name string, t *stream.Trace) *Trace {
 	for _, th := range t.Threads {
 		r.CPUNanos += th.LastCPU
 		r.Threads = append(r.Threads, TraceThread{
-			TID: uint32(th.ID), Name: th.Name, Listed: th.Known, Events: th.Events, MaxDepth: th.MaxDepth,
+			TID: uint32(th.ID), Name: th.Name, Listed: th.Listed, Events: th.Events, MaxDepth: th.MaxDepth,
 			Orphans: th.Orphans, Open: th.Open, CPUNanos: th.LastCPU,
 		})
 	}

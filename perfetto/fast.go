@@ -48,7 +48,7 @@ func (e *Exporter) fastPackets(evs []stream.Event) int {
 		return 0
 	}
 	limit := min(flushSize, cap(out)-maxFastPacket-wordSlack)
-	threads, known := e.threads, e.known
+	threads, listed := e.threads, e.listed
 	counter, cpuTimeline := e.counter, e.cpuTimeline
 	i := 0
 	for ; i < len(evs) && len(out) < limit; i++ {
@@ -85,7 +85,7 @@ func (e *Exporter) fastPackets(evs []stream.Event) int {
 				n = varint.Put(p, n+1, uint64(cpu-th.cpu))
 				th.cpu = cpu
 			}
-			if known[ev.Frame] {
+			if listed[ev.Frame] {
 				binary.LittleEndian.PutUint16(p[n:], tagSourceIID0|tagSourceIID1<<8)
 				n = varint.Put(p, n+2, iid)
 			}

@@ -126,7 +126,7 @@ func (r *recorder) newSlice(ev *stream.Event, ts int64) tpSlice {
 	if r.dual {
 		sl.ThreadTS, sl.HasThreadTS = ev.CPU, true
 	}
-	if fr.Known {
+	if fr.Listed {
 		if fr.File != "" {
 			sl.Args["source.file_name"] = fr.File
 		}

@@ -365,7 +365,7 @@ func expectSlices(tr *stream.Trace, evs []stream.Event) map[string]*tpThreadRows
 				row.ThreadTS = strconv.FormatInt(cpu*1000, 10)
 			}
 			args := map[string]string{}
-			if fr.Known {
+			if fr.Listed {
 				args["source.file_name"] = fr.File
 				args["source.function_name"] = fr.Short + fr.Signature
 				line := 0

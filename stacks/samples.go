@@ -83,7 +83,7 @@ func (s *Sampled) frames() {
 	for _, f := range s.src.Frames {
 		s.addFrame(stream.Frame{
 			Name: f.Name, Class: f.Class, Short: f.Method, Signature: f.Signature,
-			File: stream.SourcePath(f.Class, f.File), Line: f.Line, HasLine: f.HasLine, Known: true,
+			File: stream.SourcePath(f.Class, f.File), Line: f.Line, HasLine: f.HasLine, Listed: true,
 		})
 	}
 }
@@ -114,7 +114,7 @@ func (s *Sampled) threads() []int {
 			if name == "" {
 				name = fmt.Sprintf("thread %d", th.ID)
 			}
-			root[i] = s.addThread(stream.Thread{ID: threadID(th.ID), Name: name, Known: th.Name != ""})
+			root[i] = s.addThread(stream.Thread{ID: threadID(th.ID), Name: name, Listed: th.Name != ""})
 		}
 	}
 	if used[0] {

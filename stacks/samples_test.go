@@ -142,7 +142,7 @@ func TestFromSamplesNoThreadEmptyStack(t *testing.T) {
 	if u, ok := s.UnknownThread(); !ok || u != 0 || len(s.Trace().Threads) != 1 {
 		t.Errorf("UnknownThread = %d, %v; threads %+v", u, ok, s.Trace().Threads)
 	}
-	if f := s.Trace().Frames[2]; f.Name != EmptyStackName || f.Known {
+	if f := s.Trace().Frames[2]; f.Name != EmptyStackName || f.Listed {
 		t.Errorf("the empty stack's frame is %+v", f)
 	}
 }

@@ -73,7 +73,7 @@ type Thread struct {
 	Index    ThreadIndex
 	ID       parser.ThreadID // the full id from the thread table, else the record id
 	Name     string          // from the table, or "thread <id>"
-	Known    bool            // listed in the trace's thread table
+	Listed   bool            // listed in the trace's thread table
 	Events   int64           // events in the balanced stream (begins + ends)
 	MaxDepth int             // deepest stack, synthetic frames included
 	Orphans  int             // orphan frames opened at the thread's start
@@ -93,7 +93,7 @@ type Frame struct {
 	File      string // source path with its package: android/os/Looper.java
 	Line      int    // first line, when HasLine
 	HasLine   bool
-	Known     bool // defined in the method table
+	Listed    bool // defined in the method table
 }
 
 // Trace is what exporters get before the first event: the tables, the clocks
@@ -132,7 +132,7 @@ type Sampling struct {
 // pass is then still appending to the Trace's Threads and Frames and
 // updating WallEnd and Stats, so an exporter that aggregates must read the
 // Trace only in Begin and Finish; a timeline in a speculative read may
-// read the frames and the Index, ID, Name and Known of the threads in
+// read the frames and the Index, ID, Name and Listed of the threads in
 // Events (convert keeps a copy up to date for it).
 type Exporter interface {
 	Begin(t *Trace) error
@@ -149,7 +149,7 @@ func NewFrame(id FrameID, mid parser.MethodID, h *parser.Header) Frame {
 		return Frame{ID: id, Method: mid, Name: name, Short: name}
 	}
 	f := Frame{
-		ID: id, Method: mid, Known: true,
+		ID: id, Method: mid, Listed: true,
 		Name:  m.Class + "." + m.Name,
 		Class: m.Class, Short: m.Name, Signature: m.Signature,
 		Line: m.Line, HasLine: m.HasLine,
