@@ -78,7 +78,7 @@ func (p *pass) refresh() {
 	h := p.t.Header
 	for _, id := range p.lateFrames {
 		f := &p.t.Frames[id]
-		nf := stream.NewFrame(id, f.Method, h)
+		nf := stream.NewFrame(id, f.MethodID, h)
 		if nf.Listed && !f.Listed {
 			p.stats.UnknownMethods--
 		}

@@ -148,7 +148,7 @@ func (p *pass) finish(th *threadState) {
 	info := &p.t.Threads[th.idx]
 	if p.mode.counts() {
 		p.stats.OpenAtEnd += int64(len(th.stack))
-		info.Open = len(th.stack)
+		info.OpenAtEnd = len(th.stack)
 		info.Events = th.events + int64(len(th.stack))
 		info.Orphans = len(th.orphans)
 		info.LastCPU, info.LastWall = th.lastCPU, th.lastWall

@@ -235,7 +235,7 @@ func appendInterned(b []byte, fr *stream.Frame, iid uint64) []byte {
 		if fr.File != "" {
 			b = appendString(b, tagLocFile, fr.File)
 		}
-		b = appendString2(b, tagLocFunc, fr.Short, fr.Signature)
+		b = appendString2(b, tagLocFunc, fr.Method, fr.Signature)
 		if fr.HasLine && fr.Line > 0 {
 			b = appendField(b, tagLocLine, uint64(uint32(fr.Line)))
 		}

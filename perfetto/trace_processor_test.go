@@ -367,7 +367,7 @@ func expectSlices(tr *stream.Trace, evs []stream.Event) map[string]*tpThreadRows
 			args := map[string]string{}
 			if fr.Listed {
 				args["source.file_name"] = fr.File
-				args["source.function_name"] = fr.Short + fr.Signature
+				args["source.function_name"] = fr.Method + fr.Signature
 				line := 0
 				if fr.HasLine && fr.Line > 0 {
 					line = fr.Line

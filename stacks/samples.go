@@ -66,7 +66,7 @@ func FromSamples(name string, p *samples.Profile) (*Sampled, error) {
 		stack := smp.Stack
 		if len(stack) == 0 {
 			if empty < 0 {
-				empty = s.addFrame(stream.Frame{Name: EmptyStackName, Short: EmptyStackName})
+				empty = s.addFrame(stream.Frame{Name: EmptyStackName, Method: EmptyStackName})
 			}
 			stack = []int{int(empty)}
 		}
@@ -82,7 +82,7 @@ func FromSamples(name string, p *samples.Profile) (*Sampled, error) {
 func (s *Sampled) frames() {
 	for _, f := range s.src.Frames {
 		s.addFrame(stream.Frame{
-			Name: f.Name, Class: f.Class, Short: f.Method, Signature: f.Signature,
+			Name: f.Name, Class: f.Class, Method: f.Method, Signature: f.Signature,
 			File: stream.SourcePath(f.Class, f.File), Line: f.Line, HasLine: f.HasLine, Listed: true,
 		})
 	}

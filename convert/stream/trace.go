@@ -70,25 +70,25 @@ type Event struct {
 
 // Thread is a thread that has events.
 type Thread struct {
-	Index    ThreadIndex
-	ID       parser.ThreadID // the full id from the thread table, else the record id
-	Name     string          // from the table, or "thread <id>"
-	Listed   bool            // listed in the trace's thread table
-	Events   int64           // events in the balanced stream (begins + ends)
-	MaxDepth int             // deepest stack, synthetic frames included
-	Orphans  int             // orphan frames opened at the thread's start
-	Open     int             // frames still open at the end
-	LastCPU  int64           // ns: the thread's last thread-CPU time
-	LastWall int64           // ns: the thread's last wall time
+	Index     ThreadIndex
+	ID        parser.ThreadID // the full id from the thread table, else the record id
+	Name      string          // from the table, or "thread <id>"
+	Listed    bool            // listed in the trace's thread table
+	Events    int64           // events in the balanced stream (begins + ends)
+	MaxDepth  int             // deepest stack, synthetic frames included
+	Orphans   int             // orphan frames opened at the thread's start
+	OpenAtEnd int             // frames still open at the end
+	LastCPU   int64           // ns: the thread's last thread-CPU time
+	LastWall  int64           // ns: the thread's last wall time
 }
 
 // Frame is a method that appears in the records.
 type Frame struct {
 	ID        FrameID
-	Method    parser.MethodID
+	MethodID  parser.MethodID
 	Name      string // <class>.<method>, e.g. android.os.Looper.loop
 	Class     string // dotted class name
-	Short     string // method name alone
+	Method    string // method name alone
 	Signature string // JVM descriptor, may be empty
 	File      string // source path with its package: android/os/Looper.java
 	Line      int    // first line, when HasLine
@@ -146,12 +146,12 @@ func NewFrame(id FrameID, mid parser.MethodID, h *parser.Header) Frame {
 	m, ok := h.Method(mid)
 	if !ok {
 		name := fmt.Sprintf("<unknown method %#x>", uint64(mid))
-		return Frame{ID: id, Method: mid, Name: name, Short: name}
+		return Frame{ID: id, MethodID: mid, Name: name, Method: name}
 	}
 	f := Frame{
-		ID: id, Method: mid, Listed: true,
+		ID: id, MethodID: mid, Listed: true,
 		Name:  m.Class + "." + m.Name,
-		Class: m.Class, Short: m.Name, Signature: m.Signature,
+		Class: m.Class, Method: m.Name, Signature: m.Signature,
 		Line: m.Line, HasLine: m.HasLine,
 		File: SourcePath(m.Class, m.Source),
 	}
