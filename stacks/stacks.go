@@ -215,7 +215,7 @@ func (a *TreeBuilder) slow(tc *threadCursor, n *buildNode, ev *stream.Event) {
 		}
 		n.calls++
 		tc.cur = n.parent
-	case stream.Orphan:
+	case stream.Enclose:
 		a.reroot(tc, ev)
 	default:
 		a.enter(tc, n, ev)

@@ -24,17 +24,17 @@ type Kind uint8
 const (
 	Begin Kind = iota // a method was entered
 	End               // a method was left
-	// Orphan is an instruction, sent only in one read of the trace (to
+	// Enclose is an instruction, sent only in one read of the trace (to
 	// exporters declared convert.Output.OneRead): frame Frame began at the
 	// thread's start, at time 0 on both clocks, and ends at this event's
 	// times; every frame the thread has begun so far is inside it, one
 	// level deeper. Depth is 0, and the depths of the thread's earlier
 	// events leave it out. The other exporters get the frame as a
 	// Synthetic Begin at the thread's start and an End here instead.
-	Orphan
+	Enclose
 )
 
-var kindNames = [...]string{"begin", "end", "orphan"}
+var kindNames = [...]string{"begin", "end", "enclose"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
