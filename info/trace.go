@@ -59,7 +59,7 @@ type TraceThread struct {
 func NewTrace(name string, t *stream.Trace) *Trace {
 	h := t.Header
 	r := &Trace{
-		File: name, Variant: h.Format(), Version: h.Version,
+		File: name, Variant: h.Format(), Version: h.RecordVersion,
 		DataVersion: fmt.Sprintf("%#02x", h.DataVersion), Compressed: h.Compressed,
 		Clock: h.Clock.String(), ClockFrom: h.ClockFrom, VM: h.VM(), PID: h.PID(),
 		StartTimeMicros: h.StartTime, StartIsEpoch: h.EpochStart(),

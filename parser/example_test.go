@@ -26,7 +26,7 @@ method 0x4 com.example.App onCreate (Landroid/os/Bundle;)V App.java
 		return
 	}
 	defer f.Close()
-	fmt.Println(f.Header.Variant, f.Header.Version, f.Header.Clock)
+	fmt.Println(f.Header.Variant, f.Header.RecordVersion, f.Header.Clock)
 	r := f.NewReader()
 	for {
 		var rec parser.Record

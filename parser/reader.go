@@ -37,7 +37,7 @@ func (f *File) NewReader() *Reader {
 	r := &Reader{
 		s:         newSource(f.ra, f.size, h.DataOffset),
 		end:       h.DataEnd,
-		version:   h.Version,
+		version:   h.RecordVersion,
 		streaming: h.Variant == Streaming,
 		recSize:   h.RecordSize,
 		clock:     h.Clock,

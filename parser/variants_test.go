@@ -132,8 +132,8 @@ func TestVariantsProperty(t *testing.T) {
 				if v.clock == "" {
 					wantClock = parser.ClockThreadCPU
 				}
-				if h.Clock != wantClock || h.Variant != v.want || h.Version != v.version || h.StartTime != tr.Start {
-					t.Fatalf("header: clock %v variant %v version %d start %d", h.Clock, h.Variant, h.Version, h.StartTime)
+				if h.Clock != wantClock || h.Variant != v.want || h.RecordVersion != v.version || h.StartTime != tr.Start {
+					t.Fatalf("header: clock %v variant %v version %d start %d", h.Clock, h.Variant, h.RecordVersion, h.StartTime)
 				}
 				if h.Records != int64(len(tr.Records)) || h.LostBytes != 0 {
 					t.Fatalf("header: %d records, %d lost; want %d, 0", h.Records, h.LostBytes, len(tr.Records))
