@@ -181,8 +181,8 @@ func (e *Exporter) run(evs []stream.Event) error {
 		// holds that much. So the slack past that block has room for the
 		// event, even after more threads have made the block smaller.
 		room := buf[len(buf) : len(buf)+slack]
-		k := varint.Put(room, 0, code)
-		k = varint.Put(room, k, v)
+		k := varint.PutUvarint(room, 0, code)
+		k = varint.PutUvarint(room, k, v)
 		buf = buf[:len(buf)+k]
 		last = at
 		if len(buf) >= e.block {
