@@ -29,7 +29,7 @@ func (p *pass) records(batch []parser.Record) {
 // record applies the policy to one record of any kind: the common cases
 // inline, everything else through the functions of policy.go.
 func (p *pass) record(rec *parser.Record) {
-	if rec.Action == parser.Bad {
+	if rec.Action == parser.BadAction {
 		p.stats.BadActions++
 		return
 	}

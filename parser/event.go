@@ -15,10 +15,10 @@ type MethodID uint64
 type Action uint8
 
 const (
-	Enter  Action = 0 // the method was entered
-	Exit   Action = 1 // the method returned normally
-	Unwind Action = 2 // the method was left by an exception
-	Bad    Action = 3 // no writer emits it: only corruption produces it
+	Enter     Action = 0 // the method was entered
+	Exit      Action = 1 // the method returned normally
+	Unwind    Action = 2 // the method was left by an exception
+	BadAction Action = 3 // no writer emits it: only corruption produces it
 )
 
 var actionNames = [...]string{"enter", "exit", "unwind", "bad-action"}
