@@ -217,12 +217,6 @@ func (e *Exporter) Finish() error {
 // unusable start time. Valid after Finish.
 func (e *Exporter) Warnings() []string { return e.warns }
 
-// Written returns the number of bytes written so far.
-func (e *Exporter) Written() int64 { return e.written }
-
-// EventCount returns the number of slice begins and ends written.
-func (e *Exporter) EventCount() int64 { return e.events }
-
 func (e *Exporter) warnf(format string, args ...any) {
 	e.warns = append(e.warns, fmt.Sprintf(format, args...))
 }
