@@ -18,7 +18,7 @@ const decodeBuffers = 4
 
 // decoded is one batch of records from the decoding goroutine.
 type decoded struct {
-	recs   []parser.Event
+	recs   []parser.Record
 	defs   []parser.Definition // met among recs (a streaming file read once)
 	offset int64               // the reader's offset after the batch
 	err    error               // the reader's error after the batch, io.EOF at the end
@@ -28,18 +28,18 @@ type decoded struct {
 // the stack policy run on two cores.
 type decoder struct {
 	full chan decoded
-	free chan []parser.Event
+	free chan []parser.Record
 	stop chan struct{}
 }
 
 func startDecoder(r *parser.Reader) *decoder {
 	d := &decoder{
 		full: make(chan decoded, decodeBuffers),
-		free: make(chan []parser.Event, decodeBuffers),
+		free: make(chan []parser.Record, decodeBuffers),
 		stop: make(chan struct{}),
 	}
 	for range decodeBuffers {
-		d.free <- make([]parser.Event, decodeBatch)
+		d.free <- make([]parser.Record, decodeBatch)
 	}
 	go d.decode(r)
 	return d
@@ -48,13 +48,13 @@ func startDecoder(r *parser.Reader) *decoder {
 func (d *decoder) decode(r *parser.Reader) {
 	defer close(d.full)
 	for {
-		var buf []parser.Event
+		var buf []parser.Record
 		select {
 		case buf = <-d.free:
 		case <-d.stop:
 			return
 		}
-		n, err := r.ReadEvents(buf[:cap(buf)])
+		n, err := r.ReadRecords(buf[:cap(buf)])
 		// Definitions are rare (one per method and thread): copying them
 		// costs nothing, and an empty copy allocates nothing.
 		defs := slices.Clone(r.Definitions())
@@ -102,12 +102,12 @@ func (p *pass) readParallel(r *parser.Reader) error {
 
 // readSerial decodes and applies the policy on the caller's goroutine.
 func (p *pass) readSerial(r *parser.Reader) error {
-	batch := make([]parser.Event, batchSize)
+	batch := make([]parser.Record, batchSize)
 	for {
 		if p.progress != nil {
 			p.progress(p.done+r.Offset(), p.total)
 		}
-		n, err := r.ReadEvents(batch)
+		n, err := r.ReadRecords(batch)
 		p.recordsAndDefinitions(batch[:n], r.Definitions())
 		if p.err != nil {
 			return p.err

@@ -21,7 +21,7 @@ import (
 
 // recordsAndDefinitions applies the policy to a batch of records, and
 // notes the definitions met among them where they were met.
-func (p *pass) recordsAndDefinitions(recs []parser.Event, defs []parser.Definition) {
+func (p *pass) recordsAndDefinitions(recs []parser.Record, defs []parser.Definition) {
 	done := 0
 	for i := range defs {
 		p.records(recs[done:defs[i].At])
@@ -78,8 +78,8 @@ func (p *pass) refresh() {
 	h := p.t.Header
 	for _, id := range p.lateFrames {
 		f := &p.t.Frames[id]
-		nf := stream.NewFrame(id, f.Method, h)
-		if nf.Known && !f.Known {
+		nf := stream.NewFrame(id, f.MethodID, h)
+		if nf.Listed && !f.Listed {
 			p.stats.UnknownMethods--
 		}
 		*f = nf
@@ -87,10 +87,10 @@ func (p *pass) refresh() {
 	for _, rid := range p.lateThreads {
 		th := &p.t.Threads[p.threads[rid].idx]
 		if lt, ok := h.Thread(rid); ok {
-			if !th.Known {
+			if !th.Listed {
 				p.stats.UnknownThreads--
 			}
-			th.ID, th.Name, th.Known = lt.ID, lt.Name, true
+			th.ID, th.Name, th.Listed = lt.ID, lt.Name, true
 		}
 	}
 	p.lateFrames, p.lateThreads = nil, nil

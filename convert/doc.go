@@ -29,7 +29,7 @@
 // the [Output] values given to [Run]; no exporter is asked. An exporter
 // that keeps everything until Finish ([Aggregate]: the call tree,
 // speedscope) does without the first pass: an orphan exit reaches it as a
-// stream.Orphan instruction that says exactly what to do, so [Run] reads
+// stream.Enclose instruction that says exactly what to do, so [Run] reads
 // the trace once. A timeline writes each event as it comes (Perfetto) and
 // needs the orphan frames opened at the thread's start, and so two passes
 // when the trace has orphan exits; as recent ART traces have none, Run
@@ -37,7 +37,7 @@
 // ([Output].Rewind, [Timeline]), and reads again only once it meets an
 // orphan exit. The pass's mode (run.go) says what each of these reads does.
 //
-// The orphan rule is decided here only. In one read, the stream.Orphan
+// The orphan rule is decided here only. In one read, the stream.Enclose
 // event is an instruction, not a fact to interpret: "frame F began at the
 // thread's start, at time 0 on both clocks, and ends now; everything the
 // thread has begun so far is inside it, one level deeper". The call tree

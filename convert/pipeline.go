@@ -60,7 +60,7 @@ func newPipeline(exps []stream.Exporter, tables *stream.Trace) *pipeline {
 // swap hands a full batch to the exporters, with the pass's tables t, and
 // returns an empty one. Slices of the tables stay valid as the pass
 // appends: it never changes a frame once added, nor a thread's Index, ID,
-// Name or Known (finish writes its counts, which exporters read only at
+// Name or Listed (finish writes its counts, which exporters read only at
 // Finish). It reports false once an exporter has failed.
 func (q *pipeline) swap(b []stream.Event, t *stream.Trace) ([]stream.Event, bool) {
 	q.full <- batch{b, t.Threads, t.Frames}

@@ -81,7 +81,7 @@ func (p *pass) exit(th *threadState, f stream.FrameID, a parser.Action, wall, cp
 // orphan handles an exit with no real frame on the stack, as the pass's
 // mode says (see mode): a counting pass notes it; the second of two reads
 // finds it already opened at the thread's start; one read instructs the
-// exporters with a stream.Orphan event; a speculative read gives up
+// exporters with a stream.Enclose event; a speculative read gives up
 // sending.
 func (p *pass) orphan(th *threadState, f stream.FrameID, fl stream.Flags, wall, cpu int64) {
 	if p.mode.counts() {
@@ -93,7 +93,7 @@ func (p *pass) orphan(th *threadState, f stream.FrameID, fl stream.Flags, wall, 
 	}
 	switch p.mode {
 	case oneRead:
-		p.send(stream.Orphan, fl|stream.Synthetic, th, f, 0, wall, cpu)
+		p.send(stream.Enclose, fl|stream.Synthetic, th, f, 0, wall, cpu)
 	case speculative:
 		p.abandonSpeculation()
 	case secondOfTwo:
@@ -148,7 +148,7 @@ func (p *pass) finish(th *threadState) {
 	info := &p.t.Threads[th.idx]
 	if p.mode.counts() {
 		p.stats.OpenAtEnd += int64(len(th.stack))
-		info.Open = len(th.stack)
+		info.OpenAtEnd = len(th.stack)
 		info.Events = th.events + int64(len(th.stack))
 		info.Orphans = len(th.orphans)
 		info.LastCPU, info.LastWall = th.lastCPU, th.lastWall

@@ -10,7 +10,7 @@ import (
 // a known method, an enter, or an exit of the top frame) go through
 // fastRecords; the record that ends a run goes through record, which
 // takes any record.
-func (p *pass) records(batch []parser.Event) {
+func (p *pass) records(batch []parser.Record) {
 	for len(batch) > 0 {
 		if !p.general {
 			batch = batch[p.fastRecords(batch):]
@@ -28,8 +28,8 @@ func (p *pass) records(batch []parser.Event) {
 
 // record applies the policy to one record of any kind: the common cases
 // inline, everything else through the functions of policy.go.
-func (p *pass) record(rec *parser.Event) {
-	if rec.Action == parser.Bad {
+func (p *pass) record(rec *parser.Record) {
+	if rec.Action == parser.BadAction {
 		p.stats.BadActions++
 		return
 	}
@@ -88,7 +88,7 @@ func (p *pass) record(rec *parser.Event) {
 // would grow it); and when p.out (or p.sink) is full. A thread's first
 // records (not yet started, or still given to the sampling probe) all go
 // to record.
-func (p *pass) fastRecords(batch []parser.Event) int {
+func (p *pass) fastRecords(batch []parser.Record) int {
 	th := p.lastThread
 	if th == nil || !th.started || p.mode.counts() && th.probed < probeEvents {
 		return 0

@@ -41,7 +41,7 @@ type Output struct {
 	// OneRead declares that the exporter keeps what it gets until Finish
 	// (it aggregates), so it can take the stream in a single read: the
 	// Trace's tables grow until Finish, and an orphan exit comes as a
-	// stream.Orphan instruction when it is found.
+	// stream.Enclose instruction when it is found.
 	OneRead bool
 	// Rewind, for an exporter that writes as the events come (a timeline),
 	// takes back everything written so far, for example by truncating the
@@ -145,7 +145,7 @@ func runSpeculative(f *parser.File, opt Options, outs []Output, exps []stream.Ex
 
 // runOnce reads the trace once for exporters that aggregate: they get the
 // Trace at Begin with tables that grow until Finish, and orphan exits as
-// stream.Orphan instructions when they are found, not as frames opened at
+// stream.Enclose instructions when they are found, not as frames opened at
 // the thread's start. Reading once halves the work.
 func runOnce(f *parser.File, opt Options, exps []stream.Exporter) (*stream.Trace, error) {
 	p := newPass(f, opt, oneRead, exps)
@@ -224,7 +224,7 @@ func strictCheck(t *stream.Trace) error {
 //	mode         counts  sends  at an orphan exit                    then
 //	analyze      yes     no     notes it                             -
 //	secondOfTwo  no      yes    ends the frame opened at the start   -
-//	oneRead      yes     yes    notes it, sends a stream.Orphan      -
+//	oneRead      yes     yes    notes it, sends a stream.Enclose     -
 //	speculative  yes     yes    notes it, abandonSpeculation         abandoned
 //	abandoned    yes     no     notes it                             a second read
 //
@@ -371,7 +371,7 @@ func (p *pass) thread(rid parser.ThreadID) *threadState {
 	t := p.t
 	info := stream.Thread{Index: stream.ThreadIndex(len(t.Threads)), ID: rid}
 	if lt, ok := t.Header.Thread(rid); ok {
-		info.ID, info.Name, info.Known = lt.ID, lt.Name, true
+		info.ID, info.Name, info.Listed = lt.ID, lt.Name, true
 	} else {
 		info.Name = fmt.Sprintf("thread %d", rid)
 		p.stats.UnknownThreads++
@@ -416,7 +416,7 @@ func (p *pass) frame(mid parser.MethodID) stream.FrameID {
 func (p *pass) newFrame(mid parser.MethodID) stream.FrameID {
 	id := stream.FrameID(len(p.t.Frames))
 	fr := stream.NewFrame(id, mid, p.t.Header)
-	if !fr.Known {
+	if !fr.Listed {
 		p.stats.UnknownMethods++
 	}
 	p.t.Frames = append(p.t.Frames, fr)

@@ -86,10 +86,10 @@ func referenceDumpLine(tr *stream.Trace, ev *stream.Event) string {
 	}
 	wall, cpu := "-", "-"
 	if tr.HasWall {
-		wall = units.Micros(ev.Wall)
+		wall = units.FormatMicros(ev.Wall)
 	}
 	if tr.HasCPU {
-		cpu = units.Micros(ev.CPU)
+		cpu = units.FormatMicros(ev.CPU)
 	}
 	fr := &tr.Frames[ev.Frame]
 	return fmt.Sprintf("%-9d %-20s %-7s %12s %12s  %s%s %s\n", th.ID, clipName(th.Name, 20), action, wall, cpu,

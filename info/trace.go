@@ -44,14 +44,14 @@ type Trace struct {
 
 // TraceThread is a thread with events.
 type TraceThread struct {
-	TID      uint32 `json:"tid"`
-	Name     string `json:"name"`
-	Listed   bool   `json:"listed"`
-	Events   int64  `json:"events"`
-	MaxDepth int    `json:"max_depth"`
-	Orphans  int    `json:"orphan_frames"`
-	Open     int    `json:"open_at_end"`
-	CPUNanos int64  `json:"thread_cpu_ns"`
+	TID       uint32 `json:"tid"`
+	Name      string `json:"name"`
+	Listed    bool   `json:"listed"`
+	Events    int64  `json:"events"`
+	MaxDepth  int    `json:"max_depth"`
+	Orphans   int    `json:"orphan_frames"`
+	OpenAtEnd int    `json:"open_at_end"`
+	CPUNanos  int64  `json:"thread_cpu_ns"`
 }
 
 // NewTrace describes the method trace t, read from the input called name,
@@ -59,7 +59,7 @@ type TraceThread struct {
 func NewTrace(name string, t *stream.Trace) *Trace {
 	h := t.Header
 	r := &Trace{
-		File: name, Variant: h.Format(), Version: h.Version,
+		File: name, Variant: h.Format(), Version: h.RecordVersion,
 		DataVersion: fmt.Sprintf("%#02x", h.DataVersion), Compressed: h.Compressed,
 		Clock: h.Clock.String(), ClockFrom: h.ClockFrom, VM: h.VM(), PID: h.PID(),
 		StartTimeMicros: h.StartTime, StartIsEpoch: h.EpochStart(),
@@ -74,8 +74,8 @@ func NewTrace(name string, t *stream.Trace) *Trace {
 	for _, th := range t.Threads {
 		r.CPUNanos += th.LastCPU
 		r.Threads = append(r.Threads, TraceThread{
-			TID: uint32(th.ID), Name: th.Name, Listed: th.Known, Events: th.Events, MaxDepth: th.MaxDepth,
-			Orphans: th.Orphans, Open: th.Open, CPUNanos: th.LastCPU,
+			TID: uint32(th.ID), Name: th.Name, Listed: th.Listed, Events: th.Events, MaxDepth: th.MaxDepth,
+			Orphans: th.Orphans, OpenAtEnd: th.OpenAtEnd, CPUNanos: th.LastCPU,
 		})
 	}
 	if !t.HasCPU {
@@ -144,7 +144,7 @@ func (r *Trace) WriteText(w io.Writer) {
 		if !t.Listed {
 			name += " (not in the thread table)"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%s\t\t%s\n", t.TID, units.Count(t.Events), t.MaxDepth, t.Orphans, t.Open, units.Duration(t.CPUNanos), strings.ReplaceAll(name, "\t", " "))
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%s\t\t%s\n", t.TID, units.Count(t.Events), t.MaxDepth, t.Orphans, t.OpenAtEnd, units.Duration(t.CPUNanos), strings.ReplaceAll(name, "\t", " "))
 	}
 	tw.Flush()
 }

@@ -23,19 +23,19 @@ func openBytes(b *testing.B, data []byte) *parser.File {
 	return f
 }
 
-// BenchmarkReadEvent decodes every record of a 100 MB trace; the per-record
+// BenchmarkReadRecord decodes every record of a 100 MB trace; the per-record
 // loop must not allocate.
-func BenchmarkReadEvent(b *testing.B) {
+func BenchmarkReadRecord(b *testing.B) {
 	data := large()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
 		f := openBytes(b, data)
 		r := f.NewReader()
-		var ev parser.Event
+		var rec parser.Record
 		n := 0
 		for {
-			err := r.ReadEvent(&ev)
+			err := r.ReadRecord(&rec)
 			if err == io.EOF {
 				break
 			}
@@ -51,19 +51,19 @@ func BenchmarkReadEvent(b *testing.B) {
 	}
 }
 
-// BenchmarkReadEvents decodes the same trace in batches, as the converter
+// BenchmarkReadRecords decodes the same trace in batches, as the converter
 // does.
-func BenchmarkReadEvents(b *testing.B) {
+func BenchmarkReadRecords(b *testing.B) {
 	data := large()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	batch := make([]parser.Event, 1024)
+	batch := make([]parser.Record, 1024)
 	for b.Loop() {
 		f := openBytes(b, data)
 		r := f.NewReader()
 		var n int64
 		for {
-			k, err := r.ReadEvents(batch)
+			k, err := r.ReadRecords(batch)
 			n += int64(k)
 			if err == io.EOF {
 				break

@@ -33,9 +33,9 @@
 // records are streamed through a fixed buffer, and a [File] can be read more
 // than once (convert needs a first pass to find orphan exits).
 //
-// Fast paths. Reader.ReadEvents decodes the whole records in its buffer
+// Fast paths. Reader.ReadRecords decodes the whole records in its buffer
 // with decodeBuffered, a loop per layout; the reference path decodes one
-// record at a time (Reader.ReadEvent's readSlow and decode). The build tag
+// record at a time (Reader.ReadRecord's readSlow and decode). The build tag
 // atrace2_reference turns the fast path off (reference_on.go), and
-// TestReadEventsBatches and FuzzReader tie the two.
+// TestReadRecordsBatches and FuzzReader tie the two.
 package parser

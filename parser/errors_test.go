@@ -89,7 +89,7 @@ func TestTruncation(t *testing.T) {
 			if err != nil {
 				continue // a cut inside the key or header is an error, which is fine
 			}
-			if len(got) > len(all) || !equalEvents(got, all[:len(got)]) {
+			if len(got) > len(all) || !equalRecords(got, all[:len(got)]) {
 				t.Fatalf("%s cut at %d: records %v", name, cut, got)
 			}
 			if name == "regular" {

@@ -15,10 +15,10 @@ type MethodID uint64
 type Action uint8
 
 const (
-	Enter  Action = 0 // the method was entered
-	Exit   Action = 1 // the method returned normally
-	Unwind Action = 2 // the method was left by an exception
-	Bad    Action = 3 // no writer emits it: only corruption produces it
+	Enter     Action = 0 // the method was entered
+	Exit      Action = 1 // the method returned normally
+	Unwind    Action = 2 // the method was left by an exception
+	BadAction Action = 3 // no writer emits it: only corruption produces it
 )
 
 var actionNames = [...]string{"enter", "exit", "unwind", "bad-action"}
@@ -70,19 +70,19 @@ func ParseClock(s string) (Clock, bool) {
 	return ClockUnknown, false
 }
 
-// Event is one method record, as written: a small value with no pointers.
+// Record is one method record, as written: a small value with no pointers.
 // Times are raw counters in units of Header.TimeUnit. In legacy files they
 // are 32-bit and may wrap (Header.TimeBits == 32); they may go backwards.
 // Package convert repairs both.
-type Event struct {
+type Record struct {
 	Offset int64    // byte offset of the record in the decompressed input
 	Thread ThreadID // record thread id
 	Method MethodID // method id, action bits cleared
 	Action Action
-	CPU    uint64 // thread CPU time since the thread's first event (if the clock has it)
+	CPU    uint64 // thread CPU time since the thread's first record (if the clock has it)
 	Wall   uint64 // wall time since the trace start (if the clock has it)
 }
 
-func (e Event) String() string {
-	return fmt.Sprintf("@%#x thread=%d %s %#x cpu=%d wall=%d", e.Offset, e.Thread, e.Action, uint64(e.Method), e.CPU, e.Wall)
+func (r Record) String() string {
+	return fmt.Sprintf("@%#x thread=%d %s %#x cpu=%d wall=%d", r.Offset, r.Thread, r.Action, uint64(r.Method), r.CPU, r.Wall)
 }

@@ -26,17 +26,17 @@ method 0x4 com.example.App onCreate (Landroid/os/Bundle;)V App.java
 		return
 	}
 	defer f.Close()
-	fmt.Println(f.Header.Variant, f.Header.Version, f.Header.Clock)
+	fmt.Println(f.Header.Variant, f.Header.RecordVersion, f.Header.Clock)
 	r := f.NewReader()
 	for {
-		var ev parser.Event
-		err := r.ReadEvent(&ev)
+		var rec parser.Record
+		err := r.ReadRecord(&rec)
 		if err == io.EOF {
 			break
 		}
-		m, _ := f.Header.Method(ev.Method)
-		th, _ := f.Header.Thread(ev.Thread)
-		fmt.Printf("%s %s %s.%s cpu=%dµs wall=%dµs\n", th.Name, ev.Action, m.Class, m.Name, ev.CPU, ev.Wall)
+		m, _ := f.Header.Method(rec.Method)
+		th, _ := f.Header.Thread(rec.Thread)
+		fmt.Printf("%s %s %s.%s cpu=%dµs wall=%dµs\n", th.Name, rec.Action, m.Class, m.Name, rec.CPU, rec.Wall)
 	}
 	// Output:
 	// regular 3 dual

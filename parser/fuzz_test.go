@@ -79,38 +79,38 @@ func FuzzReader(f *testing.F) {
 		}
 		defer pf.Close()
 		r := pf.NewReader()
-		var ev parser.Event
-		var one []parser.Event
+		var rec parser.Record
+		var one []parser.Record
 		for {
-			if err := r.ReadEvent(&ev); err != nil {
+			if err := r.ReadRecord(&rec); err != nil {
 				if err != io.EOF {
-					t.Fatalf("ReadEvent after a good header: %v", err)
+					t.Fatalf("ReadRecord after a good header: %v", err)
 				}
 				break
 			}
-			one = append(one, ev)
+			one = append(one, rec)
 		}
 		// The batch decoder must read the same records, whatever the
 		// batch size (7 cuts batches at odd places).
 		r = pf.NewReader()
-		batch := make([]parser.Event, 7)
-		var many []parser.Event
+		batch := make([]parser.Record, 7)
+		var many []parser.Record
 		for {
-			n, err := r.ReadEvents(batch)
+			n, err := r.ReadRecords(batch)
 			many = append(many, batch[:n]...)
 			if err != nil {
 				if err != io.EOF {
-					t.Fatalf("ReadEvents after a good header: %v", err)
+					t.Fatalf("ReadRecords after a good header: %v", err)
 				}
 				break
 			}
 		}
 		if len(one) != len(many) {
-			t.Fatalf("ReadEvent read %d records, ReadEvents %d", len(one), len(many))
+			t.Fatalf("ReadRecord read %d records, ReadRecords %d", len(one), len(many))
 		}
 		for i := range one {
 			if one[i] != many[i] {
-				t.Fatalf("record %d: ReadEvent %v, ReadEvents %v", i, one[i], many[i])
+				t.Fatalf("record %d: ReadRecord %v, ReadRecords %v", i, one[i], many[i])
 			}
 		}
 		checkReadOnce(t, data, pf.Header, one)
@@ -125,7 +125,7 @@ func FuzzReader(f *testing.F) {
 // Options.SkipStreamingScan says: a record that runs into the summary, and
 // a summary before the last, after which only the records must agree, and
 // only when both summaries give the same clock.
-func checkReadOnce(t *testing.T, data []byte, scanned *parser.Header, want []parser.Event) {
+func checkReadOnce(t *testing.T, data []byte, scanned *parser.Header, want []parser.Record) {
 	lf, err := parser.NewFile("fuzz", bytes.NewReader(data), int64(len(data)), parser.Options{SkipStreamingScan: true})
 	if err != nil {
 		return

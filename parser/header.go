@@ -31,27 +31,27 @@ func (v Variant) String() string {
 
 // Header is everything a trace says outside its records.
 type Header struct {
-	Variant     Variant
-	Compressed  bool          // the input was gzip-compressed; set by the caller that decompressed it
-	KeyVersion  int           // the version in the key text (*version), 0 if none
-	DataVersion int           // the u2 at offset 4 of the SLOW header, streaming bit included
-	Version     int           // the record layout: 1, 2 or 3; ART V2: 4 (one clock) or 5 (two)
-	Clock       Clock         // which times the records carry
-	ClockFrom   string        // where the clock came from: "key", "summary", "sec file", "record size", "--clock"
-	Options     []Option      // every key=value line, in order (unknown keys kept)
-	StartTime   uint64        // header start time in µs (epoch for Dalvik, monotonic for ART; V2d's ns / 1000)
-	TimeUnit    time.Duration // what one tick of a record time is: µs in legacy files, µs or ns in V2
-	TimeBits    int           // width of the record time counters: 32 in legacy files, which wrap; 64 in V2
-	RecordSize  int           // bytes per record; 0 in V2, whose LEB128 records vary
-	DataOffset  int64         // offset of the first record (or streaming item)
-	DataEnd     int64         // offset after the last whole record or item
-	Records     int64         // number of method records
-	LostBytes   int64         // bytes of a record cut off at the end of the file
-	HasSummary  bool          // streaming: the op-3 summary was found; V2: the type-3 summary
-	Layout      V2Layout      // ART V2: the event-block layout; 0 for legacy files
-	Warnings    []string      // things the reader worked around (missing summary, cut gzip stream)
-	Threads     []Thread
-	Methods     []Method
+	Variant       Variant
+	Compressed    bool          // the input was gzip-compressed; set by the caller that decompressed it
+	KeyVersion    int           // the version in the key text (*version), 0 if none
+	DataVersion   int           // the u2 at offset 4 of the SLOW header, streaming bit included
+	RecordVersion int           // the record layout: 1, 2 or 3; ART V2: 4 (one clock) or 5 (two)
+	Clock         Clock         // which times the records carry
+	ClockFrom     string        // where the clock came from: "key", "summary", "sec file", "record size", "--clock"
+	Options       []Option      // every key=value line, in order (unknown keys kept)
+	StartTime     uint64        // header start time in µs (epoch for Dalvik, monotonic for ART; V2d's ns / 1000)
+	TimeUnit      time.Duration // what one tick of a record time is: µs in legacy files, µs or ns in V2
+	TimeBits      int           // width of the record time counters: 32 in legacy files, which wrap; 64 in V2
+	RecordSize    int           // bytes per record; 0 in V2, whose LEB128 records vary
+	DataOffset    int64         // offset of the first record (or streaming item)
+	DataEnd       int64         // offset after the last whole record or item
+	Records       int64         // number of method records
+	LostBytes     int64         // bytes of a record cut off at the end of the file
+	HasSummary    bool          // streaming: the op-3 summary was found; V2: the type-3 summary
+	Layout        V2Layout      // ART V2: the event-block layout; 0 for legacy files
+	Warnings      []string      // things the reader worked around (missing summary, cut gzip stream)
+	Threads       []Thread
+	Methods       []Method
 
 	methodIndex map[MethodID]int32
 	threadIndex map[ThreadID]int32 // record id (low 16 bits of the tid; V2: the tid) → Threads index

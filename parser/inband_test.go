@@ -17,11 +17,11 @@ import (
 )
 
 // readOnce opens data with Options.SkipStreamingScan and reads it with
-// batches of the given size (0: ReadEvent), noting the definitions the
+// batches of the given size (0: ReadRecord), noting the definitions the
 // reader reports where it reports them. It returns the header as Open left
 // it (a copy), the header after the read, the records, and, for each
 // record, whether its method was defined when it was read.
-func readOnce(t *testing.T, data []byte, batch int) (opened, h *parser.Header, evs []parser.Event, known []bool, err error) {
+func readOnce(t *testing.T, data []byte, batch int) (opened, h *parser.Header, evs []parser.Record, known []bool, err error) {
 	t.Helper()
 	f, err := parser.NewFile("test.trace", bytes.NewReader(data), int64(len(data)), parser.Options{SkipStreamingScan: true})
 	if err != nil {
@@ -37,12 +37,12 @@ func readOnce(t *testing.T, data []byte, batch int) (opened, h *parser.Header, e
 	for _, m := range opened.Methods {
 		defined[m.ID] = true
 	}
-	add := func(recs []parser.Event) {
+	add := func(recs []parser.Record) {
 		for _, ev := range recs {
 			evs, known = append(evs, ev), append(known, defined[ev.Method])
 		}
 	}
-	take := func(recs []parser.Event) {
+	take := func(recs []parser.Record) {
 		done := 0
 		for _, d := range r.Definitions() {
 			add(recs[done:d.At])
@@ -55,14 +55,14 @@ func readOnce(t *testing.T, data []byte, batch int) (opened, h *parser.Header, e
 	}
 	for {
 		var n int
-		recs := make([]parser.Event, max(batch, 1))
+		recs := make([]parser.Record, max(batch, 1))
 		if batch == 0 {
-			err = r.ReadEvent(&recs[0])
+			err = r.ReadRecord(&recs[0])
 			if err == nil {
 				n = 1
 			}
 		} else {
-			n, err = r.ReadEvents(recs)
+			n, err = r.ReadRecords(recs)
 		}
 		take(recs[:n])
 		if err == io.EOF {
@@ -125,7 +125,7 @@ func TestSkipStreamingScan(t *testing.T) {
 			for j := range evs {
 				evs[j].Offset = 0
 			}
-			if !equalEvents(evs, wantEvs) {
+			if !equalRecords(evs, wantEvs) {
 				t.Fatalf("trace %d, batch %d: %d records, scanned %d", i, batch, len(evs), len(wantEvs))
 			}
 			// A method is defined where the file defines it: before the
@@ -179,7 +179,7 @@ func TestSkipStreamingScanEdges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if h.LostBytes != 5 || h.DataEnd != int64(sum) || int(h.Records) != len(tr.Records) || !equalEvents(clearOffsets(evs), expected(tr, parser.ClockDual)) {
+		if h.LostBytes != 5 || h.DataEnd != int64(sum) || int(h.Records) != len(tr.Records) || !equalRecords(clearOffsets(evs), expected(tr, parser.ClockDual)) {
 			t.Errorf("batch %d, a record into the summary: %d lost, data end %d (want %d), %d records", batch, h.LostBytes, h.DataEnd, sum, h.Records)
 		}
 	}
@@ -195,7 +195,7 @@ func TestSkipStreamingScanEdges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.DataEnd != want.DataEnd || h.Records != want.Records || !equalEvents(clearOffsets(evs), wantEvs) ||
+	if h.DataEnd != want.DataEnd || h.Records != want.Records || !equalRecords(clearOffsets(evs), wantEvs) ||
 		len(h.Warnings) != 1 || !strings.HasPrefix(h.Warnings[0], fmt.Sprintf("ignored %d bytes after the streaming summary at offset %d;", len(data)-32, sum)) {
 		t.Errorf("two summaries: data end %d, %d records, warnings %q; scanned %d, %d, %q",
 			h.DataEnd, h.Records, h.Warnings, want.DataEnd, want.Records, want.Warnings)
@@ -209,9 +209,9 @@ func TestSkipStreamingScanEdges(t *testing.T) {
 	counts := [2]int{}
 	for i := range counts {
 		r := f.NewReader()
-		evs := make([]parser.Event, 3)
+		evs := make([]parser.Record, 3)
 		for {
-			_, err := r.ReadEvents(evs)
+			_, err := r.ReadRecords(evs)
 			counts[i] += len(r.Definitions())
 			if err != nil {
 				break
@@ -242,7 +242,7 @@ func blankFirst(data []byte, sum int) []byte {
 	return append(append(b, '\n'), data[sum+7:]...)
 }
 
-func clearOffsets(evs []parser.Event) []parser.Event {
+func clearOffsets(evs []parser.Record) []parser.Record {
 	for i := range evs {
 		evs[i].Offset = 0
 	}

@@ -51,8 +51,8 @@ func (f *File) parseRegular(s *source, h *Header, opt Options) error {
 	h.Records = whole
 	h.DataEnd = h.DataOffset + whole*int64(h.RecordSize)
 	h.LostBytes = f.size - h.DataEnd
-	if h.KeyVersion != h.Version {
-		h.warn("the key text says version %d but the data header says %d; the data header decides the record layout", h.KeyVersion, h.Version)
+	if h.KeyVersion != h.RecordVersion {
+		h.warn("the key text says version %d but the data header says %d; the data header decides the record layout", h.KeyVersion, h.RecordVersion)
 	}
 	if err := h.applyClock("key text"); err != nil {
 		return err
@@ -123,7 +123,7 @@ func (f *File) parseSLOW(s *source, h *Header, opt Options) error {
 
 func (h *Header) setLayout(dh dataHeader) {
 	h.DataVersion = dh.version
-	h.Version = dh.version &^ streamingBit
+	h.RecordVersion = dh.version &^ streamingBit
 	h.RecordSize = dh.recordSize
 	h.StartTime = dh.start
 	h.DataOffset = dh.dataOffset
@@ -186,10 +186,10 @@ func (h *Header) settleClock(opt Options) error {
 		}
 		h.Clock, h.ClockFrom = opt.Clock, "--clock"
 	}
-	if h.Version < 3 && h.Clock == ClockDual {
-		return formatErr(h.DataOffset, "clock dual needs two times per record, but data version %d records hold one (%d bytes); use --clock wall or --clock thread-cpu", h.Version, h.RecordSize)
+	if h.RecordVersion < 3 && h.Clock == ClockDual {
+		return formatErr(h.DataOffset, "clock dual needs two times per record, but data version %d records hold one (%d bytes); use --clock wall or --clock thread-cpu", h.RecordVersion, h.RecordSize)
 	}
-	if h.Version == 3 && h.Clock != ClockDual && h.ClockFrom != "--clock" {
+	if h.RecordVersion == 3 && h.Clock != ClockDual && h.ClockFrom != "--clock" {
 		h.warn("version 3 records hold two times but the clock is %s; reading only that one (--clock dual reads both)", h.Clock)
 	}
 	return nil

@@ -6,7 +6,7 @@ import (
 )
 
 // Reader pulls method records from a [File] in file order. Each call to
-// ReadEvent decodes one record from a reused buffer: no allocation per record.
+// ReadRecord decodes one record from a reused buffer: no allocation per record.
 type Reader struct {
 	s         *source
 	end       int64
@@ -37,7 +37,7 @@ func (f *File) NewReader() *Reader {
 	r := &Reader{
 		s:         newSource(f.ra, f.size, h.DataOffset),
 		end:       h.DataEnd,
-		version:   h.Version,
+		version:   h.RecordVersion,
 		streaming: h.Variant == Streaming,
 		recSize:   h.RecordSize,
 		clock:     h.Clock,
@@ -70,27 +70,27 @@ func (r *Reader) LostBytes() int64 {
 // Offset returns the offset of the next byte the reader will decode.
 func (r *Reader) Offset() int64 { return r.s.pos() }
 
-// ReadEvent reads the next record into ev, or returns io.EOF after the last
-// whole one. Filling the caller's Event, rather than returning one, keeps
+// ReadRecord reads the next record into rec, or returns io.EOF after the last
+// whole one. Filling the caller's Record, rather than returning one, keeps
 // the per-record cost to the decoding itself.
-func (r *Reader) ReadEvent(ev *Event) error {
+func (r *Reader) ReadRecord(rec *Record) error {
 	r.defs, r.at = r.defs[:0], 0
 	if r.v2 != nil {
-		return r.v2.next(r.s, ev)
+		return r.v2.next(r.s, rec)
 	}
 	// Fast path: a whole record in the buffer, not a streaming special item.
 	s := r.s
 	if off := s.pos(); !referenceOnly && off+int64(r.recSize) <= r.end && s.w-s.r >= r.recSize && !(r.streaming && s.buf[s.r]|s.buf[s.r+1] == 0) {
-		r.decode(s.buf[s.r:s.r+r.recSize], off, ev)
+		r.decode(s.buf[s.r:s.r+r.recSize], off, rec)
 		s.r += r.recSize
 		r.records++
 		return nil
 	}
-	return r.readSlow(ev)
+	return r.readSlow(rec)
 }
 
 // Definitions returns the method and thread definitions that the last
-// ReadEvent or ReadEvents call met, in file order, each with the number of
+// ReadRecord or ReadRecords call met, in file order, each with the number of
 // the records it read before it (Definition.At): where the Header's tables
 // changed. There are some only in a streaming file opened with
 // Options.SkipStreamingScan, and the Reader has applied them to the Header
@@ -99,24 +99,24 @@ func (r *Reader) ReadEvent(ev *Event) error {
 // The slice is reused by the next call.
 func (r *Reader) Definitions() []Definition { return r.defs }
 
-// ReadEvents reads up to len(evs) records into evs and returns how many it
+// ReadRecords reads up to len(recs) records into recs and returns how many it
 // read; at the end it returns 0 and io.EOF. Decoding a batch in one call
 // keeps the per-record cost of a large trace to the decoding itself.
-func (r *Reader) ReadEvents(evs []Event) (int, error) {
+func (r *Reader) ReadRecords(recs []Record) (int, error) {
 	r.defs = r.defs[:0]
 	if r.v2 != nil {
-		return r.v2.batch(r.s, evs)
+		return r.v2.batch(r.s, recs)
 	}
 	n := 0
-	for n < len(evs) {
+	for n < len(recs) {
 		if !referenceOnly {
-			n += r.decodeBuffered(evs[n:])
+			n += r.decodeBuffered(recs[n:])
 		}
-		if n == len(evs) {
+		if n == len(recs) {
 			break
 		}
 		r.at = n
-		if err := r.readSlow(&evs[n]); err != nil {
+		if err := r.readSlow(&recs[n]); err != nil {
 			if n > 0 && err == io.EOF {
 				return n, nil
 			}
@@ -128,38 +128,38 @@ func (r *Reader) ReadEvents(evs []Event) (int, error) {
 }
 
 // decodeBuffered decodes the whole records that lie in the buffer, up to
-// len(evs), and stops before a streaming special item. A loop per layout
+// len(recs), and stops before a streaming special item. A loop per layout
 // keeps the layout switch and the calls out of the per-record work. The
 // fields are stored one by one: as of Go 1.26, a struct literal is built
 // on the stack and copied in 16-byte moves, which stall on the narrower
 // stores that built it (store-to-load forwarding fails)
-// (BenchmarkReadEvents).
-func (r *Reader) decodeBuffered(evs []Event) int {
+// (BenchmarkReadRecords).
+func (r *Reader) decodeBuffered(recs []Record) int {
 	s := r.s
 	off := s.pos()
 	size := r.recSize
-	k := min(len(evs), (s.w-s.r)/size)
+	k := min(len(recs), (s.w-s.r)/size)
 	if left := r.end - off; left < int64(k)*int64(size) {
 		k = int(max(left, 0) / int64(size))
 	}
 	b := s.buf[s.r : s.r+k*size]
-	evs = evs[:k]
+	recs = recs[:k]
 	switch r.version {
 	case 1:
-		for i := range evs {
+		for i := range recs {
 			rec := b[i*size : i*size+9]
 			if r.streaming && rec[0]|rec[1] == 0 {
 				k = i
 				break
 			}
 			word := binary.LittleEndian.Uint32(rec[1:])
-			ev := &evs[i]
-			ev.Offset, ev.Thread = off+int64(i*size), ThreadID(rec[0])
-			ev.Method, ev.Action = MethodID(word&^3), Action(word&3)
-			ev.CPU, ev.Wall = oneClock(r.clock, binary.LittleEndian.Uint32(rec[5:]))
+			out := &recs[i]
+			out.Offset, out.Thread = off+int64(i*size), ThreadID(rec[0])
+			out.Method, out.Action = MethodID(word&^3), Action(word&3)
+			out.CPU, out.Wall = oneClock(r.clock, binary.LittleEndian.Uint32(rec[5:]))
 		}
 	case 2:
-		for i := range evs {
+		for i := range recs {
 			rec := b[i*size : i*size+10]
 			tid := binary.LittleEndian.Uint16(rec)
 			if r.streaming && tid == 0 { // a special item, not a record
@@ -167,13 +167,13 @@ func (r *Reader) decodeBuffered(evs []Event) int {
 				break
 			}
 			word := binary.LittleEndian.Uint32(rec[2:])
-			ev := &evs[i]
-			ev.Offset, ev.Thread = off+int64(i*size), ThreadID(tid)
-			ev.Method, ev.Action = MethodID(word&^3), Action(word&3)
-			ev.CPU, ev.Wall = oneClock(r.clock, binary.LittleEndian.Uint32(rec[6:]))
+			out := &recs[i]
+			out.Offset, out.Thread = off+int64(i*size), ThreadID(tid)
+			out.Method, out.Action = MethodID(word&^3), Action(word&3)
+			out.CPU, out.Wall = oneClock(r.clock, binary.LittleEndian.Uint32(rec[6:]))
 		}
 	default:
-		for i := range evs {
+		for i := range recs {
 			rec := b[i*size : i*size+14]
 			tid := binary.LittleEndian.Uint16(rec)
 			if r.streaming && tid == 0 { // a special item, not a record
@@ -181,16 +181,16 @@ func (r *Reader) decodeBuffered(evs []Event) int {
 				break
 			}
 			word := binary.LittleEndian.Uint32(rec[2:])
-			ev := &evs[i]
-			ev.Offset, ev.Thread = off+int64(i*size), ThreadID(tid)
-			ev.Method, ev.Action = MethodID(word&^3), Action(word&3)
-			ev.CPU = uint64(binary.LittleEndian.Uint32(rec[6:]))
-			ev.Wall = uint64(binary.LittleEndian.Uint32(rec[10:]))
+			out := &recs[i]
+			out.Offset, out.Thread = off+int64(i*size), ThreadID(tid)
+			out.Method, out.Action = MethodID(word&^3), Action(word&3)
+			out.CPU = uint64(binary.LittleEndian.Uint32(rec[6:]))
+			out.Wall = uint64(binary.LittleEndian.Uint32(rec[10:]))
 		}
 		// A dual-clock layout read for one clock (--clock) keeps that one.
 		if !r.clock.HasCPU() || !r.clock.HasWall() {
-			for i := range evs[:k] {
-				r.keepClocks(&evs[i])
+			for i := range recs[:k] {
+				r.keepClocks(&recs[i])
 			}
 		}
 	}
@@ -200,18 +200,18 @@ func (r *Reader) decodeBuffered(evs []Event) int {
 }
 
 // keepClocks clears the times of the clocks the trace is not read for.
-func (r *Reader) keepClocks(ev *Event) {
+func (r *Reader) keepClocks(rec *Record) {
 	if !r.clock.HasCPU() {
-		ev.CPU = 0
+		rec.CPU = 0
 	}
 	if !r.clock.HasWall() {
-		ev.Wall = 0
+		rec.Wall = 0
 	}
 }
 
 // readSlow refills the buffer and skips streaming special items, reporting
 // the definitions among them when the file was not scanned.
-func (r *Reader) readSlow(ev *Event) error {
+func (r *Reader) readSlow(rec *Record) error {
 	for {
 		off := r.s.pos()
 		if off >= r.end {
@@ -257,7 +257,7 @@ func (r *Reader) readSlow(ev *Event) error {
 			}
 			return io.ErrUnexpectedEOF // the input shrank under us
 		}
-		r.decode(b, off, ev)
+		r.decode(b, off, rec)
 		r.s.skip(int64(r.recSize))
 		r.records++
 		return nil
@@ -291,10 +291,10 @@ func (r *Reader) reachedEnd() {
 }
 
 // decode reads one record and keeps only the clocks the trace has.
-func (r *Reader) decode(b []byte, off int64, ev *Event) {
-	decodeRecord(b, r.version, r.clock, ev)
-	r.keepClocks(ev)
-	ev.Offset = off
+func (r *Reader) decode(b []byte, off int64, rec *Record) {
+	decodeRecord(b, r.version, r.clock, rec)
+	r.keepClocks(rec)
+	rec.Offset = off
 }
 
 // isSpecial reports whether a streaming item starts with thread id 0.

@@ -79,28 +79,28 @@ func parseDataHeader(s *source, off int64) (dataHeader, error) {
 	return h, nil
 }
 
-// decodeRecord fills ev from one record b (len(b) ≥ the record size).
+// decodeRecord fills rec from one record b (len(b) ≥ the record size).
 // v1 has a u1 thread id; v2 and later a u2. v2 carries the one clock the key
 // names; v3 the thread CPU time, then the wall time (docs/formats.md §5).
-func decodeRecord(b []byte, version int, clock Clock, ev *Event) {
+func decodeRecord(b []byte, version int, clock Clock, rec *Record) {
 	var word uint32
 	switch version {
 	case 1:
-		ev.Thread = ThreadID(b[0])
+		rec.Thread = ThreadID(b[0])
 		word = binary.LittleEndian.Uint32(b[1:])
-		ev.CPU, ev.Wall = oneClock(clock, binary.LittleEndian.Uint32(b[5:]))
+		rec.CPU, rec.Wall = oneClock(clock, binary.LittleEndian.Uint32(b[5:]))
 	case 2:
-		ev.Thread = ThreadID(binary.LittleEndian.Uint16(b))
+		rec.Thread = ThreadID(binary.LittleEndian.Uint16(b))
 		word = binary.LittleEndian.Uint32(b[2:])
-		ev.CPU, ev.Wall = oneClock(clock, binary.LittleEndian.Uint32(b[6:]))
+		rec.CPU, rec.Wall = oneClock(clock, binary.LittleEndian.Uint32(b[6:]))
 	default:
-		ev.Thread = ThreadID(binary.LittleEndian.Uint16(b))
+		rec.Thread = ThreadID(binary.LittleEndian.Uint16(b))
 		word = binary.LittleEndian.Uint32(b[2:])
-		ev.CPU = uint64(binary.LittleEndian.Uint32(b[6:]))
-		ev.Wall = uint64(binary.LittleEndian.Uint32(b[10:]))
+		rec.CPU = uint64(binary.LittleEndian.Uint32(b[6:]))
+		rec.Wall = uint64(binary.LittleEndian.Uint32(b[10:]))
 	}
-	ev.Method = MethodID(word &^ 3)
-	ev.Action = Action(word & 3)
+	rec.Method = MethodID(word &^ 3)
+	rec.Action = Action(word & 3)
 }
 
 // oneClock puts a single-clock time where the clock says it belongs.

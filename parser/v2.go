@@ -149,19 +149,19 @@ func (f *File) parseV2(s *source, h *Header, opt Options, dh dataHeader, v Varia
 	if dh.version&streamingBit != 0 {
 		h.Variant = V2Streaming
 	}
-	h.DataVersion, h.Version = dh.version, dh.version&^streamingBit
+	h.DataVersion, h.RecordVersion = dh.version, dh.version&^streamingBit
 	h.DataOffset, h.TimeBits, h.RecordSize = dh.dataOffset, 64, 0
 	h.v2 = &v2Meta{k: 2, ends: map[int64]int64{}}
-	if h.Version == 5 {
+	if h.RecordVersion == 5 {
 		h.v2.k = 3
 	}
 	h.reindexThreads() // a row-E key may have listed threads
 	head := dh.dataOffset - dataHeaderSize
-	if v == V2Hybrid && h.KeyVersion != h.Version {
+	if v == V2Hybrid && h.KeyVersion != h.RecordVersion {
 		if h.KeyVersion != 4 && h.KeyVersion != 5 {
 			return formatErr(head+4, "data version %#x is ART's V2 method-trace format, but the key text before it says version %d", dh.version, h.KeyVersion)
 		}
-		h.warn("the key text says version %d but the V2 header says %d; the V2 header decides the record layout", h.KeyVersion, h.Version)
+		h.warn("the key text says version %d but the V2 header says %d; the V2 header decides the record layout", h.KeyVersion, h.RecordVersion)
 	}
 	if err := h.checkV2Tail(s, head); err != nil {
 		return err
@@ -264,14 +264,14 @@ func guessV2Unit(zeros int, steps []uint64) (time.Duration, string) {
 // v2ClockSource sets the clock from the summary (or row E's key text).
 // Without one, version 5 means two clocks; version 4's one clock is thread
 // CPU time when every thread's first time reads 0 (each thread's CPU clock
-// starts at its first event), otherwise wall time, a guess --clock replaces.
+// starts at its first record), otherwise wall time, a guess --clock replaces.
 func (h *Header) v2ClockSource(opt Options, sc *v2Scan, v Variant) error {
 	switch {
 	case v == V2Hybrid:
 		return h.applyClock("key text")
 	case h.HasSummary:
 		return h.applyClock("summary")
-	case h.Version == 5:
+	case h.RecordVersion == 5:
 		h.Clock, h.ClockFrom = ClockDual, "data version 5"
 		return nil
 	}
@@ -295,7 +295,7 @@ func (h *Header) settleV2Clock(opt Options) error {
 		return err
 	}
 	if h.v2.k == 2 && h.Clock == ClockDual {
-		return formatErr(h.DataOffset-dataHeaderSize+4, "clock dual needs two times per record, but V2 version %d records hold one; use --clock wall or --clock thread-cpu", h.Version)
+		return formatErr(h.DataOffset-dataHeaderSize+4, "clock dual needs two times per record, but V2 version %d records hold one; use --clock wall or --clock thread-cpu", h.RecordVersion)
 	}
 	if h.v2.k == 3 && h.Clock != ClockDual && h.ClockFrom != "--clock" {
 		h.warn("V2 version 5 records hold two times but the clock is %s; reading only that one (--clock dual reads both)", h.Clock)

@@ -76,7 +76,7 @@ func TestV2Guesses(t *testing.T) {
 		if guessedUnit && !strings.HasPrefix(h.Warnings[0], "the V2 trace does not state its time unit (no summary): ") {
 			t.Errorf("%s: warning %q", c.name, h.Warnings[0])
 		}
-		if want := expectedV2(c.tr, c.clock, 1); !equalEvents(got, want) {
+		if want := expectedV2(c.tr, c.clock, 1); !equalRecords(got, want) {
 			t.Errorf("%s: records differ", c.name)
 		}
 	}
@@ -110,7 +110,7 @@ func TestV2Hybrid(t *testing.T) {
 	if _, ok := h.Thread(1); ok {
 		t.Errorf("row E writes no thread names")
 	}
-	if !equalEvents(got, expectedV2(tr, parser.ClockDual, 1)) {
+	if !equalRecords(got, expectedV2(tr, parser.ClockDual, 1)) {
 		t.Errorf("records %v", got)
 	}
 	noMethods := *tr
@@ -145,7 +145,7 @@ func TestV2Truncation(t *testing.T) {
 			if err != nil {
 				continue // a cut inside the header or row E's key is an error, which is fine
 			}
-			if len(got) > len(all) || !equalEvents(got, all[:len(got)]) || h.Records != int64(len(got)) {
+			if len(got) > len(all) || !equalRecords(got, all[:len(got)]) || h.Records != int64(len(got)) {
 				t.Fatalf("%s cut at %d: %d records of %d: %v", name, cut, h.Records, len(got), got)
 			}
 			if h.LostBytes != 0 && h.DataEnd+h.LostBytes != int64(cut) {

@@ -32,15 +32,15 @@ func FuzzV2(f *testing.F) {
 		}
 		defer pf.Close()
 		r := pf.NewReader()
-		var ev parser.Event
+		var rec parser.Record
 		n := int64(0)
 		for {
-			err := r.ReadEvent(&ev)
+			err := r.ReadRecord(&rec)
 			if err == io.EOF {
 				break
 			}
 			if err != nil {
-				t.Fatalf("ReadEvent after a good header: %v", err)
+				t.Fatalf("ReadRecord after a good header: %v", err)
 			}
 			n++
 		}

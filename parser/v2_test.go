@@ -64,10 +64,10 @@ func randomV2Trace(rng *rand.Rand, clock string) *tracegen.Trace {
 
 // expectedV2 is what the reader must return for tr written as V2: whole
 // tids, method pointers, and times ×scale (1000 in V2d files).
-func expectedV2(tr *tracegen.Trace, clock parser.Clock, scale uint64) []parser.Event {
-	var evs []parser.Event
+func expectedV2(tr *tracegen.Trace, clock parser.Clock, scale uint64) []parser.Record {
+	var evs []parser.Record
 	for _, r := range tr.Records {
-		ev := parser.Event{Thread: parser.ThreadID(r.Thread), Method: parser.MethodID(tracegen.MethodPointer(r.Method)), Action: parser.Action(r.Action & 3)}
+		ev := parser.Record{Thread: parser.ThreadID(r.Thread), Method: parser.MethodID(tracegen.MethodPointer(r.Method)), Action: parser.Action(r.Action & 3)}
 		if clock.HasCPU() {
 			ev.CPU = uint64(r.CPU) * scale
 		}
@@ -135,7 +135,7 @@ func testV2Property(t *testing.T, c v2Case, clock string, summary bool) {
 		if summary && len(h.Warnings) != 0 {
 			t.Fatalf("warnings %q", h.Warnings)
 		}
-		if want := expectedV2(tr, wantClock, v2Scale(c.layout)); !equalEvents(got, want) {
+		if want := expectedV2(tr, wantClock, v2Scale(c.layout)); !equalRecords(got, want) {
 			t.Fatalf("trace %d: records differ\n got %v\nwant %v", i, got, want)
 		}
 	}
@@ -196,7 +196,7 @@ func TestV2Tables(t *testing.T) {
 	if th, ok := h.Thread(9); ok {
 		t.Errorf("thread 9 has no packet but reads %+v", th)
 	}
-	if want := expectedV2(tr, parser.ClockDual, 1); !equalEvents(got, want) || h.PID() != 4242 {
+	if want := expectedV2(tr, parser.ClockDual, 1); !equalRecords(got, want) || h.PID() != 4242 {
 		t.Errorf("records\n got %v\nwant %v", got, want)
 	}
 }
@@ -239,7 +239,7 @@ func TestV2LargeBlocks(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		scale := v2Scale(h.Layout)
-		if want := expectedV2(tr, parser.ClockDual, scale); !equalEvents(got, want) || len(h.Warnings) != 0 || h.Records != 70_001 {
+		if want := expectedV2(tr, parser.ClockDual, scale); !equalRecords(got, want) || len(h.Warnings) != 0 || h.Records != 70_001 {
 			t.Errorf("%s: %d records (%d read), warnings %q", c.name, h.Records, len(got), h.Warnings)
 		}
 	}
@@ -261,7 +261,7 @@ func TestV2SplitFlush(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !equalEvents(got, want) || len(want) != len(tr.Records) {
+		if !equalRecords(got, want) || len(want) != len(tr.Records) {
 			t.Fatalf("%v: split blocks read differently\n got %v\nwant %v", layout, got, want)
 		}
 		// Each run of n records of one thread is one flush: ceil(n/7) blocks,
@@ -299,14 +299,14 @@ func TestV2Summary(t *testing.T) {
 	if want := []string{"ignored 4 bytes after the V2 summary"}; strings.Join(h.Warnings, "|") != want[0] {
 		t.Errorf("warnings %q, want %q", h.Warnings, want)
 	}
-	if !equalEvents(got, expectedV2(tr, parser.ClockDual, 1000)) {
+	if !equalRecords(got, expectedV2(tr, parser.ClockDual, 1000)) {
 		t.Errorf("records %v", got)
 	}
 }
 
-// BenchmarkV2ReadEvent opens (scans) and decodes a streaming V2d trace of
+// BenchmarkV2ReadRecord opens (scans) and decodes a streaming V2d trace of
 // about 7 million records; the per-record loop must not allocate.
-func BenchmarkV2ReadEvent(b *testing.B) {
+func BenchmarkV2ReadRecord(b *testing.B) {
 	data := tracegen.Large(tracegen.LargeOptions{Bytes: 100 << 20, Seed: 1}).V2(tracegen.V2Options{Layout: tracegen.V2d, Streaming: true})
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
@@ -316,9 +316,9 @@ func BenchmarkV2ReadEvent(b *testing.B) {
 			b.Fatal(err)
 		}
 		r := f.NewReader()
-		var ev parser.Event
+		var ev parser.Record
 		n := int64(0)
-		for r.ReadEvent(&ev) == nil {
+		for r.ReadRecord(&ev) == nil {
 			n++
 		}
 		if n != f.Header.Records {

@@ -45,8 +45,8 @@ func newV2Reader(h *Header) *v2Reader {
 	}
 }
 
-// next decodes the next record into ev, or returns io.EOF after the last.
-func (r *v2Reader) next(s *source, ev *Event) error {
+// next decodes the next record into rec, or returns io.EOF after the last.
+func (r *v2Reader) next(s *source, rec *Record) error {
 	for {
 		off := s.pos()
 		if off >= r.blockEnd {
@@ -55,7 +55,7 @@ func (r *v2Reader) next(s *source, ev *Event) error {
 				return err
 			}
 			if pending { // V2b: the record in the block header
-				r.emit(ev, at)
+				r.emit(rec, at)
 				return nil
 			}
 			continue
@@ -64,7 +64,7 @@ func (r *v2Reader) next(s *source, ev *Event) error {
 		if s.w-s.r >= maxV2Record && r.blockEnd-off >= maxV2Record {
 			if n := r.decode(s.buf[s.r : s.r+maxV2Record]); n > 0 {
 				s.r += n
-				r.emit(ev, off)
+				r.emit(rec, off)
 				return nil
 			}
 		}
@@ -73,43 +73,43 @@ func (r *v2Reader) next(s *source, ev *Event) error {
 			return err
 		}
 		if ok {
-			r.emit(ev, off)
+			r.emit(rec, off)
 			return nil
 		}
 	}
 }
 
-// batch fills evs as Reader.ReadEvents does.
-func (r *v2Reader) batch(s *source, evs []Event) (int, error) {
-	for i := range evs {
-		if err := r.next(s, &evs[i]); err != nil {
+// batch fills recs as Reader.ReadRecords does.
+func (r *v2Reader) batch(s *source, recs []Record) (int, error) {
+	for i := range recs {
+		if err := r.next(s, &recs[i]); err != nil {
 			if i > 0 && err == io.EOF {
 				return i, nil
 			}
 			return i, err
 		}
 	}
-	return len(evs), nil
+	return len(recs), nil
 }
 
-// emit fills ev from the state, keeping only the clocks the trace has.
-func (r *v2Reader) emit(ev *Event, off int64) {
-	ev.Offset, ev.Thread = off, r.tid
-	ev.Method, ev.Action = MethodID(r.st.word&^3), Action(r.st.word&3)
-	ev.Wall, ev.CPU = 0, 0
+// emit fills rec from the state, keeping only the clocks the trace has.
+func (r *v2Reader) emit(rec *Record, off int64) {
+	rec.Offset, rec.Thread = off, r.tid
+	rec.Method, rec.Action = MethodID(r.st.word&^3), Action(r.st.word&3)
+	rec.Wall, rec.CPU = 0, 0
 	switch {
 	case r.k == 3:
-		ev.Wall, ev.CPU = r.st.t1, r.st.t2
+		rec.Wall, rec.CPU = r.st.t1, r.st.t2
 	case r.single == ClockThreadCPU:
-		ev.CPU = r.st.t1
+		rec.CPU = r.st.t1
 	default:
-		ev.Wall = r.st.t1
+		rec.Wall = r.st.t1
 	}
 	if !r.keepWall {
-		ev.Wall = 0
+		rec.Wall = 0
 	}
 	if !r.keepCPU {
-		ev.CPU = 0
+		rec.CPU = 0
 	}
 }
 

@@ -224,8 +224,8 @@ func (sc *v2Scan) summary(start int64) error {
 			h.addMethod(m)
 		}
 	}
-	if h.KeyVersion != h.Version {
-		h.warn("the V2 summary says version %d but the header says %d", h.KeyVersion, h.Version)
+	if h.KeyVersion != h.RecordVersion {
+		h.warn("the V2 summary says version %d but the header says %d", h.KeyVersion, h.RecordVersion)
 	}
 	return nil
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // readAll opens data as a trace and returns its header and records.
-func readAll(t *testing.T, data []byte, opt parser.Options) (*parser.Header, []parser.Event, error) {
+func readAll(t *testing.T, data []byte, opt parser.Options) (*parser.Header, []parser.Record, error) {
 	t.Helper()
 	f, err := parser.NewFile("test.trace", bytes.NewReader(data), int64(len(data)), opt)
 	if err != nil {
@@ -26,12 +26,12 @@ func readAll(t *testing.T, data []byte, opt parser.Options) (*parser.Header, []p
 	return drain(f)
 }
 
-func drain(f *parser.File) (*parser.Header, []parser.Event, error) {
-	var evs []parser.Event
+func drain(f *parser.File) (*parser.Header, []parser.Record, error) {
+	var evs []parser.Record
 	r := f.NewReader()
-	var ev parser.Event
+	var ev parser.Record
 	for {
-		err := r.ReadEvent(&ev)
+		err := r.ReadRecord(&ev)
 		if err == io.EOF {
 			return f.Header, evs, nil
 		}
@@ -45,10 +45,10 @@ func drain(f *parser.File) (*parser.Header, []parser.Event, error) {
 
 // expected is what the reader must return for tr's records: the times of
 // clocks the trace lacks read as zero.
-func expected(tr *tracegen.Trace, clock parser.Clock) []parser.Event {
-	var evs []parser.Event
+func expected(tr *tracegen.Trace, clock parser.Clock) []parser.Record {
+	var evs []parser.Record
 	for _, r := range tr.Records {
-		ev := parser.Event{Thread: parser.ThreadID(r.Thread), Method: parser.MethodID(r.Method), Action: parser.Action(r.Action)}
+		ev := parser.Record{Thread: parser.ThreadID(r.Thread), Method: parser.MethodID(r.Method), Action: parser.Action(r.Action)}
 		if clock.HasCPU() {
 			ev.CPU = uint64(r.CPU)
 		}
@@ -132,13 +132,13 @@ func TestVariantsProperty(t *testing.T) {
 				if v.clock == "" {
 					wantClock = parser.ClockThreadCPU
 				}
-				if h.Clock != wantClock || h.Variant != v.want || h.Version != v.version || h.StartTime != tr.Start {
-					t.Fatalf("header: clock %v variant %v version %d start %d", h.Clock, h.Variant, h.Version, h.StartTime)
+				if h.Clock != wantClock || h.Variant != v.want || h.RecordVersion != v.version || h.StartTime != tr.Start {
+					t.Fatalf("header: clock %v variant %v version %d start %d", h.Clock, h.Variant, h.RecordVersion, h.StartTime)
 				}
 				if h.Records != int64(len(tr.Records)) || h.LostBytes != 0 {
 					t.Fatalf("header: %d records, %d lost; want %d, 0", h.Records, h.LostBytes, len(tr.Records))
 				}
-				if want := expected(tr, wantClock); !equalEvents(got, want) {
+				if want := expected(tr, wantClock); !equalRecords(got, want) {
 					t.Fatalf("trace %d: records differ\n got %v\nwant %v", i, got, want)
 				}
 			}
@@ -146,7 +146,7 @@ func TestVariantsProperty(t *testing.T) {
 	}
 }
 
-func equalEvents(a, b []parser.Event) bool {
+func equalRecords(a, b []parser.Record) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -214,11 +214,11 @@ func TestStreamingWithoutSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Clock != parser.ClockDual || h.HasSummary || len(h.Warnings) != 1 || !equalEvents(got, expected(tr, parser.ClockDual)) {
+	if h.Clock != parser.ClockDual || h.HasSummary || len(h.Warnings) != 1 || !equalRecords(got, expected(tr, parser.ClockDual)) {
 		t.Errorf("inferred: clock %v summary %v warnings %q", h.Clock, h.HasSummary, h.Warnings)
 	}
 	h, got, err = readAll(t, data, parser.Options{Clock: parser.ClockWall})
-	if err != nil || h.Clock != parser.ClockWall || len(h.Warnings) != 0 || !equalEvents(got, expected(tr, parser.ClockWall)) {
+	if err != nil || h.Clock != parser.ClockWall || len(h.Warnings) != 0 || !equalRecords(got, expected(tr, parser.ClockWall)) {
 		t.Errorf("--clock wall: clock %v warnings %q err %v", h.Clock, h.Warnings, err)
 	}
 
@@ -234,7 +234,7 @@ func TestStreamingWithoutSummary(t *testing.T) {
 		}
 		h, got, err := drain(f)
 		f.Close()
-		if err != nil || h.Clock != parser.ClockThreadCPU || !equalEvents(got, expected(tr1, parser.ClockThreadCPU)) {
+		if err != nil || h.Clock != parser.ClockThreadCPU || !equalRecords(got, expected(tr1, parser.ClockThreadCPU)) {
 			t.Errorf("with .sec %+v: clock %v (%s), err %v", opt, h.Clock, h.ClockFrom, err)
 		}
 	}
@@ -243,7 +243,7 @@ func TestStreamingWithoutSummary(t *testing.T) {
 func TestClockOverride(t *testing.T) {
 	tr := sampleTrace(3, "dual", "art")
 	h, got, err := readAll(t, tr.Regular(), parser.Options{Clock: parser.ClockThreadCPU})
-	if err != nil || h.Clock != parser.ClockThreadCPU || !equalEvents(got, expected(tr, parser.ClockThreadCPU)) {
+	if err != nil || h.Clock != parser.ClockThreadCPU || !equalRecords(got, expected(tr, parser.ClockThreadCPU)) {
 		t.Errorf("narrowing dual to thread-cpu: clock %v err %v", h.Clock, err)
 	}
 	tr = sampleTrace(2, "wall", "art")
@@ -267,8 +267,8 @@ func TestSplitPair(t *testing.T) {
 		}
 		h, got, err := drain(f)
 		f.Close()
-		if err != nil || h.Variant != parser.SplitPair || !equalEvents(got, expected(tr, parser.ClockThreadCPU)) {
-			t.Errorf("%s: variant %v err %v events %v", name, h.Variant, err, got)
+		if err != nil || h.Variant != parser.SplitPair || !equalRecords(got, expected(tr, parser.ClockThreadCPU)) {
+			t.Errorf("%s: variant %v err %v records %v", name, h.Variant, err, got)
 		}
 	}
 	// The .data half alone says what is missing.
@@ -284,8 +284,8 @@ func write(t *testing.T, path string, data []byte) {
 	}
 }
 
-// ReadEvents returns the same records as ReadEvent, in batches of any size.
-func TestReadEventsBatches(t *testing.T) {
+// ReadRecords returns the same records as ReadRecord, in batches of any size.
+func TestReadRecordsBatches(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	for _, v := range variants() {
 		tr := randomTrace(rng, v.version, v.clock)
@@ -300,10 +300,10 @@ func TestReadEventsBatches(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := f.NewReader()
-			var got []parser.Event
-			buf := make([]parser.Event, size)
+			var got []parser.Record
+			buf := make([]parser.Record, size)
 			for {
-				n, err := r.ReadEvents(buf)
+				n, err := r.ReadRecords(buf)
 				for _, ev := range buf[:n] {
 					ev.Offset = 0
 					got = append(got, ev)
@@ -316,7 +316,7 @@ func TestReadEventsBatches(t *testing.T) {
 				}
 			}
 			f.Close()
-			if !equalEvents(got, want) {
+			if !equalRecords(got, want) {
 				t.Errorf("%s, batches of %d: %d records, want %d", v.name, size, len(got), len(want))
 			}
 		}

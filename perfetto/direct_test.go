@@ -21,8 +21,8 @@ func fakeTrace() *stream.Trace {
 		HasWall: true, HasCPU: true,
 		Threads: []stream.Thread{{Index: 0, ID: 5, Name: "main"}},
 		Frames: []stream.Frame{
-			{ID: 0, Name: "a.B.c", Class: "a.B", Short: "c", Signature: "()V", File: "a/B.java", Known: true},
-			{ID: 1, Name: "a.B.d", Class: "a.B", Short: "d", Signature: "()V", File: "a/B.java", Known: true},
+			{ID: 0, Name: "a.B.c", Class: "a.B", Method: "c", Signature: "()V", File: "a/B.java", Listed: true},
+			{ID: 1, Name: "a.B.d", Class: "a.B", Method: "d", Signature: "()V", File: "a/B.java", Listed: true},
 		},
 	}
 }

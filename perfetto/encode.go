@@ -99,7 +99,7 @@ func (e *Exporter) begin(th *thread, ev *stream.Event, ts, cpu int64) {
 	if e.counter {
 		b = appendCounter(b, th, cpu)
 	}
-	if e.known[ev.Frame] {
+	if e.listed[ev.Frame] {
 		b = append(b, tagSourceIID0, tagSourceIID1)
 		b = appendVarint(b, iid)
 	}
@@ -228,14 +228,14 @@ func appendInterned(b []byte, fr *stream.Frame, iid uint64) []byte {
 	b = appendField(b, tagIID, iid)
 	b = appendString(b, tagName, fr.Name)
 	b = endMsg(b, n)
-	if fr.Known {
+	if fr.Listed {
 		var l int
 		b, l = beginMsg(b, tagLocations)
 		b = appendField(b, tagIID, iid)
 		if fr.File != "" {
 			b = appendString(b, tagLocFile, fr.File)
 		}
-		b = appendString2(b, tagLocFunc, fr.Short, fr.Signature)
+		b = appendString2(b, tagLocFunc, fr.Method, fr.Signature)
 		if fr.HasLine && fr.Line > 0 {
 			b = appendField(b, tagLocLine, uint64(uint32(fr.Line)))
 		}

@@ -11,3 +11,9 @@ func Reference(opt Options) Options {
 // ReferenceOnly reports whether the atrace2_reference build tag turned
 // every fast path off.
 const ReferenceOnly = referenceOnly
+
+// Written returns the number of bytes written so far.
+func (e *Exporter) Written() int64 { return e.written }
+
+// EventCount returns the number of slice begins and ends written.
+func (e *Exporter) EventCount() int64 { return e.events }

@@ -48,7 +48,7 @@ type Exporter struct {
 	baseNs      int64  // BOOTTIME of the trace start
 
 	threads []thread
-	known   []bool // by FrameID: the method is in the table, so it has a source location
+	listed  []bool // by FrameID: the method is in the table, so it has a source location
 	out     []byte // output not yet written
 	pkt     []byte // a descriptor packet being marshalled
 	written int64  // bytes written to w
@@ -105,7 +105,7 @@ func (e *Exporter) Begin(t *stream.Trace) error {
 	}
 	e.uuidBase = 0xA7<<56 | uint64(e.pid)<<24
 	e.threads = make([]thread, 0, len(t.Threads))
-	e.known = make([]bool, 0, len(t.Frames))
+	e.listed = make([]bool, 0, len(t.Frames))
 	if err := e.writeProcess(); err != nil {
 		return err
 	}
@@ -121,9 +121,9 @@ func (e *Exporter) track(ev *stream.Event) error {
 			return err
 		}
 	}
-	for f := len(e.known); f <= int(ev.Frame); f++ {
+	for f := len(e.listed); f <= int(ev.Frame); f++ {
 		// A small array read on every begin, rather than the large Frame.
-		e.known = append(e.known, e.t.Frames[f].Known)
+		e.listed = append(e.listed, e.t.Frames[f].Listed)
 	}
 	return nil
 }
@@ -216,12 +216,6 @@ func (e *Exporter) Finish() error {
 // Warnings returns what the caller should tell the user: folded frames, an
 // unusable start time. Valid after Finish.
 func (e *Exporter) Warnings() []string { return e.warns }
-
-// Written returns the number of bytes written so far.
-func (e *Exporter) Written() int64 { return e.written }
-
-// EventCount returns the number of slice begins and ends written.
-func (e *Exporter) EventCount() int64 { return e.events }
 
 func (e *Exporter) warnf(format string, args ...any) {
 	e.warns = append(e.warns, fmt.Sprintf(format, args...))

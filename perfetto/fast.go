@@ -48,7 +48,7 @@ func (e *Exporter) fastPackets(evs []stream.Event) int {
 		return 0
 	}
 	limit := min(flushSize, cap(out)-maxFastPacket-wordSlack)
-	threads, known := e.threads, e.known
+	threads, listed := e.threads, e.listed
 	counter, cpuTimeline := e.counter, e.cpuTimeline
 	i := 0
 	for ; i < len(evs) && len(out) < limit; i++ {
@@ -69,7 +69,7 @@ func (e *Exporter) fastPackets(evs []stream.Event) int {
 		}
 		p := out[len(out) : len(out)+maxFastPacket+wordSlack]
 		p[0], p[2] = tagTracePacket, tagTimestamp
-		n := varint.Put(p, 3, uint64(d))
+		n := varint.PutUvarint(p, 3, uint64(d))
 		binary.LittleEndian.PutUint64(p[n:], th.fields) // sequence id and flags, the track event's tag
 		te := n + 6                                     // the track event's body, after its length
 		switch {
@@ -79,15 +79,15 @@ func (e *Exporter) fastPackets(evs []stream.Event) int {
 			// slice in th.open (begin grows it).
 			iid := uint64(ev.Frame) + 1
 			binary.LittleEndian.PutUint32(p[te:], tagEventType|typeSliceBegin<<8|tagNameIID<<16)
-			n = varint.Put(p, te+3, iid)
+			n = varint.PutUvarint(p, te+3, iid)
 			if counter {
 				p[n] = tagCounterValue
-				n = varint.Put(p, n+1, uint64(cpu-th.cpu))
+				n = varint.PutUvarint(p, n+1, uint64(cpu-th.cpu))
 				th.cpu = cpu
 			}
-			if known[ev.Frame] {
+			if listed[ev.Frame] {
 				binary.LittleEndian.PutUint16(p[n:], tagSourceIID0|tagSourceIID1<<8)
-				n = varint.Put(p, n+2, iid)
+				n = varint.PutUvarint(p, n+2, iid)
 			}
 			k := len(th.open)
 			th.open = th.open[:k+1]
@@ -102,7 +102,7 @@ func (e *Exporter) fastPackets(evs []stream.Event) int {
 			n = te + 2
 			if counter {
 				p[n] = tagCounterValue
-				n = varint.Put(p, n+1, uint64(cpu-th.cpu))
+				n = varint.PutUvarint(p, n+1, uint64(cpu-th.cpu))
 				th.cpu = cpu
 				if cpu == o.cpu && ts > o.ts { // appendAnnotation(annCPU, fieldInt, 0)
 					binary.LittleEndian.PutUint64(p[n:], tagAnnotation|4<<8|tagAnnNameIID<<16|annCPU<<24|tagAnnInt<<32)

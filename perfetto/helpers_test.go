@@ -126,11 +126,11 @@ func (r *recorder) newSlice(ev *stream.Event, ts int64) tpSlice {
 	if r.dual {
 		sl.ThreadTS, sl.HasThreadTS = ev.CPU, true
 	}
-	if fr.Known {
+	if fr.Listed {
 		if fr.File != "" {
 			sl.Args["source.file_name"] = fr.File
 		}
-		sl.Args["source.function_name"] = fr.Short + fr.Signature
+		sl.Args["source.function_name"] = fr.Method + fr.Signature
 		if fr.HasLine && fr.Line > 0 {
 			sl.Args["source.line_number"] = strconv.Itoa(fr.Line)
 		}

@@ -365,9 +365,9 @@ func expectSlices(tr *stream.Trace, evs []stream.Event) map[string]*tpThreadRows
 				row.ThreadTS = strconv.FormatInt(cpu*1000, 10)
 			}
 			args := map[string]string{}
-			if fr.Known {
+			if fr.Listed {
 				args["source.file_name"] = fr.File
-				args["source.function_name"] = fr.Short + fr.Signature
+				args["source.function_name"] = fr.Method + fr.Signature
 				line := 0
 				if fr.HasLine && fr.Line > 0 {
 					line = fr.Line

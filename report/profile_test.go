@@ -11,7 +11,7 @@ import (
 	"github.com/atrace2/atrace2/stacks"
 )
 
-// feed runs balanced events through a stacks aggregator and annotates the
+// feed runs balanced events through a stacks.TreeBuilder and annotates the
 // result. Frames are named "A", "B", … with an empty signature.
 func feed(t *testing.T, frames []string, threads int, evs []stream.Event) *Profile {
 	t.Helper()
@@ -200,6 +200,6 @@ func TestNoClock(t *testing.T) {
 		t.Errorf("err = %v, want ErrNoClock", err)
 	}
 	if _, err := NewProfile(stacks.New().Tree()); err == nil {
-		t.Error("no error for an aggregator that saw no trace")
+		t.Error("no error for a tree builder that saw no trace")
 	}
 }

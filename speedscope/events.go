@@ -68,7 +68,7 @@ func (d *eventWriter) events(w *writer, p []byte) error {
 			}
 		}
 		p = p[n:]
-		code, n := varint.Short(p)
+		code, n := varint.Uvarint2(p)
 		if n == 0 {
 			code, n = binary.Uvarint(p)
 		}
@@ -76,7 +76,7 @@ func (d *eventWriter) events(w *writer, p []byte) error {
 			return errCorrupt
 		}
 		p = p[n:]
-		delta, m := varint.Short(p)
+		delta, m := varint.Uvarint2(p)
 		if m == 0 {
 			delta, m = binary.Uvarint(p)
 		}

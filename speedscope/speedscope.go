@@ -129,7 +129,7 @@ func (e *Exporter) Events(evs []stream.Event) error {
 
 // run appends events of one thread to its buffer, each as two uvarints: a
 // code, the stream FrameID shifted left by two with the kind in bit 1
-// (Begin 0; End and Orphan, which close a frame, 1) and the unit of the
+// (Begin 0; End and Enclose, which close a frame, 1) and the unit of the
 // step in bit 0 (0: µs, 1: ns), then the time since the thread's previous
 // event in that unit. A step of whole µs, as all are in a trace recorded
 // in µs, is written in µs: one byte up to 127 µs, where ns took two or
@@ -161,7 +161,7 @@ func (e *Exporter) run(evs []stream.Event) error {
 		if open > 0 {
 			busy += at - last
 		}
-		if ev.Kind == stream.Orphan {
+		if ev.Kind == stream.Enclose {
 			// Two passes open the orphan at the thread's start (write does
 			// the same), so everything until its exit was inside a frame.
 			busy = at
@@ -181,8 +181,8 @@ func (e *Exporter) run(evs []stream.Event) error {
 		// holds that much. So the slack past that block has room for the
 		// event, even after more threads have made the block smaller.
 		room := buf[len(buf) : len(buf)+slack]
-		k := varint.Put(room, 0, code)
-		k = varint.Put(room, k, v)
+		k := varint.PutUvarint(room, 0, code)
+		k = varint.PutUvarint(room, k, v)
 		buf = buf[:len(buf)+k]
 		last = at
 		if len(buf) >= e.block {

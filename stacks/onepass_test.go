@@ -16,7 +16,7 @@ import (
 
 // aggregate builds the call trees of one trace file, in one read (declared
 // as aggregating) or two (declared as needing the orphan frames first).
-func aggregate(t *testing.T, path string, oneRead bool) *stacks.Aggregator {
+func aggregate(t *testing.T, path string, oneRead bool) *stacks.TreeBuilder {
 	t.Helper()
 	f, err := parser.Open(path, parser.Options{})
 	if err != nil {

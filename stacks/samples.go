@@ -24,7 +24,7 @@ const EmptyStackName = "(no Java frames)"
 const UnknownThreadName = "(thread not recorded)"
 
 // Sampled is the call tree of a sampled profile. Nodes have the meaning of
-// Aggregator's: one per distinct (thread, stack prefix), thread roots
+// TreeBuilder's: one per distinct (thread, stack prefix), thread roots
 // first, parents before children. What a stack is worth depends on the
 // format (Timed): sample counts in Samples, or for hprof cpu=times the
 // calls in Node.Calls and the CPU time in Node.CPU. Node.Wall is always 0.
@@ -66,7 +66,7 @@ func FromSamples(name string, p *samples.Profile) (*Sampled, error) {
 		stack := smp.Stack
 		if len(stack) == 0 {
 			if empty < 0 {
-				empty = s.addFrame(stream.Frame{Name: EmptyStackName, Short: EmptyStackName})
+				empty = s.addFrame(stream.Frame{Name: EmptyStackName, Method: EmptyStackName})
 			}
 			stack = []int{int(empty)}
 		}
@@ -82,8 +82,8 @@ func FromSamples(name string, p *samples.Profile) (*Sampled, error) {
 func (s *Sampled) frames() {
 	for _, f := range s.src.Frames {
 		s.addFrame(stream.Frame{
-			Name: f.Name, Class: f.Class, Short: f.Method, Signature: f.Signature,
-			File: stream.SourcePath(f.Class, f.File), Line: f.Line, HasLine: f.HasLine, Known: true,
+			Name: f.Name, Class: f.Class, Method: f.Method, Signature: f.Signature,
+			File: stream.SourcePath(f.Class, f.File), Line: f.Line, HasLine: f.HasLine, Listed: true,
 		})
 	}
 }
@@ -114,7 +114,7 @@ func (s *Sampled) threads() []int {
 			if name == "" {
 				name = fmt.Sprintf("thread %d", th.ID)
 			}
-			root[i] = s.addThread(stream.Thread{ID: threadID(th.ID), Name: name, Known: th.Name != ""})
+			root[i] = s.addThread(stream.Thread{ID: threadID(th.ID), Name: name, Listed: th.Name != ""})
 		}
 	}
 	if used[0] {

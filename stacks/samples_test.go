@@ -67,7 +67,7 @@ func dumpSampled(s *Sampled) string {
 		var names []string
 		for _, f := range s.Stack(id, nil) {
 			fr := t.Frames[f]
-			names = append(names, fmt.Sprintf("%s:%d", fr.Short, fr.Line))
+			names = append(names, fmt.Sprintf("%s:%d", fr.Method, fr.Line))
 		}
 		fmt.Fprintf(&b, "%s:%s %d %d %d", t.Threads[n.Thread].Name, strings.Join(names, ";"), s.Samples(id), n.Calls, n.CPU)
 		if s.Cut(id) {
@@ -100,7 +100,7 @@ worker:run:8;parse:20 1 0 0
 	if _, ok := s.UnknownThread(); ok {
 		t.Error("every stack has a thread, yet there is an unknown thread")
 	}
-	if f := tr.Frames[2]; f.Name != "java.lang.Long.parseLong" || f.File != "java/lang/Long.java" || f.Line != 10 || !f.HasLine || f.Short != "parseLong" {
+	if f := tr.Frames[2]; f.Name != "java.lang.Long.parseLong" || f.File != "java/lang/Long.java" || f.Line != 10 || !f.HasLine || f.Method != "parseLong" {
 		t.Errorf("frame 2 = %+v", f)
 	}
 }
@@ -142,7 +142,7 @@ func TestFromSamplesNoThreadEmptyStack(t *testing.T) {
 	if u, ok := s.UnknownThread(); !ok || u != 0 || len(s.Trace().Threads) != 1 {
 		t.Errorf("UnknownThread = %d, %v; threads %+v", u, ok, s.Trace().Threads)
 	}
-	if f := s.Trace().Frames[2]; f.Name != EmptyStackName || f.Known {
+	if f := s.Trace().Frames[2]; f.Name != EmptyStackName || f.Listed {
 		t.Errorf("the empty stack's frame is %+v", f)
 	}
 }

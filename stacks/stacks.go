@@ -7,7 +7,7 @@
 // thread, so inclusive times computed from it never double-count
 // recursion: a nanosecond belongs to exactly one stack.
 //
-// Fast paths. Aggregator.Events moves to the latest child or the parent
+// Fast paths. TreeBuilder.Events moves to the latest child or the parent
 // without a branch on which; slow and enter take any event (the reference
 // path, taken for every event under the build tag atrace2_reference). The
 // edge table (edges.go) stands in for a map from (parent, frame) to child
@@ -19,7 +19,7 @@ import (
 	"github.com/atrace2/atrace2/convert/stream"
 )
 
-// NodeID indexes Aggregator.Nodes.
+// NodeID indexes TreeBuilder.Nodes.
 type NodeID int32
 
 // NoNode is the parent of a thread's root.
@@ -95,11 +95,11 @@ type threadCursor struct {
 	nodes             []NodeID // one pass: the thread's nodes, for re-rooting
 }
 
-// Aggregator is a stream.Exporter that builds the tree. Memory grows with
+// TreeBuilder is a stream.Exporter that builds the tree. Memory grows with
 // the number of distinct stacks, not with the number of events. It takes
 // the stream in one read (convert.Aggregate): an orphan exit puts
 // everything the thread did so far under the orphan's frame.
-type Aggregator struct {
+type TreeBuilder struct {
 	t       *stream.Trace
 	tree    []buildNode // the nodes while events come; nil after Finish
 	nodes   []Node      // the nodes after Finish
@@ -107,15 +107,15 @@ type Aggregator struct {
 	threads []threadCursor
 }
 
-var _ stream.Exporter = (*Aggregator)(nil)
+var _ stream.Exporter = (*TreeBuilder)(nil)
 
-// New returns an empty aggregator.
-func New() *Aggregator { return &Aggregator{edges: newEdgeTable()} }
+// New returns an empty tree builder.
+func New() *TreeBuilder { return &TreeBuilder{edges: newEdgeTable()} }
 
 // Begin forgets any earlier tree and creates one root per thread known so
 // far; in one read, threads that appear later get theirs on their first
 // event.
-func (a *Aggregator) Begin(t *stream.Trace) error {
+func (a *TreeBuilder) Begin(t *stream.Trace) error {
 	if a.t != nil || a.tree != nil || a.nodes != nil {
 		*a = *New() // a read that starts over (convert.Output)
 	}
@@ -125,7 +125,7 @@ func (a *Aggregator) Begin(t *stream.Trace) error {
 }
 
 // grow makes roots up to thread i.
-func (a *Aggregator) grow(i stream.ThreadIndex) {
+func (a *TreeBuilder) grow(i stream.ThreadIndex) {
 	for th := stream.ThreadIndex(len(a.threads)); th <= i; th++ {
 		root := a.add(buildNode{parent: NoNode, frame: -1})
 		a.threads = append(a.threads, threadCursor{root: root, cur: root, nodes: []NodeID{root}})
@@ -138,7 +138,7 @@ func (a *Aggregator) grow(i stream.ThreadIndex) {
 // a page fault, while make leaves fresh pages alone until nodes fill them.
 // Fewer growths mean fewer page faults and a lower peak RSS; BenchmarkAggregate
 // and the top and pprof runs of atrace2-bench guard it.
-func (a *Aggregator) add(b buildNode) NodeID {
+func (a *TreeBuilder) add(b buildNode) NodeID {
 	if len(a.tree) == cap(a.tree) {
 		grown := make([]buildNode, len(a.tree), max(2*cap(a.tree), firstTreeCap))
 		copy(grown, a.tree)
@@ -160,7 +160,7 @@ var firstTreeCap = 1 << 17
 
 // Events gives each event's time since its thread's previous event to the
 // current stack, then moves into or out of a frame.
-func (a *Aggregator) Events(evs []stream.Event) error {
+func (a *TreeBuilder) Events(evs []stream.Event) error {
 	var tc *threadCursor
 	last := stream.ThreadIndex(-1)
 	for i := range evs {
@@ -207,7 +207,7 @@ func (a *Aggregator) Events(evs []stream.Event) error {
 // slow takes the events Events does not: exits at the trace end, orphan
 // exits, orphan frames and enters of another child than the latest (or of
 // a frame below 0).
-func (a *Aggregator) slow(tc *threadCursor, n *buildNode, ev *stream.Event) {
+func (a *TreeBuilder) slow(tc *threadCursor, n *buildNode, ev *stream.Event) {
 	switch ev.Kind {
 	case stream.End:
 		if ev.Flags&stream.Synthetic != 0 {
@@ -215,7 +215,7 @@ func (a *Aggregator) slow(tc *threadCursor, n *buildNode, ev *stream.Event) {
 		}
 		n.calls++
 		tc.cur = n.parent
-	case stream.Orphan:
+	case stream.Enclose:
 		a.reroot(tc, ev)
 	default:
 		a.enter(tc, n, ev)
@@ -224,7 +224,7 @@ func (a *Aggregator) slow(tc *threadCursor, n *buildNode, ev *stream.Event) {
 
 // enter moves the thread into a child of its current node n other than the
 // latest (Events has tried that one).
-func (a *Aggregator) enter(tc *threadCursor, n *buildNode, ev *stream.Event) {
+func (a *TreeBuilder) enter(tc *threadCursor, n *buildNode, ev *stream.Event) {
 	orphan := ev.Flags&stream.Synthetic != 0
 	if d := n.recent[0]; referenceOnly && d > 0 && !orphan && a.tree[d].frame == ev.Frame {
 		tc.cur = d // the latest child, which Events takes on its fast path
@@ -271,7 +271,7 @@ func (a *Aggregator) enter(tc *threadCursor, n *buildNode, ev *stream.Event) {
 // start until now, so everything the thread did so far goes under it, and
 // so does the time the root collected while no frame seemed to run. The
 // tree is then the one two passes build with the frame opened up front.
-func (a *Aggregator) reroot(tc *threadCursor, ev *stream.Event) {
+func (a *TreeBuilder) reroot(tc *threadCursor, ev *stream.Event) {
 	root := tc.root
 	rn := a.tree[root]
 	o := a.add(buildNode{parent: root, frame: ev.Frame, orphan: true, calls: 1,
@@ -297,7 +297,7 @@ func (a *Aggregator) reroot(tc *threadCursor, ev *stream.Event) {
 // Finish puts the nodes in their canonical order: thread roots first, then
 // each thread's tree depth first, children in the order they were first
 // entered. One pass and two passes so give the same node order.
-func (a *Aggregator) Finish() error {
+func (a *TreeBuilder) Finish() error {
 	if a.tree == nil && a.nodes != nil {
 		return nil // finished already
 	}
@@ -309,7 +309,7 @@ func (a *Aggregator) Finish() error {
 }
 
 // canonical renumbers the nodes (see Finish).
-func (a *Aggregator) canonical() {
+func (a *TreeBuilder) canonical() {
 	n := len(a.tree)
 	// Children lists in creation order, as one flat array (CSR).
 	start := make([]int32, n+1)
@@ -375,14 +375,14 @@ func (a *Aggregator) canonical() {
 }
 
 // Trace returns the trace the tree was built from.
-func (a *Aggregator) Trace() *stream.Trace { return a.t }
+func (a *TreeBuilder) Trace() *stream.Trace { return a.t }
 
 // Nodes returns every node after Finish, parents before children, thread
 // roots first (in thread order), each thread's tree depth first.
-func (a *Aggregator) Nodes() []Node { return a.nodes }
+func (a *TreeBuilder) Nodes() []Node { return a.nodes }
 
 // Stack appends the frames of node id to buf, outermost first.
-func (a *Aggregator) Stack(id NodeID, buf []stream.FrameID) []stream.FrameID {
+func (a *TreeBuilder) Stack(id NodeID, buf []stream.FrameID) []stream.FrameID {
 	return appendStack(a.nodes, id, buf)
 }
 

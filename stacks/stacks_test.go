@@ -8,9 +8,9 @@ import (
 	"github.com/atrace2/atrace2/convert/stream"
 )
 
-// feed runs events through an aggregator over a trace with the given frames
+// feed runs events through a tree builder over a trace with the given frames
 // and one thread per name, and finishes it.
-func feed(t *testing.T, frames []string, threads int, evs []stream.Event) *Aggregator {
+func feed(t *testing.T, frames []string, threads int, evs []stream.Event) *TreeBuilder {
 	t.Helper()
 	a := start(t, frames, threads, evs)
 	if err := a.Finish(); err != nil {
@@ -20,7 +20,7 @@ func feed(t *testing.T, frames []string, threads int, evs []stream.Event) *Aggre
 }
 
 // start is feed without the Finish.
-func start(t *testing.T, frames []string, threads int, evs []stream.Event) *Aggregator {
+func start(t *testing.T, frames []string, threads int, evs []stream.Event) *TreeBuilder {
 	t.Helper()
 	tr := &stream.Trace{HasWall: true, HasCPU: true}
 	for i, f := range frames {
@@ -42,7 +42,7 @@ func start(t *testing.T, frames []string, threads int, evs []stream.Event) *Aggr
 }
 
 // dump renders every non-root node as "thread:A;B calls wall cpu [flags]".
-func dump(a *Aggregator) string {
+func dump(a *TreeBuilder) string {
 	var b strings.Builder
 	for i, n := range a.Nodes() {
 		if n.IsRoot() {
@@ -187,13 +187,13 @@ func TestEdgeIndex(t *testing.T) {
 		ev(b, 0, B, 2, 2, 0), ev(e, 0, B, 3, 3, 0), // node 2: the root has two children
 		ev(b, 0, C, 4, 4, 0), ev(e, 0, C, 5, 5, 0), // node 3: a third, the root is indexed
 		ev(b, 0, A, 6, 6, 0), ev(e, 0, A, 7, 7, 0), // A again, from the table
-		ev(stream.Orphan, 0, O, 8, 8, 0),             // O (node 4) takes the root's children
+		ev(stream.Enclose, 0, O, 8, 8, 0),            // O (node 4) takes the root's children
 		ev(b, 0, D, 9, 9, 0), ev(e, 0, D, 10, 10, 0), // node 5 under the root
 	}
 	unindexed := []stream.Event{
 		ev(b, 0, A, 0, 0, 0), ev(e, 0, A, 1, 1, 0), // node 1
 		ev(b, 0, B, 2, 2, 0), ev(e, 0, B, 3, 3, 0), // node 2
-		ev(stream.Orphan, 0, O, 4, 4, 0),           // O (node 3) takes them; only its edge is in the table
+		ev(stream.Enclose, 0, O, 4, 4, 0),          // O (node 3) takes them; only its edge is in the table
 		ev(b, 0, A, 5, 5, 0), ev(e, 0, A, 6, 6, 0), // node 4: A again, but under the root
 	}
 	for _, c := range []struct {

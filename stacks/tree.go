@@ -3,7 +3,7 @@ package stacks
 import "github.com/atrace2/atrace2/convert/stream"
 
 // Tree is a finished call tree: the nodes of one trace in their canonical
-// order (see Aggregator.Finish) and the trace they belong to. It is the
+// order (see TreeBuilder.Finish) and the trace they belong to. It is the
 // layer the views read: pprof profiles (package pprofout), folded stacks
 // (package folded) and the terminal reports (package report) are each
 // computed from a Tree, never from the builder. Nothing changes a Tree.
@@ -12,9 +12,9 @@ type Tree struct {
 	nodes []Node
 }
 
-// Tree returns the tree the aggregator built, or nil before Begin and
+// Tree returns the tree the builder built, or nil before Begin and
 // Finish have run.
-func (a *Aggregator) Tree() *Tree {
+func (a *TreeBuilder) Tree() *Tree {
 	if a.t == nil || a.tree != nil || a.nodes == nil {
 		return nil
 	}

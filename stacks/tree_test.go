@@ -7,7 +7,7 @@ import (
 	"github.com/atrace2/atrace2/convert/stream"
 )
 
-// TestTree checks that the finished tree is what the aggregator built, and
+// TestTree checks that the finished tree is what the builder built, and
 // that there is none before Finish.
 func TestTree(t *testing.T) {
 	if New().Tree() != nil {
@@ -25,7 +25,7 @@ func TestTree(t *testing.T) {
 	}
 	tr := a.Tree()
 	if tr == nil || tr.Trace() != a.Trace() || len(tr.Nodes()) != len(a.Nodes()) || &tr.Nodes()[0] != &a.Nodes()[0] {
-		t.Fatalf("tree %+v does not hold the aggregator's nodes", tr)
+		t.Fatalf("tree %+v does not hold the builder's nodes", tr)
 	}
 	last := NodeID(len(tr.Nodes()) - 1)
 	if got, want := fmt.Sprint(tr.Stack(last, nil)), fmt.Sprint(a.Stack(last, nil)); got != want || got != "[0 1]" {

@@ -83,7 +83,7 @@ func (c *ConvertCmd) Run(g *Globals) error {
 	// The call tree is built once for every view of it (pprof, folded),
 	// which are written from the finished tree after the conversion.
 	var outputs []convert.Output
-	var tree *stacks.Aggregator
+	var tree *stacks.TreeBuilder
 	var views []func(*stacks.Tree) error
 	if c.Pprof != "" {
 		o, err := open(c.Pprof, true, "pprof")

@@ -58,11 +58,11 @@ func (c *FoldedCmd) Run(g *Globals) error {
 		}
 		return out.Commit()
 	}
-	a := stacks.New()
-	if _, err := convertTrace(g, src, convert.Aggregate(a)); err != nil {
+	tb := stacks.New()
+	if _, err := convertTrace(g, src, convert.Aggregate(tb)); err != nil {
 		return err
 	}
-	if err := writeFolded(out, src, a.Tree(), folded.Options{NoThread: c.NoThread}); err != nil {
+	if err := writeFolded(out, src, tb.Tree(), folded.Options{NoThread: c.NoThread}); err != nil {
 		return err
 	}
 	return out.Commit()

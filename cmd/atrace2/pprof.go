@@ -65,16 +65,16 @@ func (c *PprofCmd) Run(g *Globals) error {
 	return serveWeb(srv, p, c.NoBrowser, g.env, g.Quiet)
 }
 
-// converted is what pprofProfile made: a builder of method traces' calls,
+// pprofResult is what pprofProfile made: a builder of method traces' calls,
 // which writes its profile without holding a profile.Sample per sample, or
 // the profile of sampled profiles.
-type converted struct {
+type pprofResult struct {
 	b *pprofout.Builder
 	p *profile.Profile
 }
 
 // profile builds the profile; call it once.
-func (c converted) profile() (*profile.Profile, error) {
+func (c pprofResult) profile() (*profile.Profile, error) {
 	if c.p != nil {
 		return c.p, nil
 	}
@@ -82,7 +82,7 @@ func (c converted) profile() (*profile.Profile, error) {
 }
 
 // write writes the profile gzipped; call it once.
-func (c converted) write(w io.Writer) error {
+func (c pprofResult) write(w io.Writer) error {
 	if c.p != nil {
 		return pprofout.WriteProfile(w, c.p)
 	}
@@ -91,26 +91,26 @@ func (c converted) write(w io.Writer) error {
 
 // pprofProfile converts each input into its call tree and merges them.
 // Each tree is released once its samples are in the builder.
-func pprofProfile(g *Globals, ins []input.Arg) (converted, error) {
+func pprofProfile(g *Globals, ins []input.Arg) (pprofResult, error) {
 	srcs, sampled, err := identifyAll(g.env.opener, ins)
 	if err != nil {
-		return converted{}, err
+		return pprofResult{}, err
 	}
 	if sampled {
 		p, err := sampledProfile(g, srcs)
-		return converted{p: p}, err
+		return pprofResult{p: p}, err
 	}
 	b := pprofout.New(versionString())
 	for _, src := range srcs {
-		a := stacks.New()
-		if _, err := convertTrace(g, src, convert.Aggregate(a)); err != nil {
-			return converted{}, err
+		tb := stacks.New()
+		if _, err := convertTrace(g, src, convert.Aggregate(tb)); err != nil {
+			return pprofResult{}, err
 		}
-		if err := b.Add(a.Tree()); err != nil {
-			return converted{}, err
+		if err := b.Add(tb.Tree()); err != nil {
+			return pprofResult{}, err
 		}
 	}
-	return converted{b: b}, nil
+	return pprofResult{b: b}, nil
 }
 
 // writeProfile writes a profile with write to path, or to stdout for ""

@@ -126,11 +126,11 @@ func loadProfile(g *Globals, in input.Arg) (*report.Profile, error) {
 		p.Name = in.Name()
 		return p, nil
 	}
-	a := stacks.New()
-	if _, err := convertTrace(g, src, convert.Aggregate(a)); err != nil {
+	tb := stacks.New()
+	if _, err := convertTrace(g, src, convert.Aggregate(tb)); err != nil {
 		return nil, err
 	}
-	p, err := report.NewProfile(a.Tree())
+	p, err := report.NewProfile(tb.Tree())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Name(), err)
 	}

@@ -24,17 +24,17 @@ type Kind uint8
 const (
 	Begin Kind = iota // a method was entered
 	End               // a method was left
-	// Orphan is an instruction, sent only in one read of the trace (to
+	// Enclose is an instruction, sent only in one read of the trace (to
 	// exporters declared convert.Output.OneRead): frame Frame began at the
 	// thread's start, at time 0 on both clocks, and ends at this event's
 	// times; every frame the thread has begun so far is inside it, one
 	// level deeper. Depth is 0, and the depths of the thread's earlier
 	// events leave it out. The other exporters get the frame as a
 	// Synthetic Begin at the thread's start and an End here instead.
-	Orphan
+	Enclose
 )
 
-var kindNames = [...]string{"begin", "end", "orphan"}
+var kindNames = [...]string{"begin", "end", "enclose"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -70,30 +70,30 @@ type Event struct {
 
 // Thread is a thread that has events.
 type Thread struct {
-	Index    ThreadIndex
-	ID       parser.ThreadID // the full id from the thread table, else the record id
-	Name     string          // from the table, or "thread <id>"
-	Known    bool            // listed in the trace's thread table
-	Events   int64           // events in the balanced stream (begins + ends)
-	MaxDepth int             // deepest stack, synthetic frames included
-	Orphans  int             // orphan frames opened at the thread's start
-	Open     int             // frames still open at the end
-	LastCPU  int64           // ns: the thread's last thread-CPU time
-	LastWall int64           // ns: the thread's last wall time
+	Index     ThreadIndex
+	ID        parser.ThreadID // the full id from the thread table, else the record id
+	Name      string          // from the table, or "thread <id>"
+	Listed    bool            // listed in the trace's thread table
+	Events    int64           // events in the balanced stream (begins + ends)
+	MaxDepth  int             // deepest stack, synthetic frames included
+	Orphans   int             // orphan frames opened at the thread's start
+	OpenAtEnd int             // frames still open at the end
+	LastCPU   int64           // ns: the thread's last thread-CPU time
+	LastWall  int64           // ns: the thread's last wall time
 }
 
 // Frame is a method that appears in the records.
 type Frame struct {
 	ID        FrameID
-	Method    parser.MethodID
+	MethodID  parser.MethodID
 	Name      string // <class>.<method>, e.g. android.os.Looper.loop
 	Class     string // dotted class name
-	Short     string // method name alone
+	Method    string // method name alone
 	Signature string // JVM descriptor, may be empty
 	File      string // source path with its package: android/os/Looper.java
 	Line      int    // first line, when HasLine
 	HasLine   bool
-	Known     bool // defined in the method table
+	Listed    bool // defined in the method table
 }
 
 // Trace is what exporters get before the first event: the tables, the clocks
@@ -132,7 +132,7 @@ type Sampling struct {
 // pass is then still appending to the Trace's Threads and Frames and
 // updating WallEnd and Stats, so an exporter that aggregates must read the
 // Trace only in Begin and Finish; a timeline in a speculative read may
-// read the frames and the Index, ID, Name and Known of the threads in
+// read the frames and the Index, ID, Name and Listed of the threads in
 // Events (convert keeps a copy up to date for it).
 type Exporter interface {
 	Begin(t *Trace) error
@@ -146,12 +146,12 @@ func NewFrame(id FrameID, mid parser.MethodID, h *parser.Header) Frame {
 	m, ok := h.Method(mid)
 	if !ok {
 		name := fmt.Sprintf("<unknown method %#x>", uint64(mid))
-		return Frame{ID: id, Method: mid, Name: name, Short: name}
+		return Frame{ID: id, MethodID: mid, Name: name, Method: name}
 	}
 	f := Frame{
-		ID: id, Method: mid, Known: true,
+		ID: id, MethodID: mid, Listed: true,
 		Name:  m.Class + "." + m.Name,
-		Class: m.Class, Short: m.Name, Signature: m.Signature,
+		Class: m.Class, Method: m.Name, Signature: m.Signature,
 		Line: m.Line, HasLine: m.HasLine,
 		File: SourcePath(m.Class, m.Source),
 	}

@@ -36,12 +36,12 @@ func openPath(path string, opt parser.Options, progress func(done, total int64))
 	return src.OpenTrace(opt, progress)
 }
 
-func drain(f *parser.File) ([]parser.Event, error) {
-	var evs []parser.Event
+func drain(f *parser.File) ([]parser.Record, error) {
+	var evs []parser.Record
 	r := f.NewReader()
-	var ev parser.Event
+	var ev parser.Record
 	for {
-		err := r.ReadEvent(&ev)
+		err := r.ReadRecord(&ev)
 		if err == io.EOF {
 			return evs, nil
 		}
@@ -53,9 +53,9 @@ func drain(f *parser.File) ([]parser.Event, error) {
 	}
 }
 
-// plainEvents is what the parser reads from data held in memory: the
+// plainRecords is what the parser reads from data held in memory: the
 // reference for what comes through a copy or a decompression.
-func plainEvents(t *testing.T, data []byte) []parser.Event {
+func plainRecords(t *testing.T, data []byte) []parser.Record {
 	t.Helper()
 	f, err := parser.NewFile("test.trace", bytes.NewReader(data), int64(len(data)), parser.Options{})
 	if err != nil {
@@ -69,7 +69,7 @@ func plainEvents(t *testing.T, data []byte) []parser.Event {
 	return evs
 }
 
-func equalEvents(a, b []parser.Event) bool {
+func equalRecords(a, b []parser.Record) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -139,7 +139,7 @@ func TestStdin(t *testing.T) {
 		}
 		got, err := drain(f.File)
 		f.Close()
-		if err != nil || !equalEvents(got, plainEvents(t, tr.Regular())) {
+		if err != nil || !equalRecords(got, plainRecords(t, tr.Regular())) {
 			t.Errorf("%s: err %v events %v", name, err, got)
 		}
 	}
@@ -156,7 +156,7 @@ func TestGzipVariants(t *testing.T) {
 		rng := rand.New(rand.NewPCG(1, 3))
 		for i := range 40 {
 			plain := write(randomTrace(rng, 3, "dual"))
-			want := plainEvents(t, plain)
+			want := plainRecords(t, plain)
 			pf, err := parser.NewFile("test.trace", bytes.NewReader(plain), int64(len(plain)), parser.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -175,7 +175,7 @@ func TestGzipVariants(t *testing.T) {
 				}
 				got, err := drain(f.File)
 				h := f.Header
-				if err != nil || !equalEvents(got, want) {
+				if err != nil || !equalRecords(got, want) {
 					t.Fatalf("%s %d %s: records differ (%v)", name, i, how, err)
 				}
 				if !h.Compressed || h.Variant != pf.Header.Variant || h.Clock != pf.Header.Clock || h.Records != pf.Header.Records || h.LostBytes != 0 {

@@ -38,7 +38,7 @@ func TestOpenNamedPipe(t *testing.T) {
 			}
 			got, err := drain(f.File)
 			f.Close()
-			if err != nil || !equalEvents(got, plainEvents(t, tr.Regular())) {
+			if err != nil || !equalRecords(got, plainRecords(t, tr.Regular())) {
 				t.Errorf("%s %s: err %v events %v", name, how, err, got)
 			}
 		}

@@ -45,14 +45,14 @@ func scaled(v, unit int64) string {
 	return s
 }
 
-// Micros formats nanoseconds as microseconds for columns that must line up
-// and stay exact: "1234" or "1234.567".
-func Micros(ns int64) string {
+// FormatMicros formats nanoseconds as microseconds for columns that must
+// line up and stay exact: "1234" or "1234.567".
+func FormatMicros(ns int64) string {
 	return string(AppendMicros(nil, ns))
 }
 
-// AppendMicros appends Micros(ns) to b, with integer arithmetic only, so
-// that it is exact at any size.
+// AppendMicros appends FormatMicros(ns) to b, with integer arithmetic
+// only, so that it is exact at any size.
 func AppendMicros(b []byte, ns int64) []byte {
 	if ns < 0 {
 		b = append(b, '-')

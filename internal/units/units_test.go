@@ -21,12 +21,12 @@ func TestDuration(t *testing.T) {
 	}
 }
 
-func TestMicrosAndCount(t *testing.T) {
-	if got := Micros(1_234_000); got != "1234" {
-		t.Errorf("Micros = %q", got)
+func TestFormatMicrosAndCount(t *testing.T) {
+	if got := FormatMicros(1_234_000); got != "1234" {
+		t.Errorf("FormatMicros = %q", got)
 	}
-	if got := Micros(1_234_567); got != "1234.567" {
-		t.Errorf("Micros = %q", got)
+	if got := FormatMicros(1_234_567); got != "1234.567" {
+		t.Errorf("FormatMicros = %q", got)
 	}
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -4500: "-4,500"} {
 		if got := Count(n); got != want {
@@ -35,14 +35,14 @@ func TestMicrosAndCount(t *testing.T) {
 	}
 }
 
-func TestMicrosExact(t *testing.T) {
+func TestFormatMicrosExact(t *testing.T) {
 	for ns, want := range map[int64]string{
 		0: "0", 1: "0.001", 10: "0.010", 999: "0.999", 1000: "1", 1001: "1.001", -1: "-0.001", -1_234_500: "-1234.500",
 		math.MaxInt64: "9223372036854775.807", math.MinInt64: "-9223372036854775.808",
 		1<<62 + 7: "4611686018427387.911", // past float64's exact range
 	} {
-		if got := Micros(ns); got != want {
-			t.Errorf("Micros(%d) = %q, want %q", ns, got, want)
+		if got := FormatMicros(ns); got != want {
+			t.Errorf("FormatMicros(%d) = %q, want %q", ns, got, want)
 		}
 	}
 	// Where float64 is exact enough, the result is what formatting the
@@ -54,8 +54,8 @@ func TestMicrosExact(t *testing.T) {
 		if ns%1000 == 0 {
 			want = strconv.FormatInt(ns/1000, 10)
 		}
-		if got := Micros(ns); got != want {
-			t.Fatalf("Micros(%d) = %q, want %q", ns, got, want)
+		if got := FormatMicros(ns); got != want {
+			t.Fatalf("FormatMicros(%d) = %q, want %q", ns, got, want)
 		}
 	}
 }

@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestAgainstBinary: Put writes what binary.AppendUvarint writes, and Short
-// reads what binary.Uvarint reads, or declines (n == 0) exactly when the
-// varint is not one or two whole bytes, for values at every length
-// boundary, whole and cut.
+// TestAgainstBinary: PutUvarint writes what binary.AppendUvarint writes,
+// and Uvarint2 reads what binary.Uvarint reads, or declines (n == 0)
+// exactly when the varint is not one or two whole bytes, for values at
+// every length boundary, whole and cut.
 func TestAgainstBinary(t *testing.T) {
 	var values []uint64
 	for shift := 0; shift < 64; shift += 7 {
@@ -21,20 +21,20 @@ func TestAgainstBinary(t *testing.T) {
 		want := binary.AppendUvarint(nil, v)
 		room := make([]byte, MaxLen+3)
 		room[0] = 0xEE
-		n := Put(room, 1, v)
+		n := PutUvarint(room, 1, v)
 		if got := room[1:n]; string(got) != string(want) {
-			t.Errorf("Put(%d) = % x, want % x", v, got, want)
+			t.Errorf("PutUvarint(%d) = % x, want % x", v, got, want)
 		}
 		for cut := 0; cut <= len(want); cut++ {
 			p := append(want[:cut:cut], 0x05) // a next byte, as in a stream
 			if cut < len(want) {
 				p = want[:cut]
 			}
-			gv, gn := Short(p)
+			gv, gn := Uvarint2(p)
 			wv, wn := binary.Uvarint(p)
 			short := wn == 1 || wn == 2
 			if short && (gv != wv || gn != wn) || !short && gn != 0 {
-				t.Errorf("Short(% x) = %d, %d; binary.Uvarint gives %d, %d", p, gv, gn, wv, wn)
+				t.Errorf("Uvarint2(% x) = %d, %d; binary.Uvarint gives %d, %d", p, gv, gn, wv, wn)
 			}
 		}
 	}
