@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/atrace2/atrace2/internal/tracegen"
@@ -13,7 +14,7 @@ import (
 
 // withHeader returns a v3 trace whose SLOW header fields are patched.
 func withHeader(version, recordSize uint16) []byte {
-	tr := sampleTrace(3, "dual", "art")
+	tr := tracegen.Small(3, "dual", "art")
 	b := tr.Regular()
 	i := bytes.Index(b, []byte("*end\n")) + 5
 	binary.LittleEndian.PutUint16(b[i+4:], version)
@@ -22,8 +23,8 @@ func withHeader(version, recordSize uint16) []byte {
 }
 
 func TestBadInput(t *testing.T) {
-	key := sampleTrace(3, "dual", "art").Key()
-	streaming := sampleTrace(3, "dual", "art").Streaming(tracegen.StreamOptions{})
+	key := tracegen.Small(3, "dual", "art").Key()
+	streaming := tracegen.Small(3, "dual", "art").Streaming(tracegen.StreamOptions{})
 	badOp := append(bytes.Clone(streaming[:32]), 0, 0, 9, 1, 2, 3)
 	pprof := []byte{0x0a, 0x04, 0x08, 0x01, 0x10, 0x02, 0x12, 0x00} // gzipped: internal/input TestGzipNotATrace
 	for _, c := range []struct {
@@ -45,8 +46,8 @@ func TestBadInput(t *testing.T) {
 		{"record-too-small", withHeader(3, 10), `impossible record size 10`, false},
 		{"bad-method-line", []byte("*version\n3\n*methods\nnot a method\n*end\n"), `offset 20 \(0x14\): key text: expected <id><TAB><class>`, false},
 		{"bad-version-number", []byte("*version\nthree\n*end\n"), `expected a version number after \*version, found "three"`, false},
-		{"dual-in-v2-records", sampleTrace(2, "dual", "art").Regular(), `clock dual needs two times per record`, false},
-		{"unknown-clock", sampleTrace(3, "sundial", "art").Regular(), `unknown clock "sundial"`, false},
+		{"dual-in-v2-records", tracegen.Small(2, "dual", "art").Regular(), `clock dual needs two times per record`, false},
+		{"unknown-clock", tracegen.Small(3, "sundial", "art").Regular(), `unknown clock "sundial"`, false},
 		{"streaming-bad-op", badOp, `offset 32 \(0x20\): unknown streaming item: thread id 0 must be followed by op 1, 2 or 3, found 9`, false},
 		{"simpleperf", []byte("SIMPLEPERF\x00\x01"), `simpleperf`, true},
 		{"zstd", []byte("\x28\xb5\x2f\xfd\x00"), `zstd -d`, true},
@@ -78,7 +79,7 @@ func TestBadInput(t *testing.T) {
 // are whole, the whole records before the cut are read and the rest is
 // counted as lost.
 func TestTruncation(t *testing.T) {
-	tr := sampleTrace(3, "dual", "art")
+	tr := tracegen.Small(3, "dual", "art")
 	for name, data := range map[string][]byte{
 		"regular":   tr.Regular(),
 		"streaming": tr.Streaming(tracegen.StreamOptions{}),
@@ -89,7 +90,7 @@ func TestTruncation(t *testing.T) {
 			if err != nil {
 				continue // a cut inside the key or header is an error, which is fine
 			}
-			if len(got) > len(all) || !equalRecords(got, all[:len(got)]) {
+			if len(got) > len(all) || !slices.Equal(got, all[:len(got)]) {
 				t.Fatalf("%s cut at %d: records %v", name, cut, got)
 			}
 			if name == "regular" {

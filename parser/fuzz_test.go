@@ -65,10 +65,10 @@ func FuzzReader(f *testing.F) {
 		}
 	}
 	for _, v := range variants() {
-		f.Add(v.write(sampleTrace(v.version, v.clock, "art")))
+		f.Add(v.write(tracegen.Small(v.version, v.clock, "art")))
 	}
-	f.Add(sampleTrace(3, "dual", "dalvik").Streaming(tracegen.StreamOptions{NoSummary: true}))
-	late := sampleTrace(3, "dual", "art").Streaming(tracegen.StreamOptions{DefineAfterUse: true})
+	f.Add(tracegen.Small(3, "dual", "dalvik").Streaming(tracegen.StreamOptions{NoSummary: true}))
+	late := tracegen.Small(3, "dual", "art").Streaming(tracegen.StreamOptions{DefineAfterUse: true})
 	f.Add(late)
 	f.Add(append(bytes.Clone(late), late[32:]...)) // two summaries
 	f.Fuzz(func(t *testing.T, data []byte) {

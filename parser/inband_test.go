@@ -100,7 +100,7 @@ func TestSkipStreamingScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for i := range 300 {
 		version := 2 + i%2
-		tr := randomTrace(rng, version, map[int]string{2: "wall", 3: "dual"}[version])
+		tr := tracegen.Random(rng, version, map[int]string{2: "wall", 3: "dual"}[version])
 		opt := tracegen.StreamOptions{SummaryThreads: rng.IntN(2) == 0, DefineAfterUse: rng.IntN(2) == 0}
 		if rng.IntN(4) == 0 {
 			opt.SkipThreadNames = map[uint32]bool{tr.Threads[0].ID: true}
@@ -125,7 +125,7 @@ func TestSkipStreamingScan(t *testing.T) {
 			for j := range evs {
 				evs[j].Offset = 0
 			}
-			if !equalRecords(evs, wantEvs) {
+			if !slices.Equal(evs, wantEvs) {
 				t.Fatalf("trace %d, batch %d: %d records, scanned %d", i, batch, len(evs), len(wantEvs))
 			}
 			// A method is defined where the file defines it: before the
@@ -151,7 +151,7 @@ func TestSkipStreamingScan(t *testing.T) {
 // are scanned; a record that runs into the summary is lost; a second
 // reader gets no definitions, the first having reported them.
 func TestSkipStreamingScanEdges(t *testing.T) {
-	tr := sampleTrace(3, "dual", "art")
+	tr := tracegen.Small(3, "dual", "art")
 	data := tr.Streaming(tracegen.StreamOptions{})
 	sum := bytes.LastIndex(data, []byte{0, 0, 3})
 	for name, d := range map[string][]byte{
@@ -179,7 +179,7 @@ func TestSkipStreamingScanEdges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if h.LostBytes != 5 || h.DataEnd != int64(sum) || int(h.Records) != len(tr.Records) || !equalRecords(clearOffsets(evs), expected(tr, parser.ClockDual)) {
+		if h.LostBytes != 5 || h.DataEnd != int64(sum) || int(h.Records) != len(tr.Records) || !slices.Equal(clearOffsets(evs), expected(tr, parser.ClockDual)) {
 			t.Errorf("batch %d, a record into the summary: %d lost, data end %d (want %d), %d records", batch, h.LostBytes, h.DataEnd, sum, h.Records)
 		}
 	}
@@ -195,7 +195,7 @@ func TestSkipStreamingScanEdges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.DataEnd != want.DataEnd || h.Records != want.Records || !equalRecords(clearOffsets(evs), wantEvs) ||
+	if h.DataEnd != want.DataEnd || h.Records != want.Records || !slices.Equal(clearOffsets(evs), wantEvs) ||
 		len(h.Warnings) != 1 || !strings.HasPrefix(h.Warnings[0], fmt.Sprintf("ignored %d bytes after the streaming summary at offset %d;", len(data)-32, sum)) {
 		t.Errorf("two summaries: data end %d, %d records, warnings %q; scanned %d, %d, %q",
 			h.DataEnd, h.Records, h.Warnings, want.DataEnd, want.Records, want.Warnings)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -76,7 +77,7 @@ func TestV2Guesses(t *testing.T) {
 		if guessedUnit && !strings.HasPrefix(h.Warnings[0], "the V2 trace does not state its time unit (no summary): ") {
 			t.Errorf("%s: warning %q", c.name, h.Warnings[0])
 		}
-		if want := expectedV2(c.tr, c.clock, 1); !equalRecords(got, want) {
+		if want := expectedV2(c.tr, c.clock, 1); !slices.Equal(got, want) {
 			t.Errorf("%s: records differ", c.name)
 		}
 	}
@@ -92,7 +93,7 @@ func btoi(b bool) int {
 // TestV2Hybrid reads row E: method packets, V1-style key text with
 // version 5, then SLOW and V2b blocks; and the same without method packets.
 func TestV2Hybrid(t *testing.T) {
-	tr := sampleTrace(3, "dual", "art")
+	tr := tracegen.Small(3, "dual", "art")
 	data := tr.V2(tracegen.V2Options{Layout: tracegen.V2b, Hybrid: true})
 	if data[0] != 1 || !bytes.Contains(data, []byte("*version\n5\n")) {
 		t.Fatalf("not a row-E file: % x", data[:16])
@@ -110,7 +111,7 @@ func TestV2Hybrid(t *testing.T) {
 	if _, ok := h.Thread(1); ok {
 		t.Errorf("row E writes no thread names")
 	}
-	if !equalRecords(got, expectedV2(tr, parser.ClockDual, 1)) {
+	if !slices.Equal(got, expectedV2(tr, parser.ClockDual, 1)) {
 		t.Errorf("records %v", got)
 	}
 	noMethods := *tr
@@ -125,7 +126,7 @@ func TestV2Hybrid(t *testing.T) {
 // header is whole, the records read are the first ones written, the count
 // agrees, and the bytes after the last whole record are reported as lost.
 func TestV2Truncation(t *testing.T) {
-	tr := sampleTrace(3, "dual", "art")
+	tr := tracegen.Small(3, "dual", "art")
 	tr.Records = append(tr.Records, longRun(40, "dual").Records...)
 	tr.Threads = append(tr.Threads, tracegen.Thread{ID: 77777, Name: "worker"})
 	for name, opt := range map[string]tracegen.V2Options{
@@ -145,7 +146,7 @@ func TestV2Truncation(t *testing.T) {
 			if err != nil {
 				continue // a cut inside the header or row E's key is an error, which is fine
 			}
-			if len(got) > len(all) || !equalRecords(got, all[:len(got)]) || h.Records != int64(len(got)) {
+			if len(got) > len(all) || !slices.Equal(got, all[:len(got)]) || h.Records != int64(len(got)) {
 				t.Fatalf("%s cut at %d: %d records of %d: %v", name, cut, h.Records, len(got), got)
 			}
 			if h.LostBytes != 0 && h.DataEnd+h.LostBytes != int64(cut) {
@@ -158,7 +159,7 @@ func TestV2Truncation(t *testing.T) {
 // TestV2Errors covers inputs that cannot be read, and oddities that are
 // read with a warning.
 func TestV2Errors(t *testing.T) {
-	tr := sampleTrace(3, "dual", "art")
+	tr := tracegen.Small(3, "dual", "art")
 	good := tr.V2(tracegen.V2Options{})
 	badType := append(append(bytes.Clone(good[:32]), 9), good[32:]...)
 	badMethod := bytes.Clone(good)

@@ -15,9 +15,9 @@ import (
 // once the header is read, the reader must return exactly the records the
 // scan counted, without an error; whatever converts must be balanced.
 func FuzzV2(f *testing.F) {
-	tr := sampleTrace(3, "dual", "art")
+	tr := tracegen.Small(3, "dual", "art")
 	tr.Records = append(tr.Records, longRun(12, "dual").Records...)
-	wall := sampleTrace(3, "wall", "art")
+	wall := tracegen.Small(3, "wall", "art")
 	for _, c := range v2Cases() {
 		f.Add(tr.V2(c.opt))
 		c.opt.NoSummary = true

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -135,7 +136,7 @@ func testV2Property(t *testing.T, c v2Case, clock string, summary bool) {
 		if summary && len(h.Warnings) != 0 {
 			t.Fatalf("warnings %q", h.Warnings)
 		}
-		if want := expectedV2(tr, wantClock, v2Scale(c.layout)); !equalRecords(got, want) {
+		if want := expectedV2(tr, wantClock, v2Scale(c.layout)); !slices.Equal(got, want) {
 			t.Fatalf("trace %d: records differ\n got %v\nwant %v", i, got, want)
 		}
 	}
@@ -143,8 +144,8 @@ func testV2Property(t *testing.T, c v2Case, clock string, summary bool) {
 
 // TestV2Format checks what `atrace2 info` prints as the variant.
 func TestV2Format(t *testing.T) {
-	tr := sampleTrace(3, "dual", "art")
-	one := sampleTrace(3, "wall", "art")
+	tr := tracegen.Small(3, "dual", "art")
+	one := tracegen.Small(3, "wall", "art")
 	for _, c := range []struct {
 		data []byte
 		want string
@@ -169,7 +170,7 @@ func TestV2Format(t *testing.T) {
 // text, an empty source, tids matched whole, repeated and unused method
 // packets, and a thread that gets no packet.
 func TestV2Tables(t *testing.T) {
-	tr := sampleTrace(3, "dual", "art")
+	tr := tracegen.Small(3, "dual", "art")
 	tr.Threads = append(tr.Threads, tracegen.Thread{ID: 4464, Name: "other"}, tracegen.Thread{ID: 9, Name: "Shutdown thread"})
 	tr.Records = append(tr.Records, tracegen.Record{Thread: 4464, Method: 0, Action: tracegen.Enter, CPU: 0, Wall: 30},
 		tracegen.Record{Thread: 9, Method: 0, Action: tracegen.Enter, CPU: 0, Wall: 31})
@@ -196,7 +197,7 @@ func TestV2Tables(t *testing.T) {
 	if th, ok := h.Thread(9); ok {
 		t.Errorf("thread 9 has no packet but reads %+v", th)
 	}
-	if want := expectedV2(tr, parser.ClockDual, 1); !equalRecords(got, want) || h.PID() != 4242 {
+	if want := expectedV2(tr, parser.ClockDual, 1); !slices.Equal(got, want) || h.PID() != 4242 {
 		t.Errorf("records\n got %v\nwant %v", got, want)
 	}
 }
@@ -239,7 +240,7 @@ func TestV2LargeBlocks(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		scale := v2Scale(h.Layout)
-		if want := expectedV2(tr, parser.ClockDual, scale); !equalRecords(got, want) || len(h.Warnings) != 0 || h.Records != 70_001 {
+		if want := expectedV2(tr, parser.ClockDual, scale); !slices.Equal(got, want) || len(h.Warnings) != 0 || h.Records != 70_001 {
 			t.Errorf("%s: %d records (%d read), warnings %q", c.name, h.Records, len(got), h.Warnings)
 		}
 	}
@@ -261,7 +262,7 @@ func TestV2SplitFlush(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !equalRecords(got, want) || len(want) != len(tr.Records) {
+		if !slices.Equal(got, want) || len(want) != len(tr.Records) {
 			t.Fatalf("%v: split blocks read differently\n got %v\nwant %v", layout, got, want)
 		}
 		// Each run of n records of one thread is one flush: ceil(n/7) blocks,
@@ -285,7 +286,7 @@ func TestV2SplitFlush(t *testing.T) {
 // TestV2Summary checks that the summary's length is taken from the bytes
 // (ART truncates it to 16 bits), and that bytes after *end are reported.
 func TestV2Summary(t *testing.T) {
-	tr := sampleTrace(3, "dual", "art")
+	tr := tracegen.Small(3, "dual", "art")
 	long := strings.Repeat("x", 70_000)
 	tr.Options = append(tr.Options, tracegen.Option{Key: "note", Value: long})
 	data := tr.V2(tracegen.V2Options{Layout: tracegen.V2d, Streaming: true})
@@ -299,7 +300,7 @@ func TestV2Summary(t *testing.T) {
 	if want := []string{"ignored 4 bytes after the V2 summary"}; strings.Join(h.Warnings, "|") != want[0] {
 		t.Errorf("warnings %q, want %q", h.Warnings, want)
 	}
-	if !equalRecords(got, expectedV2(tr, parser.ClockDual, 1000)) {
+	if !slices.Equal(got, expectedV2(tr, parser.ClockDual, 1000)) {
 		t.Errorf("records %v", got)
 	}
 }

@@ -3,12 +3,12 @@ package parser_test
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/atrace2/atrace2/internal/tracegen"
@@ -65,28 +65,6 @@ func expected(tr *tracegen.Trace, clock parser.Clock) []parser.Record {
 	return evs
 }
 
-// randomTrace makes a trace with random threads, methods and records
-// (balanced or not: the reader does not care).
-func randomTrace(rng *rand.Rand, version int, clock string) *tracegen.Trace {
-	tr := &tracegen.Trace{Version: version, Clock: clock, VM: "art", Start: rng.Uint64N(1 << 40)}
-	nThreads, nMethods := 1+rng.IntN(5), 1+rng.IntN(20)
-	for i := range nThreads {
-		tr.Threads = append(tr.Threads, tracegen.Thread{ID: uint32(1 + i*7), Name: fmt.Sprintf("thread-%d", i)})
-	}
-	for i := range nMethods {
-		tr.Methods = append(tr.Methods, tracegen.Method{ID: uint32(i << 2), Class: "com.example.C" + fmt.Sprint(i), Name: "m", Signature: "()V", Source: "C.java"})
-	}
-	for range rng.IntN(200) {
-		tr.Records = append(tr.Records, tracegen.Record{
-			Thread: tr.Threads[rng.IntN(nThreads)].ID,
-			Method: uint32(rng.IntN(nMethods+2) << 2), // some ids unknown
-			Action: tracegen.Action(rng.IntN(3)),
-			CPU:    rng.Uint32(), Wall: rng.Uint32(),
-		})
-	}
-	return tr
-}
-
 // variant is one way of writing a trace to bytes, and the clock and
 // container the reader must then report.
 type variant struct {
@@ -123,7 +101,7 @@ func TestVariantsProperty(t *testing.T) {
 		t.Run(v.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, uint64(v.version)))
 			for i := range 40 {
-				tr := randomTrace(rng, v.version, v.clock)
+				tr := tracegen.Random(rng, v.version, v.clock)
 				h, got, err := readAll(t, v.write(tr), parser.Options{})
 				if err != nil {
 					t.Fatalf("trace %d: %v", i, err)
@@ -138,7 +116,7 @@ func TestVariantsProperty(t *testing.T) {
 				if h.Records != int64(len(tr.Records)) || h.LostBytes != 0 {
 					t.Fatalf("header: %d records, %d lost; want %d, 0", h.Records, h.LostBytes, len(tr.Records))
 				}
-				if want := expected(tr, wantClock); !equalRecords(got, want) {
+				if want := expected(tr, wantClock); !slices.Equal(got, want) {
 					t.Fatalf("trace %d: records differ\n got %v\nwant %v", i, got, want)
 				}
 			}
@@ -146,41 +124,9 @@ func TestVariantsProperty(t *testing.T) {
 	}
 }
 
-func equalRecords(a, b []parser.Record) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// sampleTrace is a small fixed trace with two threads, a tid above 65535
-// and methods of both eras.
-func sampleTrace(version int, clock, vm string) *tracegen.Trace {
-	return &tracegen.Trace{
-		Version: version, Clock: clock, VM: vm, Start: 1_370_000_000_000_000,
-		Options: []tracegen.Option{{Key: "pid", Value: "4242"}},
-		Threads: []tracegen.Thread{{ID: 1, Name: "main"}, {ID: 70000, Name: "Binder:4242_2"}},
-		Methods: []tracegen.Method{
-			{ID: 0, Class: "android.os.Looper", Name: "loop", Signature: "()V", Source: "Looper.java", Line: 120},
-			{ID: 4, Class: "com.example.ˊ", Name: "ˎ", Signature: "(I)V", Source: ""},
-		},
-		Records: []tracegen.Record{
-			{Thread: 1, Method: 0, Action: tracegen.Enter, CPU: 1, Wall: 10},
-			{Thread: 70000, Method: 4, Action: tracegen.Enter, CPU: 0, Wall: 12},
-			{Thread: 70000, Method: 4, Action: tracegen.Unwind, CPU: 3, Wall: 15},
-			{Thread: 1, Method: 0, Action: tracegen.Exit, CPU: 9, Wall: 20},
-		},
-	}
-}
-
 func TestTables(t *testing.T) {
 	for _, vm := range []string{"dalvik", "art"} {
-		tr := sampleTrace(3, "dual", vm)
+		tr := tracegen.Small(3, "dual", vm)
 		for name, data := range map[string][]byte{"regular": tr.Regular(), "streaming": tr.Streaming(tracegen.StreamOptions{})} {
 			h, _, err := readAll(t, data, parser.Options{})
 			if err != nil {
@@ -208,21 +154,21 @@ func TestTables(t *testing.T) {
 // .sec file) and killed apps: the clock is guessed from the record size, or
 // read from the .sec file, or set with Options.Clock.
 func TestStreamingWithoutSummary(t *testing.T) {
-	tr := sampleTrace(3, "dual", "art")
+	tr := tracegen.Small(3, "dual", "art")
 	data := tr.Streaming(tracegen.StreamOptions{NoSummary: true})
 	h, got, err := readAll(t, data, parser.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Clock != parser.ClockDual || h.HasSummary || len(h.Warnings) != 1 || !equalRecords(got, expected(tr, parser.ClockDual)) {
+	if h.Clock != parser.ClockDual || h.HasSummary || len(h.Warnings) != 1 || !slices.Equal(got, expected(tr, parser.ClockDual)) {
 		t.Errorf("inferred: clock %v summary %v warnings %q", h.Clock, h.HasSummary, h.Warnings)
 	}
 	h, got, err = readAll(t, data, parser.Options{Clock: parser.ClockWall})
-	if err != nil || h.Clock != parser.ClockWall || len(h.Warnings) != 0 || !equalRecords(got, expected(tr, parser.ClockWall)) {
+	if err != nil || h.Clock != parser.ClockWall || len(h.Warnings) != 0 || !slices.Equal(got, expected(tr, parser.ClockWall)) {
 		t.Errorf("--clock wall: clock %v warnings %q err %v", h.Clock, h.Warnings, err)
 	}
 
-	tr1 := sampleTrace(2, "thread-cpu", "art")
+	tr1 := tracegen.Small(2, "thread-cpu", "art")
 	dir := t.TempDir()
 	path := filepath.Join(dir, "app.trace")
 	write(t, path, tr1.Streaming(tracegen.StreamOptions{NoSummary: true}))
@@ -234,19 +180,19 @@ func TestStreamingWithoutSummary(t *testing.T) {
 		}
 		h, got, err := drain(f)
 		f.Close()
-		if err != nil || h.Clock != parser.ClockThreadCPU || !equalRecords(got, expected(tr1, parser.ClockThreadCPU)) {
+		if err != nil || h.Clock != parser.ClockThreadCPU || !slices.Equal(got, expected(tr1, parser.ClockThreadCPU)) {
 			t.Errorf("with .sec %+v: clock %v (%s), err %v", opt, h.Clock, h.ClockFrom, err)
 		}
 	}
 }
 
 func TestClockOverride(t *testing.T) {
-	tr := sampleTrace(3, "dual", "art")
+	tr := tracegen.Small(3, "dual", "art")
 	h, got, err := readAll(t, tr.Regular(), parser.Options{Clock: parser.ClockThreadCPU})
-	if err != nil || h.Clock != parser.ClockThreadCPU || !equalRecords(got, expected(tr, parser.ClockThreadCPU)) {
+	if err != nil || h.Clock != parser.ClockThreadCPU || !slices.Equal(got, expected(tr, parser.ClockThreadCPU)) {
 		t.Errorf("narrowing dual to thread-cpu: clock %v err %v", h.Clock, err)
 	}
-	tr = sampleTrace(2, "wall", "art")
+	tr = tracegen.Small(2, "wall", "art")
 	var ce *parser.ClockError
 	if _, _, err := readAll(t, tr.Regular(), parser.Options{Clock: parser.ClockDual}); !errors.As(err, &ce) {
 		t.Errorf("widening wall to dual: err %v, want a ClockError", err)
@@ -254,7 +200,7 @@ func TestClockOverride(t *testing.T) {
 }
 
 func TestSplitPair(t *testing.T) {
-	tr := sampleTrace(1, "thread-cpu", "dalvik")
+	tr := tracegen.Small(1, "thread-cpu", "dalvik")
 	key, data := tr.Split()
 	dir := t.TempDir()
 	base := filepath.Join(dir, "dmtrace")
@@ -267,7 +213,7 @@ func TestSplitPair(t *testing.T) {
 		}
 		h, got, err := drain(f)
 		f.Close()
-		if err != nil || h.Variant != parser.SplitPair || !equalRecords(got, expected(tr, parser.ClockThreadCPU)) {
+		if err != nil || h.Variant != parser.SplitPair || !slices.Equal(got, expected(tr, parser.ClockThreadCPU)) {
 			t.Errorf("%s: variant %v err %v records %v", name, h.Variant, err, got)
 		}
 	}
@@ -288,7 +234,7 @@ func write(t *testing.T, path string, data []byte) {
 func TestReadRecordsBatches(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	for _, v := range variants() {
-		tr := randomTrace(rng, v.version, v.clock)
+		tr := tracegen.Random(rng, v.version, v.clock)
 		data := v.write(tr)
 		_, want, err := readAll(t, data, parser.Options{})
 		if err != nil {
@@ -316,7 +262,7 @@ func TestReadRecordsBatches(t *testing.T) {
 				}
 			}
 			f.Close()
-			if !equalRecords(got, want) {
+			if !slices.Equal(got, want) {
 				t.Errorf("%s, batches of %d: %d records, want %d", v.name, size, len(got), len(want))
 			}
 		}

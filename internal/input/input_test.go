@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,18 +70,6 @@ func plainRecords(t *testing.T, data []byte) []parser.Record {
 	return evs
 }
 
-func equalRecords(a, b []parser.Record) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func write(t *testing.T, path string, data []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -88,50 +77,8 @@ func write(t *testing.T, path string, data []byte) {
 	}
 }
 
-// sampleTrace is a small fixed trace with two threads, a tid above 65535
-// and methods of both eras.
-func sampleTrace(version int, clock, vm string) *tracegen.Trace {
-	return &tracegen.Trace{
-		Version: version, Clock: clock, VM: vm, Start: 1_370_000_000_000_000,
-		Options: []tracegen.Option{{Key: "pid", Value: "4242"}},
-		Threads: []tracegen.Thread{{ID: 1, Name: "main"}, {ID: 70000, Name: "Binder:4242_2"}},
-		Methods: []tracegen.Method{
-			{ID: 0, Class: "android.os.Looper", Name: "loop", Signature: "()V", Source: "Looper.java", Line: 120},
-			{ID: 4, Class: "com.example.ˊ", Name: "ˎ", Signature: "(I)V", Source: ""},
-		},
-		Records: []tracegen.Record{
-			{Thread: 1, Method: 0, Action: tracegen.Enter, CPU: 1, Wall: 10},
-			{Thread: 70000, Method: 4, Action: tracegen.Enter, CPU: 0, Wall: 12},
-			{Thread: 70000, Method: 4, Action: tracegen.Unwind, CPU: 3, Wall: 15},
-			{Thread: 1, Method: 0, Action: tracegen.Exit, CPU: 9, Wall: 20},
-		},
-	}
-}
-
-// randomTrace makes a trace with random threads, methods and records
-// (balanced or not: the reader does not care).
-func randomTrace(rng *rand.Rand, version int, clock string) *tracegen.Trace {
-	tr := &tracegen.Trace{Version: version, Clock: clock, VM: "art", Start: rng.Uint64N(1 << 40)}
-	nThreads, nMethods := 1+rng.IntN(5), 1+rng.IntN(20)
-	for i := range nThreads {
-		tr.Threads = append(tr.Threads, tracegen.Thread{ID: uint32(1 + i*7), Name: fmt.Sprintf("thread-%d", i)})
-	}
-	for i := range nMethods {
-		tr.Methods = append(tr.Methods, tracegen.Method{ID: uint32(i << 2), Class: "com.example.C" + fmt.Sprint(i), Name: "m", Signature: "()V", Source: "C.java"})
-	}
-	for range rng.IntN(200) {
-		tr.Records = append(tr.Records, tracegen.Record{
-			Thread: tr.Threads[rng.IntN(nThreads)].ID,
-			Method: uint32(rng.IntN(nMethods+2) << 2), // some ids unknown
-			Action: tracegen.Action(rng.IntN(3)),
-			CPU:    rng.Uint32(), Wall: rng.Uint32(),
-		})
-	}
-	return tr
-}
-
 func TestStdin(t *testing.T) {
-	tr := sampleTrace(3, "dual", "art")
+	tr := tracegen.Small(3, "dual", "art")
 	for name, data := range map[string][]byte{"plain": tr.Regular(), "gzip": tracegen.Gzip(tr.Regular())} {
 		f, err := openStdin(io.MultiReader(bytes.NewReader(data)), parser.Options{}, nil)
 		if err != nil {
@@ -139,7 +86,7 @@ func TestStdin(t *testing.T) {
 		}
 		got, err := drain(f.File)
 		f.Close()
-		if err != nil || !equalRecords(got, plainRecords(t, tr.Regular())) {
+		if err != nil || !slices.Equal(got, plainRecords(t, tr.Regular())) {
 			t.Errorf("%s: err %v events %v", name, err, got)
 		}
 	}
@@ -155,7 +102,7 @@ func TestGzipVariants(t *testing.T) {
 	for name, write := range map[string]func(*tracegen.Trace) []byte{"v3-gzip": regular, "streaming-v3-gzip": streaming} {
 		rng := rand.New(rand.NewPCG(1, 3))
 		for i := range 40 {
-			plain := write(randomTrace(rng, 3, "dual"))
+			plain := write(tracegen.Random(rng, 3, "dual"))
 			want := plainRecords(t, plain)
 			pf, err := parser.NewFile("test.trace", bytes.NewReader(plain), int64(len(plain)), parser.Options{})
 			if err != nil {
@@ -175,7 +122,7 @@ func TestGzipVariants(t *testing.T) {
 				}
 				got, err := drain(f.File)
 				h := f.Header
-				if err != nil || !equalRecords(got, want) {
+				if err != nil || !slices.Equal(got, want) {
 					t.Fatalf("%s %d %s: records differ (%v)", name, i, how, err)
 				}
 				if !h.Compressed || h.Variant != pf.Header.Variant || h.Clock != pf.Header.Clock || h.Records != pf.Header.Records || h.LostBytes != 0 {
@@ -206,7 +153,7 @@ func TestGzipReaders(t *testing.T) {
 	defer func(old bool) { fastGzip = old }(fastGzip)
 	rng := rand.New(rand.NewPCG(7, 8))
 	for i := range 20 {
-		gz := tracegen.Gzip(randomTrace(rng, 3, "dual").Regular())
+		gz := tracegen.Gzip(tracegen.Random(rng, 3, "dual").Regular())
 		if i%2 == 1 {
 			gz = gz[:len(gz)*3/4]
 		}

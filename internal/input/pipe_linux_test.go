@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,7 +18,7 @@ import (
 // TestOpenNamedPipe: a path that names a pipe (bash's <(...)) is copied
 // like stdin, not taken for an empty file; so is a stream on stdin.
 func TestOpenNamedPipe(t *testing.T) {
-	tr := sampleTrace(3, "dual", "art")
+	tr := tracegen.Small(3, "dual", "art")
 	for name, data := range map[string][]byte{"plain": tr.Regular(), "gzip": tracegen.Gzip(tr.Regular())} {
 		r, w, err := os.Pipe()
 		if err != nil {
@@ -38,7 +39,7 @@ func TestOpenNamedPipe(t *testing.T) {
 			}
 			got, err := drain(f.File)
 			f.Close()
-			if err != nil || !equalRecords(got, plainRecords(t, tr.Regular())) {
+			if err != nil || !slices.Equal(got, plainRecords(t, tr.Regular())) {
 				t.Errorf("%s %s: err %v events %v", name, how, err, got)
 			}
 		}
@@ -51,7 +52,7 @@ func TestOpenNamedPipe(t *testing.T) {
 func TestSpoolLeavesNoFile(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("TMPDIR", dir)
-	data := tracegen.Gzip(sampleTrace(3, "dual", "art").Regular())
+	data := tracegen.Gzip(tracegen.Small(3, "dual", "art").Regular())
 	f, err := openStdin(bytes.NewReader(data), parser.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +121,7 @@ func TestSpoolChecksTheStart(t *testing.T) {
 // unknown total; decompressing a gzip file reports its compressed bytes
 // against the file's size, up to the whole file.
 func TestSpoolProgress(t *testing.T) {
-	tr := sampleTrace(3, "dual", "art")
+	tr := tracegen.Small(3, "dual", "art")
 	// Records that do not compress, past the 1 MiB between reports.
 	noise := make([]byte, 3<<20)
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -167,7 +168,7 @@ func TestSpoolProgress(t *testing.T) {
 // says so, instead of only "empty file".
 func TestGzipFailures(t *testing.T) {
 	dir := t.TempDir()
-	trace := sampleTrace(3, "dual", "art").Regular()
+	trace := tracegen.Small(3, "dual", "art").Regular()
 	gz := filepath.Join(dir, "app.trace.gz")
 	write(t, gz, tracegen.Gzip(trace))
 	t.Setenv("TMPDIR", filepath.Join(dir, "missing"))

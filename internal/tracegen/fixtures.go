@@ -1,0 +1,51 @@
+package tracegen
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// Small is a small fixed trace of the given record version and clock: two
+// threads, one with a tid above 65535, a method of the Android framework and
+// an obfuscated one with Modified UTF-8 names, and four records including an
+// unwind. vm selects the method-line style ("art", "dalvik" or "").
+func Small(version int, clock, vm string) *Trace {
+	return &Trace{
+		Version: version, Clock: clock, VM: vm, Start: 1_370_000_000_000_000,
+		Options: []Option{{Key: "pid", Value: "4242"}},
+		Threads: []Thread{{ID: 1, Name: "main"}, {ID: 70000, Name: "Binder:4242_2"}},
+		Methods: []Method{
+			{ID: 0, Class: "android.os.Looper", Name: "loop", Signature: "()V", Source: "Looper.java", Line: 120},
+			{ID: 4, Class: "com.example.ˊ", Name: "ˎ", Signature: "(I)V", Source: ""},
+		},
+		Records: []Record{
+			{Thread: 1, Method: 0, Action: Enter, CPU: 1, Wall: 10},
+			{Thread: 70000, Method: 4, Action: Enter, CPU: 0, Wall: 12},
+			{Thread: 70000, Method: 4, Action: Unwind, CPU: 3, Wall: 15},
+			{Thread: 1, Method: 0, Action: Exit, CPU: 9, Wall: 20},
+		},
+	}
+}
+
+// Random makes a trace with random threads, methods and records, balanced
+// or not, with some method ids missing from the table: input for reader
+// tests, which do not care about balance.
+func Random(rng *rand.Rand, version int, clock string) *Trace {
+	tr := &Trace{Version: version, Clock: clock, VM: "art", Start: rng.Uint64N(1 << 40)}
+	nThreads, nMethods := 1+rng.IntN(5), 1+rng.IntN(20)
+	for i := range nThreads {
+		tr.Threads = append(tr.Threads, Thread{ID: uint32(1 + i*7), Name: fmt.Sprintf("thread-%d", i)})
+	}
+	for i := range nMethods {
+		tr.Methods = append(tr.Methods, Method{ID: uint32(i << 2), Class: "com.example.C" + fmt.Sprint(i), Name: "m", Signature: "()V", Source: "C.java"})
+	}
+	for range rng.IntN(200) {
+		tr.Records = append(tr.Records, Record{
+			Thread: tr.Threads[rng.IntN(nThreads)].ID,
+			Method: uint32(rng.IntN(nMethods+2) << 2), // some ids unknown
+			Action: Action(rng.IntN(3)),
+			CPU:    rng.Uint32(), Wall: rng.Uint32(),
+		})
+	}
+	return tr
+}
