@@ -25,13 +25,7 @@ func openText(t testing.TB, name, src string) *parser.File {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data := tr.Regular()
-	f, err := parser.NewFile(name, bytes.NewReader(data), int64(len(data)), parser.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
+	return openData(t, name, tr.Regular())
 }
 
 // exported is one conversion: the output bytes, the exporter, the decoded

@@ -185,11 +185,11 @@ func checkTraceProcessor(t *testing.T, tp, query, name string, data []byte) {
 		t.Fatal(err)
 	}
 	// The events, from a separate run.
-	log := &eventLog{}
+	log := &recording{}
 	if _, err := convert.Run(openData(t, name, data), convert.Options{}, convert.Output{Exporter: log}); err != nil {
 		t.Fatal(err)
 	}
-	want := expectSlices(log.trace, log.events)
+	want := expectSlices(log.t, log.events)
 
 	file := filepath.Join(t.TempDir(), "out.perfetto-trace")
 	if err := os.WriteFile(file, out.Bytes(), 0o644); err != nil {
@@ -209,7 +209,7 @@ func checkTraceProcessor(t *testing.T, tp, query, name string, data []byte) {
 }
 
 // openData opens a trace held in memory.
-func openData(t *testing.T, name string, data []byte) *parser.File {
+func openData(t testing.TB, name string, data []byte) *parser.File {
 	t.Helper()
 	f, err := parser.NewFile(name, bytes.NewReader(data), int64(len(data)), parser.Options{})
 	if err != nil {
@@ -218,24 +218,6 @@ func openData(t *testing.T, name string, data []byte) *parser.File {
 	t.Cleanup(func() { f.Close() })
 	return f
 }
-
-// eventLog is a stream.Exporter that keeps the trace and every event.
-type eventLog struct {
-	trace  *stream.Trace
-	events []stream.Event
-}
-
-func (l *eventLog) Begin(t *stream.Trace) error {
-	l.trace, l.events = t, l.events[:0]
-	return nil
-}
-
-func (l *eventLog) Events(evs []stream.Event) error {
-	l.events = append(l.events, evs...)
-	return nil
-}
-
-func (l *eventLog) Finish() error { return nil }
 
 // tpSliceRow is one slice as trace_processor_shell prints it.
 type tpSliceRow struct {
