@@ -79,13 +79,16 @@ func main() {
 func run(args []string, e *env) int {
 	var c cli
 	exited := -1
+	// kong writes help and version text itself: a failure to write it is
+	// kept, and reported once kong is done.
+	stdout := outfile.NewStdout(e.stdout)
 	k, err := kong.New(&c,
 		kong.Name("atrace2"),
 		kong.Description(description),
 		kong.UsageOnError(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Vars{"version": versionString()},
-		kong.Writers(e.stdout, e.stderr),
+		kong.Writers(stdout, e.stderr),
 		kong.Exit(func(code int) { exited = code; panic(exitPanic{}) }),
 		kong.Bind(e),
 	)
@@ -106,9 +109,15 @@ func run(args []string, e *env) int {
 					panic(r)
 				}
 				code = exited
+				if err := stdout.Err(); err != nil {
+					code = printError(e.stderr, err)
+				}
 			}
 		}()
 		ctx, err := k.Parse(args)
+		if err := stdout.Err(); err != nil {
+			return printError(e.stderr, err)
+		}
 		if err != nil {
 			k.FatalIfErrorf(err) // prints usage and exits 80
 		}

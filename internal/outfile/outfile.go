@@ -23,8 +23,9 @@ type File struct {
 	fresh  *os.File // standard output, an empty regular file (> FILE)
 	null   bool     // direct is the null device, which keeps nothing
 	final  string
-	closed bool // flushed and closed (a temporary file not yet renamed)
-	done   bool // renamed into place, or removed
+	name   string // the output in messages: its path, or "standard output"
+	closed bool   // flushed and closed (a temporary file not yet renamed)
+	done   bool   // renamed into place, or removed
 }
 
 var _ io.Writer = (*File)(nil)
@@ -61,8 +62,8 @@ func Create(path string, opt Options) (*File, error) {
 		if opt.Binary && IsTerminal(opt.Stdout) {
 			return nil, refusef("refusing to write binary %s data to a terminal: use -o FILE or redirect stdout", opt.What)
 		}
-		return &File{bufferedWriter: newBuffered(opt.Stdout), fresh: emptyFile(opt.Stdout),
-			null: isNull(opt.Stdout)}, nil
+		return &File{bufferedWriter: newBuffered(&namedWriter{opt.Stdout, stdoutName, true}),
+			fresh: emptyFile(opt.Stdout), null: isNull(opt.Stdout), name: stdoutName}, nil
 	}
 	if err := opt.Inputs.Check(path, opt.What); err != nil {
 		return nil, err
@@ -79,7 +80,8 @@ func Create(path string, opt Options) (*File, error) {
 			f.Close()
 			return nil, refusef("refusing to write binary %s data to the terminal %s: use a file", opt.What, path)
 		}
-		return &File{bufferedWriter: newBuffered(f), direct: f, final: path, null: isNull(f)}, nil
+		return &File{bufferedWriter: newBuffered(&namedWriter{f, path, false}), direct: f, final: path,
+			null: isNull(f), name: path}, nil
 	}
 	path = linkTarget(path)
 	dir, base := filepath.Split(path)
@@ -90,7 +92,7 @@ func Create(path string, opt Options) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating %s: %w", path, pathErr(err))
 	}
-	return &File{bufferedWriter: newBuffered(tmp), tmp: tmp, final: path}, nil
+	return &File{bufferedWriter: newBuffered(&namedWriter{tmp, path, false}), tmp: tmp, final: path, name: path}, nil
 }
 
 // IsTerminal reports whether w is a terminal.
@@ -246,12 +248,8 @@ func (o *File) finish() error {
 		}
 	default: // standard output
 		o.done = true
-		return err
 	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", o.final, pathErr(err))
-	}
-	return nil
+	return writeErr(o.name, o.tmp == nil && o.direct == nil, err)
 }
 
 // Abort discards an output that was not committed, removing its temporary
