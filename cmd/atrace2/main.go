@@ -72,7 +72,11 @@ func main() {
 		debug.SetGCPercent(gcPercent)
 	}
 	outfile.HandleSignals()
-	os.Exit(run(os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}))
+	code := run(os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr})
+	if code == exitBrokenPipe {
+		outfile.DieOfSIGPIPE()
+	}
+	os.Exit(code)
 }
 
 // run parses args and runs one command; tests call it in-process.
@@ -156,8 +160,16 @@ func startCPUProfile(path string) (stop func(), err error) {
 // exitPanic unwinds kong's Exit callback back into run.
 type exitPanic struct{}
 
+// exitBrokenPipe is run's answer when standard output's reader has gone
+// (`atrace2 folded app.trace | head`): main then dies of SIGPIPE quietly,
+// as a command line tool does, once the outputs are removed.
+const exitBrokenPipe = 128 + 13
+
 // printError prints an error as one line and chooses the exit code.
 func printError(w io.Writer, err error) int {
+	if outfile.IsBrokenPipe(err) && outfile.SIGPIPEKills() {
+		return exitBrokenPipe
+	}
 	fmt.Fprintln(w, "atrace2:", err)
 	var u *usageError
 	var refused *outfile.RefusedError

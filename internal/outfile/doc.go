@@ -2,8 +2,10 @@
 // interrupted run leaves none behind: each file is written under a
 // temporary name beside it and renamed into place only when complete
 // (Create, Commit, Abort), several outputs are kept all or none
-// (CommitAll), and Ctrl-C, SIGTERM and SIGHUP remove the temporary files
-// before the process dies (HandleSignals).
+// (CommitAll), and Ctrl-C, SIGTERM, SIGHUP and SIGQUIT remove the
+// temporary files, and empty standard output redirected to a file, before
+// the process dies (HandleSignals); a broken pipe on standard output is a
+// write error that removes them too, and then SIGPIPE ends the process.
 //
 // It also knows the cases a rename would get wrong: a path that names a
 // device or a FIFO is written in place, a symbolic link is followed to the

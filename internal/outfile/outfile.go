@@ -62,8 +62,14 @@ func Create(path string, opt Options) (*File, error) {
 		if opt.Binary && IsTerminal(opt.Stdout) {
 			return nil, refusef("refusing to write binary %s data to a terminal: use -o FILE or redirect stdout", opt.What)
 		}
-		return &File{bufferedWriter: newBuffered(&namedWriter{opt.Stdout, stdoutName, true}),
-			fresh: emptyFile(opt.Stdout), null: isNull(opt.Stdout), name: stdoutName}, nil
+		w, fresh := opt.Stdout, emptyFile(opt.Stdout)
+		if fresh != nil {
+			// A signal empties it, as an error does (Abort).
+			pending.addStdout(fresh)
+			w = lockedWriter{fresh}
+		}
+		return &File{bufferedWriter: newBuffered(&namedWriter{w, stdoutName, true}),
+			fresh: fresh, null: isNull(opt.Stdout), name: stdoutName}, nil
 	}
 	if err := opt.Inputs.Check(path, opt.What); err != nil {
 		return nil, err
@@ -246,8 +252,13 @@ func (o *File) finish() error {
 		if cerr := o.tmp.Close(); err == nil {
 			err = cerr
 		}
-	default: // standard output
-		o.done = true
+	default: // standard output, which Abort empties after an error
+		if err == nil {
+			o.done = true
+			if o.fresh != nil {
+				pending.doneStdout(o.fresh)
+			}
+		}
 	}
 	return writeErr(o.name, o.tmp == nil && o.direct == nil, err)
 }
@@ -279,6 +290,7 @@ func (o *File) Abort() {
 		// (2>&1 shares the offset).
 		o.fresh.Truncate(0)
 		o.fresh.Seek(0, io.SeekStart)
+		pending.doneStdout(o.fresh)
 	}
 }
 
