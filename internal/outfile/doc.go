@@ -9,7 +9,9 @@
 //
 // It also knows the cases a rename would get wrong: a path that names a
 // device or a FIFO is written in place, a symbolic link is followed to the
-// file it names, an output that would replace an input is refused
+// file it names (but not another user's in a sticky shared folder, the
+// rule of Linux's fs.protected_symlinks), a new file gets 0666 less the
+// umask and a replaced one keeps its mode and owner, an output that would replace an input is refused
 // (Inputs.Check), binary data is refused on a terminal, and standard
 // output redirected to an empty file can be taken back and written again
 // (File.Rewinder, which the Perfetto exporter uses when it must read the

@@ -2,9 +2,12 @@ package outfile
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -48,16 +51,24 @@ func (w lockedWriter) Write(b []byte) (int, error) {
 	return w.f.Write(b)
 }
 
-// create makes a temporary file and registers it in one step, so that no
-// signal falls between the two.
-func (p *pendingFiles) create(dir, pattern string) (*os.File, error) {
+// create makes a new temporary file in dir, named prefix and a random
+// number, with the permissions perm less the umask (os.CreateTemp's are
+// always 0600), and registers it in the same step, so that no signal falls
+// between the two.
+func (p *pendingFiles) create(dir, prefix string, perm os.FileMode) (*os.File, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	f, err := os.CreateTemp(dir, pattern)
-	if err == nil {
-		p.files[f.Name()] = f
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if os.IsExist(err) && try < 10000 {
+			continue
+		}
+		if err == nil {
+			p.files[f.Name()] = f
+		}
+		return f, err
 	}
-	return f, err
 }
 
 // commit renames the finished temporary files of outs into place, all
