@@ -30,7 +30,7 @@ func linkTarget(path string) (string, error) {
 			return path, nil
 		}
 		if !mayFollow(st, dirSt) {
-			return "", refusef("refusing to follow the symbolic link %s: it is in a sticky folder anyone can write (%s) and belongs to neither you nor the folder's owner", path, dirOrDot(dir))
+			return "", refusef("refusing to follow the symbolic link %s: it is in a sticky folder anyone can write (%s) and belongs to neither you nor the folder's owner", path, filepath.Clean(dirOrDot(dir)))
 		}
 		to, err := os.Readlink(path)
 		if err != nil {
