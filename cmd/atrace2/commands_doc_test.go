@@ -39,11 +39,18 @@ Conventions shared by every command:
   written to a temporary file and renamed when complete; an output that
   names a device or pipe (` + "`-o /dev/null`" + `) is written directly; an output
   that names the trace itself, or another output of the same ` + "`convert`" + `, is
-  refused before converting.
+  refused before converting. A new output gets 0666 less the umask; one
+  that replaces a file keeps its permissions (and, where allowed, its
+  owner). A symbolic link is followed to the file it names, except a link
+  in a sticky folder anyone can write (` + "`/tmp`" + `) that belongs to neither you
+  nor the folder's owner, which is refused (Linux's fs.protected_symlinks).
 - Exit status: 0 on success (also when the trace needed repairs, unless
-  ` + "`--strict`" + `), 1 for bad input or an output that could not be written, 80 for
-  a usage error. Ctrl-C, SIGTERM and SIGHUP remove the output being written
-  and end the process by the signal.
+  ` + "`--strict`" + `), 1 for bad input or an output that could not be written
+  (standard output included), 80 for a usage error. Ctrl-C, SIGTERM, SIGHUP
+  and SIGQUIT remove the output being written, empty standard output
+  redirected to a file, and end the process by the signal; when standard
+  output's reader goes away (` + "`| head`" + `), the other outputs are removed
+  and the process ends by SIGPIPE.
 - The repair summary (one line on stderr) and warnings are silenced by
   ` + "`-q`" + `. On a terminal, a conversion that takes more than a second shows a
   progress bar on stderr.

@@ -22,6 +22,7 @@ type env struct {
 	stdout, stderr io.Writer
 	opener         *input.Opener  // the run's inputs, each opened once
 	inputs         outfile.Inputs // the inputs no output may overwrite
+	cpuProfile     string         // --cpu-profile's file, which no output may replace
 }
 
 // Globals are the flags every command takes.
@@ -91,6 +92,9 @@ func oneInput(e *env, args []string, cmd string) (*input.Source, error) {
 // createOutput opens an output of the run (outfile.Create): path "" or
 // "-" is standard output, and no input may be written over.
 func (e *env) createOutput(path string, binary bool, what string) (*outfile.File, error) {
+	if outfile.SamePath(path, e.cpuProfile) {
+		return nil, usagef("refusing to write the %s output over the --cpu-profile file %s", what, e.cpuProfile)
+	}
 	return outfile.Create(path, outfile.Options{What: what, Binary: binary, Stdout: e.stdout, Inputs: &e.inputs})
 }
 

@@ -46,19 +46,29 @@ func (c *InfoCmd) Run(g *Globals) error {
 		}
 		reports = append(reports, info.NewTrace(in.Name(), t))
 	}
+	out, err := g.env.createOutput("-", false, "")
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
 	if c.Format == "json" {
-		enc := json.NewEncoder(g.env.stdout)
+		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		if len(reports) == 1 {
-			return enc.Encode(reports[0])
+			err = enc.Encode(reports[0])
+		} else {
+			err = enc.Encode(reports)
 		}
-		return enc.Encode(reports)
+		if err != nil {
+			return err
+		}
+		return out.Commit()
 	}
 	for i := range reports {
 		if i > 0 {
-			fmt.Fprintln(g.env.stdout)
+			fmt.Fprintln(out)
 		}
-		reports[i].WriteText(g.env.stdout)
+		reports[i].WriteText(out)
 	}
-	return nil
+	return out.Commit()
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/outfile"
+	"github.com/atrace2/atrace2/parser"
 )
 
 // Exit codes: 0 success, 1 bad input or a failed write, 80 usage errors
@@ -72,20 +73,27 @@ func main() {
 		debug.SetGCPercent(gcPercent)
 	}
 	outfile.HandleSignals()
-	os.Exit(run(os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}))
+	code := run(os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr})
+	if code == exitBrokenPipe {
+		outfile.DieOfSIGPIPE()
+	}
+	os.Exit(code)
 }
 
 // run parses args and runs one command; tests call it in-process.
 func run(args []string, e *env) int {
 	var c cli
 	exited := -1
+	// kong writes help and version text itself: a failure to write it is
+	// kept, and reported once kong is done.
+	stdout := outfile.NewStdout(e.stdout)
 	k, err := kong.New(&c,
 		kong.Name("atrace2"),
 		kong.Description(description),
 		kong.UsageOnError(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Vars{"version": versionString()},
-		kong.Writers(e.stdout, e.stderr),
+		kong.Writers(stdout, e.stderr),
 		kong.Exit(func(code int) { exited = code; panic(exitPanic{}) }),
 		kong.Bind(e),
 	)
@@ -106,19 +114,27 @@ func run(args []string, e *env) int {
 					panic(r)
 				}
 				code = exited
+				if err := stdout.Err(); err != nil {
+					code = printError(e.stderr, err)
+				}
 			}
 		}()
 		ctx, err := k.Parse(args)
+		if err := stdout.Err(); err != nil {
+			return printError(e.stderr, err)
+		}
 		if err != nil {
 			k.FatalIfErrorf(err) // prints usage and exits 80
 		}
 		c.Globals.env = e
-		stop, err := startCPUProfile(c.CPUProfile)
+		stop, err := startCPUProfile(e, c.CPUProfile, traceArgs(ctx))
 		if err != nil {
 			return printError(e.stderr, err)
 		}
 		err = ctx.Run(&c.Globals)
-		stop()
+		if perr := stop(); err == nil {
+			err = perr
+		}
 		if err != nil {
 			return printError(e.stderr, err)
 		}
@@ -128,27 +144,73 @@ func run(args []string, e *env) int {
 }
 
 // startCPUProfile starts a CPU profile into path when it is set; the
-// returned function stops it.
-func startCPUProfile(path string) (stop func(), err error) {
+// returned function stops it and keeps the file. The file is an output
+// like the others (outfile.Create): written under a temporary name and
+// renamed at the end, and refused when it names one of the traces, which
+// it used to replace before anything was read.
+func startCPUProfile(e *env, path string, traces []string) (stop func() error, err error) {
 	if path == "" {
-		return func() {}, nil
+		return func() error { return nil }, nil
 	}
-	f, err := os.Create(path)
+	if path == "-" {
+		return nil, usagef("--cpu-profile: name a file; standard output carries the command's output")
+	}
+	ins := outfile.Inputs{Stdin: e.stdin}
+	for _, t := range traces {
+		ins.Add(t)
+		ins.Add(parser.Sources(t)...)
+	}
+	out, err := outfile.Create(path, outfile.Options{What: "CPU profile", Binary: true, Inputs: &ins})
 	if err != nil {
 		return nil, err
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
+	if err := pprof.StartCPUProfile(out); err != nil {
+		out.Abort()
 		return nil, err
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+	e.cpuProfile = path
+	return func() error {
+		pprof.StopCPUProfile()
+		defer out.Abort()
+		return out.Commit()
+	}, nil
+}
+
+// traceArgs returns the files the selected command reads: its TRACE and
+// OLD NEW arguments.
+func traceArgs(ctx *kong.Context) []string {
+	var paths []string
+	node := ctx.Selected()
+	if node == nil {
+		return nil
+	}
+	for _, arg := range node.Positional {
+		if arg.Name != "TRACE" && arg.Name != "OLD NEW" {
+			continue
+		}
+		switch v := arg.Target.Interface().(type) {
+		case string:
+			paths = append(paths, v)
+		case []string:
+			paths = append(paths, v...)
+		}
+	}
+	return paths
 }
 
 // exitPanic unwinds kong's Exit callback back into run.
 type exitPanic struct{}
 
+// exitBrokenPipe is run's answer when standard output's reader has gone
+// (`atrace2 folded app.trace | head`): main then dies of SIGPIPE quietly,
+// as a command line tool does, once the outputs are removed.
+const exitBrokenPipe = 128 + 13
+
 // printError prints an error as one line and chooses the exit code.
 func printError(w io.Writer, err error) int {
+	if outfile.IsBrokenPipe(err) && outfile.SIGPIPEKills() {
+		return exitBrokenPipe
+	}
 	fmt.Fprintln(w, "atrace2:", err)
 	var u *usageError
 	var refused *outfile.RefusedError

@@ -140,3 +140,56 @@ func TestHelpNamesEveryFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestCPUProfileFile: --cpu-profile is an output like the others: it used
+// to be created before anything was read, so naming the trace destroyed
+// it; now a trace (also on standard input) is refused, an output may not
+// replace it, and the file appears complete at the end.
+func TestCPUProfileFile(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "app.trace")
+	data, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(trace, data, 0o644)
+	prof := filepath.Join(dir, "cpu.pprof")
+	stdin, err := os.Open(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	for _, c := range []struct {
+		args  []string
+		stdin *os.File
+		want  string
+	}{
+		{[]string{"--cpu-profile", trace, "info", trace}, nil, "refusing to write the CPU profile output over the input " + trace},
+		{[]string{"--cpu-profile", trace, "diff", sample, trace}, nil, "refusing to write the CPU profile output over the input " + trace},
+		{[]string{"--cpu-profile", trace, "top", "-"}, stdin, "refusing to write the CPU profile output over the input on standard input"},
+		{[]string{"--cpu-profile", "-", "info", trace}, nil, "--cpu-profile: name a file"},
+		{[]string{"--cpu-profile", prof, "folded", "-o", prof, trace}, nil, "refusing to write the folded output over the --cpu-profile file " + prof},
+	} {
+		e := &env{stdin: bytes.NewReader(nil), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
+		if c.stdin != nil {
+			e.stdin = c.stdin
+		}
+		code := run(append([]string{"-q"}, c.args...), e)
+		if errOut := e.stderr.(*bytes.Buffer).String(); code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, errOut, exitUsage, c.want)
+		}
+		if b, err := os.ReadFile(trace); err != nil || !bytes.Equal(b, data) {
+			t.Fatalf("%v: the trace was changed (%d bytes, %v)", c.args, len(b), err)
+		}
+		os.Remove(prof)
+	}
+	if code, _, errOut := runCLI(t, nil, "-q", "--cpu-profile", prof, "info", trace); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if b, err := os.ReadFile(prof); err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("the CPU profile holds %d bytes (%v), want a gzipped profile", len(b), err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("files in %s: %v, want the trace and the profile", dir, entries)
+	}
+}

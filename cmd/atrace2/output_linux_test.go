@@ -248,3 +248,41 @@ func TestConvertKeepsAllOrNone(t *testing.T) {
 		t.Errorf("kept although --folded failed: %v", entries)
 	}
 }
+
+// TestWriteErrorsFail: every command exits 1 with one line naming standard
+// output when it cannot be written (here /dev/full), kong's help and
+// version text included; info and --version used to exit 0.
+func TestWriteErrorsFail(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full here: the test needs a device that refuses writes")
+	}
+	_, sampled := sampledFiles(t)
+	for _, args := range [][]string{
+		{"--version"},
+		{"--help"},
+		{"info", "--help"},
+		{"info", sample},
+		{"info", "--format", "json", sample},
+		{"dump", sample},
+		{"top", sample},
+		{"top", "--format", "csv", sampled["app.hprof"]},
+		{"calls", sample, "."},
+		{"diff", sample, sample},
+		{"folded", sample},
+		{"pprof", sample},
+		{"perfetto", sample},
+		{"speedscope", sample},
+		{"convert", "--folded", "-", sample},
+	} {
+		full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var errb bytes.Buffer
+		code := run(append([]string{"-q"}, args...), &env{stdin: bytes.NewReader(nil), stdout: full, stderr: &errb})
+		full.Close()
+		if want := "atrace2: writing standard output: no space left on device\n"; code != exitError || errb.String() != want {
+			t.Errorf("%v > /dev/full: exit %d, stderr %q; want %d, %q", args, code, errb.String(), exitError, want)
+		}
+	}
+}

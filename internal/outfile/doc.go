@@ -2,12 +2,16 @@
 // interrupted run leaves none behind: each file is written under a
 // temporary name beside it and renamed into place only when complete
 // (Create, Commit, Abort), several outputs are kept all or none
-// (CommitAll), and Ctrl-C, SIGTERM and SIGHUP remove the temporary files
-// before the process dies (HandleSignals).
+// (CommitAll), and Ctrl-C, SIGTERM, SIGHUP and SIGQUIT remove the
+// temporary files, and empty standard output redirected to a file, before
+// the process dies (HandleSignals); a broken pipe on standard output is a
+// write error that removes them too, and then SIGPIPE ends the process.
 //
 // It also knows the cases a rename would get wrong: a path that names a
 // device or a FIFO is written in place, a symbolic link is followed to the
-// file it names, an output that would replace an input is refused
+// file it names (but not another user's in a sticky shared folder, the
+// rule of Linux's fs.protected_symlinks), a new file gets 0666 less the
+// umask and a replaced one keeps its mode and owner, an output that would replace an input is refused
 // (Inputs.Check), binary data is refused on a terminal, and standard
 // output redirected to an empty file can be taken back and written again
 // (File.Rewinder, which the Perfetto exporter uses when it must read the

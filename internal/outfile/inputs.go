@@ -3,7 +3,6 @@ package outfile
 import (
 	"io"
 	"os"
-	"path/filepath"
 )
 
 // Inputs are the files a run reads, which no output may replace: the
@@ -52,11 +51,8 @@ func SamePath(a, b string) bool {
 	if a == "" || b == "" || a == "-" || b == "-" {
 		return false
 	}
-	a, b = linkTarget(a), linkTarget(b)
-	if aa, err := filepath.Abs(a); err == nil {
-		if bb, err := filepath.Abs(b); err == nil && aa == bb {
-			return true
-		}
+	if resolved(a) == resolved(b) {
+		return true
 	}
 	sa, errA := os.Stat(a)
 	sb, errB := os.Stat(b)

@@ -23,8 +23,10 @@ type File struct {
 	fresh  *os.File // standard output, an empty regular file (> FILE)
 	null   bool     // direct is the null device, which keeps nothing
 	final  string
-	closed bool // flushed and closed (a temporary file not yet renamed)
-	done   bool // renamed into place, or removed
+	name   string      // the output in messages: its path, or "standard output"
+	old    fs.FileInfo // the file the output replaces, if any
+	closed bool        // flushed and closed (a temporary file not yet renamed)
+	done   bool        // renamed into place, or removed
 }
 
 var _ io.Writer = (*File)(nil)
@@ -61,8 +63,14 @@ func Create(path string, opt Options) (*File, error) {
 		if opt.Binary && IsTerminal(opt.Stdout) {
 			return nil, refusef("refusing to write binary %s data to a terminal: use -o FILE or redirect stdout", opt.What)
 		}
-		return &File{bufferedWriter: newBuffered(opt.Stdout), fresh: emptyFile(opt.Stdout),
-			null: isNull(opt.Stdout)}, nil
+		w, fresh := opt.Stdout, emptyFile(opt.Stdout)
+		if fresh != nil {
+			// A signal empties it, as an error does (Abort).
+			pending.addStdout(fresh)
+			w = lockedWriter{fresh}
+		}
+		return &File{bufferedWriter: newBuffered(&namedWriter{w, stdoutName, true}),
+			fresh: fresh, null: isNull(opt.Stdout), name: stdoutName}, nil
 	}
 	if err := opt.Inputs.Check(path, opt.What); err != nil {
 		return nil, err
@@ -79,53 +87,56 @@ func Create(path string, opt Options) (*File, error) {
 			f.Close()
 			return nil, refusef("refusing to write binary %s data to the terminal %s: use a file", opt.What, path)
 		}
-		return &File{bufferedWriter: newBuffered(f), direct: f, final: path, null: isNull(f)}, nil
+		return &File{bufferedWriter: newBuffered(&namedWriter{f, path, false}), direct: f, final: path,
+			null: isNull(f), name: path}, nil
 	}
-	path = linkTarget(path)
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := pending.create(dir, "."+base+".tmp-*")
+	name := path
+	path, err := linkTarget(path)
 	if err != nil {
-		return nil, fmt.Errorf("creating %s: %w", path, pathErr(err))
+		return nil, err
 	}
-	return &File{bufferedWriter: newBuffered(tmp), tmp: tmp, final: path}, nil
+	dir, base := filepath.Split(path)
+	// A new file gets the mode the kernel gives one: 0666 less the umask
+	// (or the folder's default ACL), with no umask read by the process. A
+	// file replaced keeps its mode and, where allowed, its owner (keep).
+	perm := os.FileMode(0o666)
+	old, err := os.Lstat(path)
+	if err == nil && old.Mode().IsRegular() {
+		perm = 0o600 // private until finish gives it the old file's mode
+	} else {
+		old = nil
+	}
+	tmp, err := pending.create(dirOrDot(dir), "."+base+".tmp-", perm)
+	if err != nil {
+		return nil, fmt.Errorf("creating %s: %w", name, pathErr(err))
+	}
+	return &File{bufferedWriter: newBuffered(&namedWriter{tmp, name, false}), tmp: tmp, final: path,
+		name: name, old: old}, nil
+}
+
+// keep gives the temporary file that replaces old its owner, where this
+// process may, and its permissions. Where the group cannot be kept, the
+// group's permissions are cut to the others': people of this process's
+// group are not the old group. Set-user-ID and the like are not kept.
+func keep(f *os.File, old fs.FileInfo) error {
+	mode := old.Mode().Perm()
+	if uid, gid, ok := owner(old); ok {
+		if f.Chown(uid, gid) != nil {
+			f.Chown(-1, gid)
+		}
+		if st, err := f.Stat(); err == nil {
+			if _, g, ok := owner(st); ok && g != gid {
+				mode &^= 0o070 &^ (mode & 0o007 << 3)
+			}
+		}
+	}
+	return f.Chmod(mode)
 }
 
 // IsTerminal reports whether w is a terminal.
 func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// linkTarget follows symbolic links from path to the file they name, which
-// may not exist yet: the output replaces that file, not the link.
-func linkTarget(path string) string {
-	for range 40 { // as many links as Linux follows
-		st, err := os.Lstat(path)
-		if err != nil || st.Mode()&os.ModeSymlink == 0 {
-			return path
-		}
-		if real, err := filepath.EvalSymlinks(path); err == nil {
-			return real // the kernel's answer, when the file exists
-		}
-		to, err := os.Readlink(path)
-		if err != nil {
-			return path
-		}
-		if !filepath.IsAbs(to) {
-			// Relative to the link's real folder, as the kernel reads it,
-			// not to the text of its path.
-			dir := filepath.Dir(path)
-			if real, err := filepath.EvalSymlinks(dir); err == nil {
-				dir = real
-			}
-			to = filepath.Join(dir, to)
-		}
-		path = to
-	}
-	return path
 }
 
 // pathErr drops the *fs.PathError or *os.LinkError around err, whose
@@ -238,20 +249,21 @@ func (o *File) finish() error {
 			err = cerr
 		}
 	case o.tmp != nil:
-		if cerr := o.tmp.Chmod(0o644); err == nil {
-			err = cerr // CreateTemp makes 0600 files; outputs are ordinary files
+		if o.old != nil && err == nil {
+			err = keep(o.tmp, o.old)
 		}
 		if cerr := o.tmp.Close(); err == nil {
 			err = cerr
 		}
-	default: // standard output
-		o.done = true
-		return err
+	default: // standard output, which Abort empties after an error
+		if err == nil {
+			o.done = true
+			if o.fresh != nil {
+				pending.doneStdout(o.fresh)
+			}
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", o.final, pathErr(err))
-	}
-	return nil
+	return writeErr(o.name, o.tmp == nil && o.direct == nil, err)
 }
 
 // Abort discards an output that was not committed, removing its temporary
@@ -281,6 +293,7 @@ func (o *File) Abort() {
 		// (2>&1 shares the offset).
 		o.fresh.Truncate(0)
 		o.fresh.Seek(0, io.SeekStart)
+		pending.doneStdout(o.fresh)
 	}
 }
 
