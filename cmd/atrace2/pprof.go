@@ -16,10 +16,11 @@ import (
 // PprofCmd converts traces into one pprof profile, or serves pprof's web UI
 // for it.
 type PprofCmd struct {
-	Output    string   `short:"o" placeholder:"FILE" help:"Write the gzipped profile to FILE (- for standard output). By default it goes to standard output, which must not be a terminal; app.pb.gz is a good name."`
-	HTTP      string   `name:"http" placeholder:"ADDR" help:"Serve pprof's web UI (flame graph, graph, top, peek, source) for the profile at ADDR, such as :0 for any free port on localhost or 127.0.0.1:8080, until interrupted. Nothing is written unless -o is given too."`
-	NoBrowser bool     `name:"no-browser" help:"With --http, do not open a browser; open the printed URL yourself."`
-	Trace     []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a sampled profile (hprof text, Android 5.x ART profile). Several traces merge into one profile, in which threads of the same name add up; sampled profiles merge only with sampled profiles of the same kind."`
+	Output     string   `short:"o" placeholder:"FILE" help:"Write the gzipped profile to FILE (- for standard output). By default it goes to standard output, which must not be a terminal; app.pb.gz is a good name."`
+	HTTP       string   `name:"http" placeholder:"ADDR" help:"Serve pprof's web UI (flame graph, graph, top, peek; source with --source-path) for the profile at ADDR, such as :0 for any free port on localhost or 127.0.0.1:8080, until interrupted. On an address that is not loopback, such as 0.0.0.0:8080, anyone on the network can read the profile. Nothing is written unless -o is given too."`
+	NoBrowser  bool     `name:"no-browser" help:"With --http, do not open a browser; open the printed URL yourself."`
+	SourcePath string   `name:"source-path" type:"existingdir" placeholder:"DIR" help:"With --http, show in the source view the files under DIR that the profile names (relative to DIR, such as android/app/Activity.java). Without it the web UI reads no file: the names come from the trace."`
+	Trace      []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a sampled profile (hprof text, Android 5.x ART profile). Several traces merge into one profile, in which threads of the same name add up; sampled profiles merge only with sampled profiles of the same kind."`
 }
 
 // Run converts the traces, then writes the profile, serves it, or both.
@@ -30,6 +31,9 @@ func (c *PprofCmd) Run(g *Globals) error {
 	}
 	if c.NoBrowser && c.HTTP == "" {
 		return usagef("--no-browser only makes sense with --http")
+	}
+	if c.SourcePath != "" && c.HTTP == "" {
+		return usagef("--source-path only makes sense with --http")
 	}
 	write := c.Output != "" || c.HTTP == ""
 	if err := g.env.inputs.Check(c.Output, "pprof"); err != nil { // before converting
@@ -62,7 +66,7 @@ func (c *PprofCmd) Run(g *Globals) error {
 			return err
 		}
 	}
-	return serveWeb(srv, p, c.NoBrowser, g.env, g.Quiet)
+	return serveWeb(srv, p, c.NoBrowser, c.SourcePath, g.env, g.Quiet)
 }
 
 // pprofResult is what pprofProfile made: a builder of method traces' calls,

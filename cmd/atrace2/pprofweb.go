@@ -23,12 +23,14 @@ func listen(addr string) (*pprofweb.Listener, error) {
 	return l, err
 }
 
-// serveWeb runs pprof's web UI for p until the server stops.
-func serveWeb(l *pprofweb.Listener, p *profile.Profile, noBrowser bool, e *env, quiet bool) error {
+// serveWeb runs pprof's web UI for p until the server stops; the source
+// view shows the files under sourcePath, or is off.
+func serveWeb(l *pprofweb.Listener, p *profile.Profile, noBrowser bool, sourcePath string, e *env, quiet bool) error {
 	return pprofweb.Serve(p, l, pprofweb.ServeOptions{
-		NoBrowser: noBrowser,
-		Stderr:    e.stderr,
-		Quiet:     quiet,
-		Started:   pprofServed,
+		NoBrowser:  noBrowser,
+		SourcePath: sourcePath,
+		Stderr:     e.stderr,
+		Quiet:      quiet,
+		Started:    pprofServed,
 	})
 }

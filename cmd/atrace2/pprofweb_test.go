@@ -11,12 +11,19 @@ import (
 	"time"
 )
 
-// TestPprofHTTP starts `pprof --http 127.0.0.1:0 --no-browser -o FILE` in
-// process, fetches pprof's pages from it on the loopback address, and stops
+// TestPprofHTTP starts `pprof --http 127.0.0.1:0 --no-browser --source-path
+// DIR -o FILE` in process, fetches pprof's pages from it on the loopback address, and stops
 // it through the test hook. Every wait is bounded.
 func TestPprofHTTP(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "app.pb.gz")
-	s, done, stdout, stderr := serve(t, "pprof", "-q", "--http", "127.0.0.1:0", "--no-browser", "-o", file, sample)
+	src := t.TempDir() // the source view shows files under --source-path only
+	if err := os.MkdirAll(filepath.Join(src, "android/app"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "android/app/Activity.java"), []byte("package android.app;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, done, stdout, stderr := serve(t, "pprof", "-q", "--http", "127.0.0.1:0", "--no-browser", "--source-path", src, "-o", file, sample)
 	stopped := false
 	defer func() {
 		if !stopped {
@@ -97,4 +104,83 @@ func fetch(t *testing.T, c *http.Client, url string) string {
 		t.Fatalf("GET %s: %s, %v", url, resp.Status, err)
 	}
 	return string(b)
+}
+
+// hostileHprof is a Dalvik hprof text whose frames name /etc/passwd,
+// ../../x and, relative to the root, a file outside any source folder.
+func hostileHprof(t *testing.T, secret string) string {
+	t.Helper()
+	text := "THREAD START (obj=100, id = 1, name=\"main\", group=\"main\")\n" +
+		"TRACE 300001: (thread=1)\n" +
+		"\tevil.A.passwd(/etc/passwd:1)\n" +
+		"\tevil.B.up(../../x:1)\n" +
+		"\tevil.C.abs(" + secret + ":1)\n" +
+		"\tevil.D.climb(" + strings.TrimPrefix(secret, "/") + ":1)\n" +
+		"CPU SAMPLES BEGIN (total = 4) Sun Jan 13 05:57:25 2013\n" +
+		"rank   self  accum   count trace method\n" +
+		"   1 100.00% 100.00%       4  300001 evil.A.passwd\n" +
+		"CPU SAMPLES END\n"
+	path := filepath.Join(t.TempDir(), "evil.hprof")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestPprofHTTPSourceFiles: the web UI shows no file a profile names unless
+// it is under --source-path.
+func TestPprofHTTPSourceFiles(t *testing.T) {
+	const mark = "SECRET-91c2"
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(secret, []byte(mark+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	evil := hostileHprof(t, secret)
+	src := t.TempDir()
+	if err := os.WriteFile(filepath.Join(src, "x"), []byte("UNDER-SOURCE-PATH\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Timeout: 30 * time.Second}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, http.StatusNotFound, "--source-path"},
+		{[]string{"--source-path", src}, http.StatusOK, "UNDER-SOURCE-PATH"}, // ../../x is x under it
+	} {
+		args := append(append([]string{"pprof", "-q", "--http", "127.0.0.1:0", "--no-browser"}, c.args...), evil)
+		s, done, _, stderr := serve(t, args...)
+		resp, err := client.Get(s.url + "source?f=evil")
+		var body []byte
+		if err == nil {
+			body, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+		}
+		s.stop()
+		if code := <-done; code != 0 {
+			t.Errorf("%v: exit %d: %s", c.args, code, stderr.String())
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != c.code || !strings.Contains(string(body), c.want) {
+			t.Errorf("%v: /ui/source: %s, want %d and %q", c.args, resp.Status, c.code, c.want)
+		}
+		if bytes.Contains(body, []byte(mark)) || bytes.Contains(body, []byte("root:x:0:0")) {
+			t.Errorf("%v: /ui/source shows a file outside the source path", c.args)
+		}
+	}
+}
+
+// TestPprofHTTPFlags: --source-path needs --http, and an existing folder.
+func TestPprofHTTPFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"pprof", "--source-path", t.TempDir(), "-o", filepath.Join(t.TempDir(), "a.pb.gz"), sample},
+		{"pprof", "--http", "127.0.0.1:0", "--source-path", filepath.Join(t.TempDir(), "none"), sample},
+	} {
+		if code, _, errOut := runCLI(t, nil, args...); code != 80 || !strings.Contains(errOut, "source-path") {
+			t.Errorf("%v: exit %d, %q; want a usage error", args, code, errOut)
+		}
+	}
 }

@@ -14,9 +14,10 @@ import (
 	"time"
 )
 
-// pending holds the temporary files being written, which a signal removes
-// before the process dies of it (HandleSignals), and the regular files
-// standard output is being written into, which it empties.
+// pending holds the temporary files being written and the directories of
+// TempDir (with a nil file), which a signal removes before the process dies
+// of it (HandleSignals), and the regular files standard output is being
+// written into, which it empties.
 var pending = pendingFiles{files: map[string]*os.File{}, stdouts: map[*os.File]bool{}}
 
 type pendingFiles struct {
@@ -106,10 +107,10 @@ func (p *pendingFiles) done(name string) {
 func (p *pendingFiles) removeAll() {
 	p.mu.Lock()
 	for name, f := range p.files {
-		if runtime.GOOS == "windows" {
+		if runtime.GOOS == "windows" && f != nil {
 			f.Close() // Windows removes no open file
 		}
-		os.Remove(name)
+		os.RemoveAll(name) // a file, or a directory of TempDir
 		delete(p.files, name)
 	}
 	for f := range p.stdouts {

@@ -57,9 +57,13 @@ func (l *Listener) Close() error { return l.ln.Close() }
 type ServeOptions struct {
 	// NoBrowser skips opening a browser, like pprof's -no_browser.
 	NoBrowser bool
-	// Stderr gets the URL line and pprof's own messages.
+	// SourcePath, when set, turns the source view on for the files under
+	// this folder; without it the UI reads no file at all.
+	SourcePath string
+	// Stderr gets the URL line, warnings and pprof's own messages.
 	Stderr io.Writer
-	// Quiet drops pprof's informational messages; errors and the URL stay.
+	// Quiet drops pprof's informational messages; errors, warnings and the
+	// URL stay.
 	Quiet bool
 	// Started, when set, is called once the server is about to serve, with
 	// the UI's URL and a function that stops the server (Serve then returns
@@ -70,9 +74,16 @@ type ServeOptions struct {
 // Serve runs pprof's own web UI (flame graph, graph, top, peek, source) for
 // p on l, in process: github.com/google/pprof/driver with a fetcher that
 // hands it p, so no profile file and no Go toolchain are needed
-// (docs/outputs.md §1.7). The URL names l's host; a local host also makes
-// the server refuse remote clients, as pprof's own server does. It returns
-// when the server stops.
+// (docs/outputs.md §1.7). It returns when the server stops.
+//
+// Profiles name files that come from untrusted input, so the UI reads no
+// file because of them: no source view unless o.SourcePath is set (then
+// only copies of the files under it; p's names that could lead elsewhere are
+// renamed, in place), no disassembly, no object tools or symbolization. It
+// answers only GET and HEAD requests whose Host header names the server (no
+// DNS rebinding), only local clients on a loopback address, and does not
+// save pprof settings. On another address it warns that anyone on the
+// network can read the profile.
 func Serve(p *profile.Profile, l *Listener, o ServeOptions) error {
 	if l == nil || l.ln == nil {
 		return errors.New("pprof: serving: no listener")
@@ -81,47 +92,70 @@ func Serve(p *profile.Profile, l *Listener, o ServeOptions) error {
 	if !ok {
 		return fmt.Errorf("pprof: serving: %s is not a TCP address", l.ln.Addr())
 	}
-	host := l.host
-	if host == "" {
-		host = "localhost"
+	hostport := net.JoinHostPort(l.host, fmt.Sprint(tcp.Port))
+	args := []string{"-http", hostport, "-source_path=", "-trim_path="}
+	var src *sourceMirror
+	if o.SourcePath != "" {
+		var err error
+		if src, err = newSourceMirror(p, o.SourcePath); err != nil {
+			return err
+		}
+		defer src.close()
+		// A trim path that no relative name starts with also turns pprof's
+		// guessing of one off.
+		args = append(args, "-source_path="+src.dir, "-trim_path="+src.dir)
 	}
-	hostport := net.JoinHostPort(host, fmt.Sprint(tcp.Port))
-	args := []string{"-http", hostport}
 	if o.NoBrowser {
 		args = append(args, "-no_browser")
 	}
+	if !tcp.IP.IsLoopback() && o.Stderr != nil {
+		fmt.Fprintf(o.Stderr, "atrace2: warning: --http %s is not a loopback address: anyone who can reach this machine over the network can read the profile\n", hostport)
+	}
 	d := newDriver(p, args, o.Stderr, o.Quiet)
 	d.ui.browser = !o.NoBrowser
+	hosts := newHostCheck(l.host, tcp)
 	d.opt.HTTPServer = func(a *driver.HTTPServerArgs) error {
-		return serveHTTP(a, l.ln, o)
+		return serveHTTP(a, l.ln, guard(handler(a.Handlers, src), hosts, tcp.IP.IsLoopback()), o)
 	}
 	return d.run()
 }
 
-// serveHTTP is pprof's default web server (internal/driver/webui.go,
-// defaultWebServer) on a listener we own: the UI lives under /ui/, and a
-// server on a local host answers local clients only.
-func serveHTTP(a *driver.HTTPServerArgs, ln net.Listener, o ServeOptions) error {
-	local := isLocalhost(a.Host)
+// handler serves pprof's pages (pages) under /ui/, and the source view when
+// its mirror is ready.
+func handler(h map[string]http.Handler, src *sourceMirror) http.Handler {
 	ui := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if local {
-			host, _, err := net.SplitHostPort(req.RemoteAddr)
-			if err != nil || !isLoopback(host) {
-				http.Error(w, "permission denied", http.StatusForbidden)
+		p := req.URL.Path
+		switch {
+		case pages[p] && h[p] != nil:
+			h[p].ServeHTTP(w, req)
+		case p == "/source" && h[p] != nil:
+			if src == nil {
+				http.Error(w, noSourceView, http.StatusNotFound)
 				return
 			}
-		}
-		h := a.Handlers[req.URL.Path]
-		if h == nil {
+			if err := src.ready(); err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			h[p].ServeHTTP(w, req)
+		case p == "/disasm":
+			http.Error(w, noDisasm, http.StatusNotFound)
+		case p == "/saveconfig" || p == "/deleteconfig":
+			http.Error(w, noSettings, http.StatusForbidden)
+		default:
 			http.NotFound(w, req)
-			return
 		}
-		h.ServeHTTP(w, req)
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/ui/", http.StripPrefix("/ui", ui))
 	mux.Handle("/", http.RedirectHandler("/ui/", http.StatusTemporaryRedirect))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	return mux
+}
+
+// serveHTTP is pprof's default web server (internal/driver/webui.go,
+// defaultWebServer) with handler on a listener we own.
+func serveHTTP(a *driver.HTTPServerArgs, ln net.Listener, handler http.Handler, o ServeOptions) error {
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	u := (&url.URL{Scheme: "http", Host: a.Hostport, Path: "/ui/"}).String()
 	if o.Stderr != nil {
 		fmt.Fprintf(o.Stderr, "atrace2: serving pprof's web UI on %s (interrupt to stop)\n", u)
@@ -133,19 +167,6 @@ func serveHTTP(a *driver.HTTPServerArgs, ln net.Listener, o ServeOptions) error 
 		return fmt.Errorf("pprof: serving on %s: %w", a.Hostport, err)
 	}
 	return nil
-}
-
-func isLocalhost(host string) bool {
-	switch host {
-	case "localhost", "127.0.0.1", "::1", "[::1]":
-		return true
-	}
-	return false
-}
-
-func isLoopback(host string) bool {
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // embedded is one in-process run of pprof's driver over a ready profile.
@@ -165,9 +186,32 @@ func newDriver(p *profile.Profile, args []string, stderr io.Writer, quiet bool) 
 	return &embedded{ui: ui, opt: &driver.Options{
 		Flagset: newFlagSet(append(args, source)),
 		Fetch:   fetcher{p},
+		Obj:     noObjTool{},
+		Sym:     noSymbolizer{},
 		UI:      ui,
 	}}
 }
+
+// noObjTool stands for pprof's binutils, which would open, disassemble and
+// run tools on the object files a profile's mappings name: a trace's
+// methods have none, and the names are not to be opened.
+type noObjTool struct{}
+
+var errNoObj = errors.New("no object files in a method trace")
+
+func (noObjTool) Open(string, uint64, uint64, uint64, string) (driver.ObjFile, error) {
+	return nil, errNoObj
+}
+
+func (noObjTool) Disasm(string, uint64, uint64, bool) ([]driver.Inst, error) {
+	return nil, errNoObj
+}
+
+// noSymbolizer stands for pprof's symbolizer: atrace2's profiles are
+// symbolized, and pprof's would read local files or fetch remote ones.
+type noSymbolizer struct{}
+
+func (noSymbolizer) Symbolize(string, driver.MappingSources, *profile.Profile) error { return nil }
 
 func (d *embedded) run() error {
 	if err := driver.PProf(d.opt); err != nil {

@@ -14,7 +14,7 @@ import (
 var reportDefaults = []string{
 	"-unit=minimum", "-sample_index=", "-mean=false", "-tagroot=", "-tagleaf=",
 	"-focus=", "-ignore=", "-tagfocus=", "-tagignore=", "-nodecount=-1",
-	"-nodefraction=0", "-edgefraction=0",
+	"-nodefraction=0", "-edgefraction=0", "-source_path=", "-trim_path=",
 }
 
 // Report runs a pprof report (args such as -top -sample_index=wall) on a
