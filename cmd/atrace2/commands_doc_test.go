@@ -30,9 +30,13 @@ Conventions shared by every command:
   device (bash's ` + "`<(adb exec-out cat /sdcard/app.trace)`" + `, ` + "`/dev/stdin`" + `).
   Input that cannot be read twice, and gzip input, is first copied
   (decompressed) to a temporary file in ` + "`$TMPDIR`" + `, never kept in memory. A
-  pipe is read once, so ` + "`diff`" + ` takes it for OLD or NEW, not both.
+  copy larger than ` + "`ATRACE2_SPOOL_LIMIT`" + ` (a size such as 500M or 100G;
+  default 64G) stops the run with an error, as a full disk does, and leaves
+  nothing behind. A pipe is read once, so ` + "`diff`" + ` takes it for OLD or NEW,
+  not both.
 - A streaming trace from Android 6–7 keeps its key in a separate ` + "`.sec`" + `
-  file: give it after the trace. A pre-1.0 ` + "`NAME.key`" + `/` + "`NAME.data`" + ` pair
+  file: give it after the trace (it is read up to its ` + "`*end`" + ` line, at most
+  64 MiB). A pre-1.0 ` + "`NAME.key`" + `/` + "`NAME.data`" + ` pair
   is given as either file or the base name.
 - Commands that write a file take ` + "`-o FILE`" + `; without it they write to
   standard output, and refuse binary output to a terminal. Outputs are
