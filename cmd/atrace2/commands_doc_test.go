@@ -51,8 +51,9 @@ Conventions shared by every command:
 - The repair summary (one line on stderr) and warnings are silenced by
   ` + "`-q`" + `. On a terminal, a conversion that takes more than a second shows a
   progress bar on stderr.
-- atrace2 sets a soft heap limit of 100 MiB and GOGC=400 unless the
-  ` + "`GOMEMLIMIT`" + ` and ` + "`GOGC`" + ` environment variables say otherwise.
+- atrace2 sets GOGC=400 and a soft heap limit of 100 MiB, raised to twice
+  the live heap when that grows larger, unless the ` + "`GOGC`" + ` and
+  ` + "`GOMEMLIMIT`" + ` environment variables say otherwise.
 `
 
 // TestCommandsDoc renders atrace2 --help and every command's --help into
