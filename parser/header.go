@@ -200,7 +200,13 @@ type keyParser struct {
 	sec        keySection
 	sawVersion bool
 	done       bool // *end seen
+	options    int  // key=value lines so far
 }
+
+// maxKeyOptions bounds the key=value lines of one key text, which are all
+// kept (Header.Options): the key text of a method table can be long, but
+// its options are a dozen lines.
+const maxKeyOptions = 4096
 
 // line handles one line (without its '\n') that starts at offset off.
 func (p *keyParser) line(b []byte, off int64) error {
@@ -229,6 +235,9 @@ func (p *keyParser) line(b []byte, off int64) error {
 		p.h.KeyVersion, p.sec = v, secOptions
 	case secOptions:
 		if k, v, ok := bytes.Cut(b, []byte{'='}); ok {
+			if p.options++; p.options > maxKeyOptions {
+				return formatErr(off, "key text: more than %d key=value lines (a real key has about a dozen)", maxKeyOptions)
+			}
 			p.h.Options = append(p.h.Options, Option{string(k), string(v)})
 		}
 	case secThreads:

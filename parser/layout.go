@@ -135,14 +135,16 @@ func (h *Header) warn(format string, args ...any) {
 }
 
 // mergeKeyFile reads key text from a side file (.sec): its options, and the
-// threads and methods the trace itself did not define.
+// threads and methods the trace itself did not define. It reads up to the
+// *end line, at most MaxKeyText bytes.
 func (h *Header) mergeKeyFile(name string) error {
-	text, err := os.ReadFile(name)
+	f, err := os.Open(name)
 	if err != nil {
 		return err
 	}
+	defer f.Close()
 	k := &Header{}
-	if err := parseKeyBytes(k, text, 0); err != nil {
+	if err := parseKeyReader(k, f, 0, "key file"); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	h.KeyVersion = k.KeyVersion

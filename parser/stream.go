@@ -1,8 +1,10 @@
 package parser
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
+	"io"
 	"strconv"
 )
 
@@ -221,14 +223,14 @@ func (s *source) cut(h *Header, off int64) error {
 }
 
 // parseSummary reads the op-3 key text: options (with the clock) and, on
-// ART before 2023, the full thread list.
+// ART before 2023, the full thread list. The text is parsed as it is read,
+// up to its *end line, so that a summary item whose length reaches far
+// beyond that line (it need not be the file's last item) is not read
+// whole.
 func parseSummary(s *source, h *Header, start, n int64, announced map[ThreadID]bool) error {
-	text := make([]byte, n-7)
-	if err := s.readAt(text, start+7); err != nil {
-		return err
-	}
 	sum := &Header{}
-	if err := parseKeyBytes(sum, text, start+7); err != nil {
+	text := io.NewSectionReader(s.ra, start+7, n-7)
+	if err := parseKeyReader(sum, text, start+7, "streaming summary"); err != nil {
 		return err
 	}
 	h.HasSummary = true
@@ -247,8 +249,57 @@ func parseSummary(s *source, h *Header, start, n int64, announced map[ThreadID]b
 	return nil
 }
 
-// parseKeyBytes parses a whole key text held in memory (the streaming
-// summary, a .sec file); base is its offset for error messages.
+// MaxKeyText bounds the key text read from a streaming summary or a .sec
+// key file before its *end line. A real one is a few KB (docs/formats.md
+// §8.2); the bound keeps a crafted file, or a .sec argument that names
+// /dev/zero, from being read without end.
+const MaxKeyText = 64 << 20
+
+// parseKeyReader parses key text line by line from r, up to its *end line
+// or the end of r, and at most MaxKeyText bytes of it; base is its offset
+// for error messages and what names it.
+func parseKeyReader(h *Header, r io.Reader, base int64, what string) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	p := keyParser{h: h}
+	off := int64(0)
+	var long []byte // a line longer than br's buffer
+	for !p.done {
+		b, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long, b...)
+			if len(long) > maxLineLen {
+				return formatErr(base+off, "%s: expected key text, found a line longer than %d bytes", what, maxLineLen)
+			}
+			continue
+		}
+		if long != nil {
+			b, long = append(long, b...), nil
+		}
+		if len(b) == 0 && err != nil {
+			if err == io.EOF {
+				break
+			}
+			return err
+		}
+		if off+int64(len(b)) > MaxKeyText {
+			return formatErr(base+off, "%s: more than %d MiB of key text without an *end line (a real one is a few KB)", what, MaxKeyText>>20)
+		}
+		if err := p.line(bytes.TrimSuffix(b, []byte{'\n'}), base+off); err != nil {
+			return err
+		}
+		off += int64(len(b))
+		if err != nil && err != io.EOF {
+			return err
+		}
+	}
+	if !p.sawVersion {
+		return formatErr(base, "key text: expected a *version line")
+	}
+	return nil
+}
+
+// parseKeyBytes parses a whole key text held in memory (the V2 summary);
+// base is its offset for error messages.
 func parseKeyBytes(h *Header, text []byte, base int64) error {
 	p := keyParser{h: h}
 	off := int64(0)

@@ -30,9 +30,13 @@ Conventions shared by every command:
   device (bash's ` + "`<(adb exec-out cat /sdcard/app.trace)`" + `, ` + "`/dev/stdin`" + `).
   Input that cannot be read twice, and gzip input, is first copied
   (decompressed) to a temporary file in ` + "`$TMPDIR`" + `, never kept in memory. A
-  pipe is read once, so ` + "`diff`" + ` takes it for OLD or NEW, not both.
+  copy larger than ` + "`ATRACE2_SPOOL_LIMIT`" + ` (a size such as 500M or 100G;
+  default 64G) stops the run with an error, as a full disk does, and leaves
+  nothing behind. A pipe is read once, so ` + "`diff`" + ` takes it for OLD or NEW,
+  not both.
 - A streaming trace from Android 6–7 keeps its key in a separate ` + "`.sec`" + `
-  file: give it after the trace. A pre-1.0 ` + "`NAME.key`" + `/` + "`NAME.data`" + ` pair
+  file: give it after the trace (it is read up to its ` + "`*end`" + ` line, at most
+  64 MiB). A pre-1.0 ` + "`NAME.key`" + `/` + "`NAME.data`" + ` pair
   is given as either file or the base name.
 - Commands that write a file take ` + "`-o FILE`" + `; without it they write to
   standard output, and refuse binary output to a terminal. Outputs are
@@ -54,8 +58,9 @@ Conventions shared by every command:
 - The repair summary (one line on stderr) and warnings are silenced by
   ` + "`-q`" + `. On a terminal, a conversion that takes more than a second shows a
   progress bar on stderr.
-- atrace2 sets a soft heap limit of 100 MiB and GOGC=400 unless the
-  ` + "`GOMEMLIMIT`" + ` and ` + "`GOGC`" + ` environment variables say otherwise.
+- atrace2 sets GOGC=400 and a soft heap limit of 100 MiB, raised to twice
+  the live heap when that grows larger, unless the ` + "`GOGC`" + ` and
+  ` + "`GOMEMLIMIT`" + ` environment variables say otherwise.
 `
 
 // TestCommandsDoc renders atrace2 --help and every command's --help into

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"runtime/pprof"
 
 	"github.com/alecthomas/kong"
@@ -51,27 +50,8 @@ terminal. It also reads sampled profiles: hprof text (Dalvik SamplingProfiler,
 JVM -agentlib:hprof) and Android 5.x ART profile files. TRACE may be - for
 standard input; gzip input is recognised.`
 
-// memoryLimit is the default soft limit of the Go heap (GOMEMLIMIT
-// overrides it). Without it the collector lets the heap grow to twice what
-// is live; with it, a large conversion's peak stays much lower at no cost
-// in time (docs/performance.md). It is soft: a conversion that needs more
-// still gets it.
-const memoryLimit = 100 << 20
-
-// gcPercent is the default GOGC (the environment's overrides it). The call
-// trees grow by doubling, and Go's default of 100 collects after every
-// doubling; 400 collects less often, while memoryLimit still bounds the
-// heap. atrace2-bench's pprof runs on the 100 MB and 1 GB traces guard the
-// choice (docs/performance.md).
-const gcPercent = 400
-
 func main() {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(memoryLimit)
-	}
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
-	}
+	setMemoryDefaults() // memlimit.go
 	outfile.HandleSignals()
 	code := run(os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr})
 	if code == exitBrokenPipe {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -199,5 +200,88 @@ func TestGzipFailures(t *testing.T) {
 	write(t, gz, tracegen.Gzip(trace)[:30])
 	if _, err := openPath(gz, parser.Options{}, nil); err == nil || !strings.Contains(err.Error(), "gzip stream is damaged or cut short") {
 		t.Errorf("gzip cut at 30 bytes: %v, want the gzip warning in the error", err)
+	}
+}
+
+// openSpools counts this process's open descriptors of unlinked spool
+// files.
+func openSpools(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd here: %v", err)
+	}
+	n := 0
+	for _, fd := range fds {
+		target, _ := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
+		if strings.Contains(target, "atrace2-") && strings.HasSuffix(target, " (deleted)") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestSpoolLimit: a copy that would pass ATRACE2_SPOOL_LIMIT (an endless
+// stream used to fill $TMPDIR) stops with an error that names the limit,
+// for a stream on stdin and for the decompressed copy of gzip, and leaves
+// no file in TMPDIR and no open copy; an input of exactly the limit is
+// copied.
+func TestSpoolLimit(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	trace := tracegen.Small(3, "dual", "art").Regular()
+	before := openSpools(t)
+	endless := func() io.Reader { return io.MultiReader(bytes.NewReader(trace), &zeros{}) }
+	t.Setenv(spoolLimitEnv, "1M")
+	for name, r := range map[string]func() io.Reader{
+		"stdin": endless,
+		"gzip stdin": func() io.Reader {
+			b, _ := io.ReadAll(io.LimitReader(endless(), 3<<20))
+			return bytes.NewReader(tracegen.Gzip(b))
+		},
+	} {
+		f, err := openStdin(r(), parser.Options{}, nil)
+		if err == nil {
+			f.Close()
+			t.Errorf("%s: opened", name)
+			continue
+		}
+		if want := "copying the input to a temporary file: more than 1 MiB, the limit ATRACE2_SPOOL_LIMIT sets"; err.Error() != want {
+			t.Errorf("%s: %v, want %q", name, err, want)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%s: left in TMPDIR: %v", name, entries)
+		}
+		if n := openSpools(t); n != before {
+			t.Errorf("%s: %d spool files left open", name, n-before)
+		}
+	}
+	t.Setenv(spoolLimitEnv, strconv.Itoa(len(trace)))
+	f, err := openStdin(bytes.NewReader(trace), parser.Options{}, nil)
+	if err != nil {
+		t.Fatalf("a trace of exactly the limit: %v", err)
+	}
+	f.Close()
+	t.Setenv(spoolLimitEnv, strconv.Itoa(len(trace)-1))
+	if _, err := openStdin(bytes.NewReader(trace), parser.Options{}, nil); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Errorf("a trace one byte over the limit: %v", err)
+	}
+}
+
+func TestSpoolLimitValues(t *testing.T) {
+	for v, want := range map[string]int64{"": defaultSpoolLimit, "1500": 1500, "2k": 2048, "3M": 3 << 20, "64G": 64 << 30, "1T": 1 << 40} {
+		t.Setenv(spoolLimitEnv, v)
+		if got, err := spoolLimit(); got != want || err != nil {
+			t.Errorf("%q: %d, %v; want %d", v, got, err, want)
+		}
+	}
+	for _, v := range []string{"0", "-1", "1.5G", "10GB", "G", "x", "9999999999T"} {
+		t.Setenv(spoolLimitEnv, v)
+		if _, err := spoolLimit(); err == nil || !strings.Contains(err.Error(), "ATRACE2_SPOOL_LIMIT") {
+			t.Errorf("%q: %v, want an error", v, err)
+		}
+	}
+	if got := formatSize(64 << 30); got != "64 GiB" {
+		t.Errorf("formatSize(64 GiB) = %q", got)
 	}
 }

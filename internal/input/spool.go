@@ -8,7 +8,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
+	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/klauspost/compress/gzip"
 
@@ -45,10 +49,14 @@ func (d *data) spool(r io.Reader, total int64) error {
 	if total != 0 {
 		r = d.counted(r, total)
 	}
+	limit, err := spoolLimit()
+	if err != nil {
+		return err
+	}
 	// The first bytes must be able to start a trace before anything is
 	// copied: /dev/zero or a large file of something else would otherwise
 	// fill the disk before the format check.
-	src := &recordingReader{r: r}
+	src := &recordingReader{r: r, left: limit}
 	br := bufio.NewReaderSize(src, 64<<10)
 	head, err := br.Peek(64)
 	if len(head) == 0 && err != nil && err != io.EOF {
@@ -74,21 +82,86 @@ func (d *data) spool(r io.Reader, total int64) error {
 	switch {
 	case err == nil:
 		return nil
+	case err == errSpoolLimit:
+		return fmt.Errorf("copying the input to a temporary file: more than %s, the limit %s sets", formatSize(limit), spoolLimitEnv)
 	case err == src.err:
 		return &readError{err}
 	}
 	return fmt.Errorf("copying the input to a temporary file: %w", err) // a full disk
 }
 
+// spoolLimitEnv names the environment variable that sets the largest copy
+// spool makes, such as 500M or 100G; defaultSpoolLimit applies without it.
+// The copy is unlinked from the start, and closed on failure: a run
+// stopped by the limit or by a full disk leaves nothing in $TMPDIR.
+const spoolLimitEnv = "ATRACE2_SPOOL_LIMIT"
+
+// defaultSpoolLimit is far beyond any trace a device writes (ART's
+// buffers are tens of MB; a streaming trace of an hour, a few GB), and
+// stops an endless stream before it fills most disks.
+const defaultSpoolLimit = 64 << 30
+
+var errSpoolLimit = errors.New("spool limit reached")
+
+// spoolLimit returns the limit ATRACE2_SPOOL_LIMIT sets: a number of bytes
+// with an optional K, M, G or T (powers of 1024).
+func spoolLimit() (int64, error) {
+	v := os.Getenv(spoolLimitEnv)
+	if v == "" {
+		return defaultSpoolLimit, nil
+	}
+	num, shift := strings.TrimRight(v, "KMGTkmgt"), 0
+	if suf := v[len(num):]; len(suf) == 1 {
+		shift = 10 * (1 + strings.IndexByte("KMGT", byte(unicode.ToUpper(rune(suf[0])))))
+	} else if suf != "" {
+		num = ""
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64>>shift {
+		return 0, fmt.Errorf("%s=%q: expected a size in bytes such as 500M or 100G", spoolLimitEnv, v)
+	}
+	return n << shift, nil
+}
+
+// formatSize writes a limit for a message: "64 GiB", "1500 bytes".
+func formatSize(n int64) string {
+	for _, u := range []struct {
+		unit  string
+		shift uint
+	}{{"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}} {
+		if n>>u.shift<<u.shift == n && n>>u.shift > 0 {
+			return strconv.FormatInt(n>>u.shift, 10) + " " + u.unit
+		}
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
 // recordingReader keeps the error of its reader, to tell it from the
-// temporary file's.
+// temporary file's, and fails with errSpoolLimit after left bytes.
 type recordingReader struct {
-	r   io.Reader
-	err error
+	r    io.Reader
+	err  error
+	left int64
 }
 
 func (r *recordingReader) Read(b []byte) (int, error) {
+	if r.left <= 0 {
+		// Only an input with more to read is over the limit.
+		var one [1]byte
+		n, err := io.ReadFull(r.r, one[:])
+		switch {
+		case n > 0:
+			return 0, errSpoolLimit
+		case err != io.EOF:
+			r.err = err
+		}
+		return 0, err
+	}
+	if int64(len(b)) > r.left {
+		b = b[:r.left]
+	}
 	n, err := r.r.Read(b)
+	r.left -= int64(n)
 	if err != nil && err != io.EOF {
 		r.err = err
 	}
