@@ -205,3 +205,51 @@ func TestTraceChangedWhileRead(t *testing.T) {
 		}
 	}
 }
+
+// TestDeepExits: on a stack deeper than the frames counted by depth (1,024
+// in convert), an exit finds the topmost frame of its method whether it is
+// among the deepest frames or not, and an exit of a method not on the
+// stack is dropped.
+func TestDeepExits(t *testing.T) {
+	b := tracegen.NewBuilder(tracegen.Trace{Version: 3, Clock: "dual", VM: "art"})
+	th := b.Thread(1, "main")
+	x, y := b.Method("a.X", "x", "()V", "X.java"), b.Method("a.Y", "y", "()V", "Y.java")
+	ab := []uint32{b.Method("a.A", "a", "()V", "A.java"), b.Method("a.B", "b", "()V", "B.java")}
+	z := b.Method("a.Z", "z", "()V", "Z.java")
+	step := func(a tracegen.Action, m uint32) { th.Emit(a, m); th.Advance(1, 1) }
+	step(tracegen.Enter, x)
+	step(tracegen.Enter, y)
+	for i := range 1100 {
+		step(tracegen.Enter, ab[i%2])
+	}
+	step(tracegen.Enter, x) // at depth 1102
+	for i := range 97 {
+		step(tracegen.Enter, ab[i%2])
+	}
+	step(tracegen.Exit, z) // dropped
+	step(tracegen.Exit, x) // ends 97 frames, then x at 1102
+	step(tracegen.Exit, y) // ends 1100 frames, then y
+	step(tracegen.Exit, x)
+	data := b.Trace().Regular()
+	for name, opt := range map[string]convert.Options{
+		"fast":    {MaxDepth: 1_000_000},
+		"general": convert.GeneralOnly(convert.Options{MaxDepth: 1_000_000}),
+		"limited": {MaxDepth: 1100},
+	} {
+		rec, st, err := convertBytes(t, data, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		s := st.Stats
+		if s.DroppedExits != 1 || s.ImplicitExits != 1197 || s.OpenAtEnd != 0 {
+			t.Errorf("%s: %s; want 1 dropped exit, 1197 implicit exits", name, s.Summary())
+		}
+		want, deep := 2*1200, int64(0)
+		if opt.MaxDepth == 1100 {
+			want, deep = 2*1100, 100
+		}
+		if len(rec.lines) != want || s.DeepFrames != deep {
+			t.Errorf("%s: %d events, %d deep frames; want %d, %d", name, len(rec.lines), s.DeepFrames, want, deep)
+		}
+	}
+}

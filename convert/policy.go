@@ -21,7 +21,11 @@ type threadState struct {
 
 	// First-pass counts, kept here (not in Trace.Threads) so that the hot
 	// loop touches one thread's state only; finish copies them out.
-	segDepth          int   // deepest real stack since the last orphan exit
+	segDepth int // deepest real stack since the last orphan exit
+	// deep counts the frames on the stack deeper than deepScan (from
+	// floor), by frame, so that exit scans them only for a frame among
+	// them.
+	deep              map[stream.FrameID]int32
 	events            int64 // events the second pass will send
 	lastCPU, lastWall int64
 	probed            int // events given to the sampling probe
@@ -65,6 +69,9 @@ func (p *pass) exit(th *threadState, f stream.FrameID, a parser.Action, wall, cp
 		return
 	}
 	i := len(th.stack) - 1
+	if i-th.floor >= deepScan && th.deep[f] == 0 {
+		i = th.floor + deepScan - 1 // f is not among the deepest frames
+	}
 	for i >= th.floor && th.stack[i] != f {
 		i--
 	}
@@ -126,6 +133,9 @@ func (p *pass) abandonSpeculation() {
 func (p *pass) end(th *threadState, i int, fl stream.Flags, wall, cpu int64) {
 	f := th.stack[i]
 	th.stack = th.stack[:i]
+	if i-th.floor >= deepScan {
+		th.deep[f]--
+	}
 	if i-th.floor >= p.maxDepth {
 		return
 	}
@@ -206,6 +216,13 @@ func (p *pass) flush() {
 	}
 	p.out = p.out[:0]
 }
+
+// deepScan is the depth from which a thread's frames are counted in
+// threadState.deep, and fastRecords leaves the records to record: an exit
+// of a method not on the stack then scans deepScan frames, not the whole
+// stack, which a trace of deep stacks and such exits would make quadratic.
+// Real stacks are shallower (the corpus's deepest has 109 frames).
+const deepScan = 1024
 
 // ErrChanged is wrapped by the error of a second read that did not find
 // what the first one found: the input changed between the reads.

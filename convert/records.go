@@ -70,12 +70,21 @@ func (p *pass) record(rec *parser.Record) {
 	if rec.Action == parser.Exit {
 		kind, depth = stream.End, n-1
 		th.stack = th.stack[:n-1]
+		if depth-th.floor >= deepScan {
+			th.deep[f]--
+		}
 	} else {
 		if n-th.floor >= CorruptDepth-1 {
 			p.tooDeep(rec.Offset, "stack depth")
 			return
 		}
 		th.stack = append(th.stack, f)
+		if n-th.floor >= deepScan {
+			if th.deep == nil {
+				th.deep = make(map[stream.FrameID]int32)
+			}
+			th.deep[f]++
+		}
 	}
 	// A frame below the depth limit is folded into the frame at the limit:
 	// its enter and exit are not sent (fastRecords leaves such records to
@@ -102,8 +111,8 @@ func (p *pass) record(rec *parser.Record) {
 // It stops at the first record of another thread, of an unseen method, of
 // another action than an enter or an exit of the top frame, with a time
 // that goes back or wraps, or when the stack's array is full (an enter
-// would grow it) or the stack reaches the depth limit (the loop sees an
-// array no larger than the limit, so one test covers both); and when p.out
+// would grow it) or the stack reaches the depth limit or deepScan (the
+// loop sees an array no larger than that, so one test covers both); and when p.out
 // (or p.sink) is full. A thread's first
 // records (not yet started, or still given to the sampling probe) all go
 // to record.
@@ -113,7 +122,7 @@ func (p *pass) fastRecords(batch []parser.Record) int {
 		return 0
 	}
 	rid, stack, floor := p.lastRID, th.stack, th.floor
-	limit := floor + p.maxDepth
+	limit := floor + p.fastDepth
 	if len(stack) >= limit {
 		return 0
 	}

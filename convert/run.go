@@ -282,15 +282,16 @@ type pass struct {
 	// it sends: writing them costs such a pass less than the branch and
 	// the register would cost every sending pass. It is small enough for
 	// the L1 cache. BenchmarkAnalyze and BenchmarkConvert guard it.
-	sink     [512]stream.Event
-	threads  map[parser.ThreadID]*threadState
-	order    []*threadState // by ThreadIndex
-	frames   map[parser.MethodID]stream.FrameID
-	unit     int64  // ns per tick of the record times
-	maxTicks uint64 // the largest time that converts to ns without overflow
-	wrap32   bool   // the record times are 32-bit counters that wrap
-	general  bool   // Options.generalOnly
-	maxDepth int    // Options.MaxDepth, resolved: frames at stack index floor+maxDepth or deeper are not sent
+	sink      [512]stream.Event
+	threads   map[parser.ThreadID]*threadState
+	order     []*threadState // by ThreadIndex
+	frames    map[parser.MethodID]stream.FrameID
+	unit      int64  // ns per tick of the record times
+	maxTicks  uint64 // the largest time that converts to ns without overflow
+	wrap32    bool   // the record times are 32-bit counters that wrap
+	general   bool   // Options.generalOnly
+	maxDepth  int    // Options.MaxDepth, resolved: frames at stack index floor+maxDepth or deeper are not sent
+	fastDepth int    // min(maxDepth, deepScan): fastRecords takes no record that reaches it
 
 	lastRID    parser.ThreadID // the thread of the previous record
 	lastThread *threadState
@@ -324,6 +325,7 @@ func newPass(f *parser.File, opt Options, m mode, exps []stream.Exporter) *pass 
 		p.maxDepth = DefaultMaxDepth
 	}
 	p.maxDepth = min(p.maxDepth, CorruptDepth)
+	p.fastDepth = min(p.maxDepth, deepScan)
 	p.maxTicks = uint64(math.MaxInt64 / p.unit)
 	p.t = &stream.Trace{Name: f.Name, Size: f.Size(), Header: h, HasWall: h.Clock.HasWall(), HasCPU: h.Clock.HasCPU()}
 	p.stats = &p.t.Stats
@@ -358,7 +360,7 @@ func (p *pass) startSecond(exps []stream.Exporter) {
 	p.out = make([]stream.Event, 0, batchSize)
 	p.done += p.t.Size
 	for _, th := range p.order {
-		th.stack, th.floor, th.started = th.stack[:0], 0, false
+		th.stack, th.floor, th.started, th.deep = th.stack[:0], 0, false, nil
 		th.cpu, th.wall = unwrapper{}, unwrapper{}
 	}
 }
