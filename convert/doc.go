@@ -21,9 +21,19 @@
 //  5. Frames still open at the end end at the trace end on the wall clock
 //     (the largest wall time of any record) and at the thread's last time on
 //     the thread-CPU clock.
+//  6. A frame nested deeper than the depth limit ([Options].MaxDepth,
+//     [DefaultMaxDepth]; orphan frames opened by rule 3 not counted, so one
+//     read and two agree) is folded into the frame at the limit: its begin
+//     and end are not sent, so its time is that frame's self time. The
+//     policy still tracks it (4 bytes a level), and a real stack or a nest
+//     of orphan frames that reaches [CorruptDepth] stops the pass with a
+//     [parser.FormatError]. Exporters may fold lower for their viewer
+//     (Perfetto at 512), never higher.
 //
 // Frames begun or ended by rules 3 and 5 carry the Synthetic flag; every
-// repair is counted in [stream.Stats].
+// repair is counted in [stream.Stats], the frames of rule 6 in DeepFrames.
+// A second read that meets a thread, a method or an orphan exit the first
+// did not (the input changed between them) ends in [ErrChanged].
 //
 // How the trace is read is declared by the caller, once per exporter, in
 // the [Output] values given to [Run]; no exporter is asked. An exporter

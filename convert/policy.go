@@ -2,6 +2,7 @@ package convert
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/parser"
@@ -20,7 +21,11 @@ type threadState struct {
 
 	// First-pass counts, kept here (not in Trace.Threads) so that the hot
 	// loop touches one thread's state only; finish copies them out.
-	segDepth          int   // deepest real stack since the last orphan exit
+	segDepth int // deepest real stack since the last orphan exit
+	// deep counts the frames on the stack deeper than deepScan (from
+	// floor), by frame, so that exit scans them only for a frame among
+	// them.
+	deep              map[stream.FrameID]int32
 	events            int64 // events the second pass will send
 	lastCPU, lastWall int64
 	probed            int // events given to the sampling probe
@@ -54,16 +59,19 @@ func (u *unwrapper) next(raw uint64, wrap32 bool, st *stream.Stats) uint64 {
 }
 
 // exit applies the policy to an exit or unwind record.
-func (p *pass) exit(th *threadState, f stream.FrameID, a parser.Action, wall, cpu int64) {
+func (p *pass) exit(th *threadState, f stream.FrameID, a parser.Action, wall, cpu, off int64) {
 	var fl stream.Flags
 	if a == parser.Unwind {
 		fl = stream.Unwound
 	}
 	if len(th.stack) == th.floor {
-		p.orphan(th, f, fl, wall, cpu)
+		p.orphan(th, f, fl, wall, cpu, off)
 		return
 	}
 	i := len(th.stack) - 1
+	if i-th.floor >= deepScan && th.deep[f] == 0 {
+		i = th.floor + deepScan - 1 // f is not among the deepest frames
+	}
 	for i >= th.floor && th.stack[i] != f {
 		i--
 	}
@@ -83,8 +91,12 @@ func (p *pass) exit(th *threadState, f stream.FrameID, a parser.Action, wall, cp
 // finds it already opened at the thread's start; one read instructs the
 // exporters with a stream.Enclose event; a speculative read gives up
 // sending.
-func (p *pass) orphan(th *threadState, f stream.FrameID, fl stream.Flags, wall, cpu int64) {
+func (p *pass) orphan(th *threadState, f stream.FrameID, fl stream.Flags, wall, cpu, off int64) {
 	if p.mode.counts() {
+		if len(th.orphans) >= CorruptDepth-1 {
+			p.tooDeep(off, "orphan frames nested")
+			return
+		}
 		p.stats.OrphanExits++
 		th.orphans = append(th.orphans, f)
 		th.segMax = append(th.segMax, th.segDepth)
@@ -98,7 +110,8 @@ func (p *pass) orphan(th *threadState, f stream.FrameID, fl stream.Flags, wall, 
 		p.abandonSpeculation()
 	case secondOfTwo:
 		if th.floor == 0 || th.stack[th.floor-1] != f {
-			panic("invariant violation: orphan exit differs between passes")
+			p.changed()
+			return
 		}
 		th.floor--
 		p.end(th, th.floor, fl, wall, cpu)
@@ -115,10 +128,17 @@ func (p *pass) abandonSpeculation() {
 	p.total = 2 * p.t.Size
 }
 
-// end pops the frame at depth i, which must be the top of the stack.
+// end pops the frame at depth i, which must be the top of the stack. A
+// frame below the depth limit ends unseen, as it began.
 func (p *pass) end(th *threadState, i int, fl stream.Flags, wall, cpu int64) {
 	f := th.stack[i]
 	th.stack = th.stack[:i]
+	if i-th.floor >= deepScan {
+		th.deep[f]--
+	}
+	if i-th.floor >= p.maxDepth {
+		return
+	}
 	if p.mode.sends() {
 		p.send(stream.End, fl, th, f, i, wall, cpu)
 	}
@@ -149,7 +169,7 @@ func (p *pass) finish(th *threadState) {
 	if p.mode.counts() {
 		p.stats.OpenAtEnd += int64(len(th.stack))
 		info.OpenAtEnd = len(th.stack)
-		info.Events = th.events + int64(len(th.stack))
+		info.Events = th.events + int64(min(len(th.stack), p.maxDepth))
 		info.Orphans = len(th.orphans)
 		info.LastCPU, info.LastWall = th.lastCPU, th.lastWall
 		// While the j-info orphan's segment runs, the orphans from j on are
@@ -195,6 +215,34 @@ func (p *pass) flush() {
 		p.err = err
 	}
 	p.out = p.out[:0]
+}
+
+// deepScan is the depth from which a thread's frames are counted in
+// threadState.deep, and fastRecords leaves the records to record: an exit
+// of a method not on the stack then scans deepScan frames, not the whole
+// stack, which a trace of deep stacks and such exits would make quadratic.
+// Real stacks are shallower (the corpus's deepest has 109 frames).
+const deepScan = 1024
+
+// ErrChanged is wrapped by the error of a second read that did not find
+// what the first one found: the input changed between the reads.
+var ErrChanged = errors.New("the trace changed while it was read")
+
+// changed stops a second read that found the input different from the
+// first: a thread, a method or an orphan exit the first read did not meet.
+// The record is dropped and the pass ends after its batch.
+func (p *pass) changed() {
+	if p.err == nil {
+		p.err = ErrChanged
+	}
+}
+
+// tooDeep stops a pass whose stack reached CorruptDepth, which no real
+// trace does: tracking it further would cost memory without end.
+func (p *pass) tooDeep(off int64, what string) {
+	if p.err == nil {
+		p.err = &parser.FormatError{Off: off, Msg: fmt.Sprintf("%s reached %d, which no real stack reaches: the trace is corrupt", what, CorruptDepth)}
+	}
 }
 
 // errExporter stops a pass whose exporters failed on the pipeline's

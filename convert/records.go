@@ -35,10 +35,15 @@ func (p *pass) record(rec *parser.Record) {
 	}
 	th := p.lastThread
 	if th == nil || rec.Thread != p.lastRID {
-		th = p.thread(rec.Thread)
+		if th = p.thread(rec.Thread); th == nil {
+			return // the trace changed
+		}
 		p.lastThread, p.lastRID = th, rec.Thread
 	}
 	f := p.frame(rec.Method)
+	if f == noFrame {
+		return // the trace changed
+	}
 	wall := nanos(th.wall.next(rec.Wall, p.wrap32, p.stats), p.unit, p.maxTicks)
 	cpu := nanos(th.cpu.next(rec.CPU, p.wrap32, p.stats), p.unit, p.maxTicks)
 	if !th.started {
@@ -58,21 +63,42 @@ func (p *pass) record(rec *parser.Record) {
 		top = th.stack[n-1]
 	}
 	if rec.Action != parser.Enter && (rec.Action != parser.Exit || top != f) {
-		p.exit(th, f, rec.Action, wall, cpu)
+		p.exit(th, f, rec.Action, wall, cpu, rec.Offset)
 		return
 	}
 	kind, depth := stream.Begin, n
 	if rec.Action == parser.Exit {
 		kind, depth = stream.End, n-1
 		th.stack = th.stack[:n-1]
+		if depth-th.floor >= deepScan {
+			th.deep[f]--
+		}
 	} else {
+		if n-th.floor >= CorruptDepth-1 {
+			p.tooDeep(rec.Offset, "stack depth")
+			return
+		}
 		th.stack = append(th.stack, f)
+		if n-th.floor >= deepScan {
+			if th.deep == nil {
+				th.deep = make(map[stream.FrameID]int32)
+			}
+			th.deep[f]++
+		}
 	}
+	// A frame below the depth limit is folded into the frame at the limit:
+	// its enter and exit are not sent (fastRecords leaves such records to
+	// this function).
+	deep := depth-th.floor >= p.maxDepth
 	if p.mode.counts() {
-		th.events++
+		if !deep {
+			th.events++
+		} else if kind == stream.Begin {
+			p.stats.DeepFrames++
+		}
 		th.segDepth = max(th.segDepth, len(th.stack)-th.floor)
 	}
-	if p.mode.sends() {
+	if p.mode.sends() && !deep {
 		p.send(kind, 0, th, f, depth, wall, cpu)
 	}
 }
@@ -85,7 +111,9 @@ func (p *pass) record(rec *parser.Record) {
 // It stops at the first record of another thread, of an unseen method, of
 // another action than an enter or an exit of the top frame, with a time
 // that goes back or wraps, or when the stack's array is full (an enter
-// would grow it); and when p.out (or p.sink) is full. A thread's first
+// would grow it) or the stack reaches the depth limit or deepScan (the
+// loop sees an array no larger than that, so one test covers both); and when p.out
+// (or p.sink) is full. A thread's first
 // records (not yet started, or still given to the sampling probe) all go
 // to record.
 func (p *pass) fastRecords(batch []parser.Record) int {
@@ -94,6 +122,11 @@ func (p *pass) fastRecords(batch []parser.Record) int {
 		return 0
 	}
 	rid, stack, floor := p.lastRID, th.stack, th.floor
+	limit := floor + p.fastDepth
+	if len(stack) >= limit {
+		return 0
+	}
+	stack = stack[:len(stack):min(cap(stack), limit)]
 	// The record times of 32-bit layouts are below 2^32, and the epoch of
 	// 64-bit ones stays 0, so epoch|raw is what unwrapper.next computes
 	// when the time does not go back.
@@ -144,7 +177,7 @@ func (p *pass) fastRecords(batch []parser.Record) int {
 	if i == 0 {
 		return 0
 	}
-	th.stack, th.wall, th.cpu = stack, wall, cpu
+	th.stack, th.wall, th.cpu = th.stack[:len(stack)], wall, cpu
 	if p.mode.sends() {
 		p.out = p.out[:len(p.out)+i]
 	}

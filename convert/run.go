@@ -17,6 +17,13 @@ type Options struct {
 	// Progress, when set, is called now and then with the bytes read so far
 	// and the bytes the whole run will read (each pass reads the input once).
 	Progress func(done, total int64)
+	// MaxDepth is the depth limit: frames nested more than MaxDepth deep
+	// (orphan frames opened at the thread's start not counted) are folded
+	// into the frame at the limit. Their enters and exits are dropped and
+	// counted (stream.Stats.DeepFrames), so their time is that frame's self
+	// time. 0 means DefaultMaxDepth; a value above CorruptDepth is taken as
+	// CorruptDepth.
+	MaxDepth int
 
 	// The reference paths, which tests set through export_test.go and the
 	// atrace2_reference build tag sets everywhere (reference_on.go):
@@ -61,6 +68,17 @@ func Aggregate(e stream.Exporter) Output { return Output{Exporter: e, OneRead: t
 func Timeline(e stream.Exporter, rewind func() error) Output {
 	return Output{Exporter: e, Rewind: rewind}
 }
+
+// DefaultMaxDepth is the depth limit when Options.MaxDepth is 0: deeper
+// than any real Java stack (ART's default thread stack holds a few
+// thousand frames), low enough that the outputs, which grow with the
+// depth of every stack, stay linear in the trace.
+const DefaultMaxDepth = 10_000
+
+// CorruptDepth is a nesting depth no real stack reaches: a trace whose
+// stack (or nest of orphan frames) gets this deep is refused as corrupt,
+// rather than tracked at a few bytes per level.
+const CorruptDepth = 1_000_000
 
 // ErrStrict is wrapped by the error Strict produces.
 var ErrStrict = errors.New("strict mode")
@@ -264,14 +282,16 @@ type pass struct {
 	// it sends: writing them costs such a pass less than the branch and
 	// the register would cost every sending pass. It is small enough for
 	// the L1 cache. BenchmarkAnalyze and BenchmarkConvert guard it.
-	sink     [512]stream.Event
-	threads  map[parser.ThreadID]*threadState
-	order    []*threadState // by ThreadIndex
-	frames   map[parser.MethodID]stream.FrameID
-	unit     int64  // ns per tick of the record times
-	maxTicks uint64 // the largest time that converts to ns without overflow
-	wrap32   bool   // the record times are 32-bit counters that wrap
-	general  bool   // Options.generalOnly
+	sink      [512]stream.Event
+	threads   map[parser.ThreadID]*threadState
+	order     []*threadState // by ThreadIndex
+	frames    map[parser.MethodID]stream.FrameID
+	unit      int64  // ns per tick of the record times
+	maxTicks  uint64 // the largest time that converts to ns without overflow
+	wrap32    bool   // the record times are 32-bit counters that wrap
+	general   bool   // Options.generalOnly
+	maxDepth  int    // Options.MaxDepth, resolved: frames at stack index floor+maxDepth or deeper are not sent
+	fastDepth int    // min(maxDepth, deepScan): fastRecords takes no record that reaches it
 
 	lastRID    parser.ThreadID // the thread of the previous record
 	lastThread *threadState
@@ -299,7 +319,13 @@ func newPass(f *parser.File, opt Options, m mode, exps []stream.Exporter) *pass 
 		parallel: !opt.serial && !referenceOnly && runtime.GOMAXPROCS(0) > 1,
 		general:  opt.generalOnly || referenceOnly,
 		exps:     exps,
+		maxDepth: opt.MaxDepth,
 	}
+	if p.maxDepth <= 0 {
+		p.maxDepth = DefaultMaxDepth
+	}
+	p.maxDepth = min(p.maxDepth, CorruptDepth)
+	p.fastDepth = min(p.maxDepth, deepScan)
 	p.maxTicks = uint64(math.MaxInt64 / p.unit)
 	p.t = &stream.Trace{Name: f.Name, Size: f.Size(), Header: h, HasWall: h.Clock.HasWall(), HasCPU: h.Clock.HasCPU()}
 	p.stats = &p.t.Stats
@@ -334,7 +360,7 @@ func (p *pass) startSecond(exps []stream.Exporter) {
 	p.out = make([]stream.Event, 0, batchSize)
 	p.done += p.t.Size
 	for _, th := range p.order {
-		th.stack, th.floor, th.started = th.stack[:0], 0, false
+		th.stack, th.floor, th.started, th.deep = th.stack[:0], 0, false, nil
 		th.cpu, th.wall = unwrapper{}, unwrapper{}
 	}
 }
@@ -363,10 +389,15 @@ func (p *pass) run(f *parser.File) error {
 }
 
 // thread finds a thread's state by its record id, creating it on first sight
-// (only the first pass can meet a new thread).
+// (only the first pass can meet a new thread: in a second, it is nil, and
+// the trace changed).
 func (p *pass) thread(rid parser.ThreadID) *threadState {
 	if th, ok := p.threads[rid]; ok {
 		return th
+	}
+	if p.mode == secondOfTwo {
+		p.changed()
+		return nil
 	}
 	t := p.t
 	info := stream.Thread{Index: stream.ThreadIndex(len(t.Threads)), ID: rid}
@@ -412,8 +443,13 @@ func (p *pass) frame(mid parser.MethodID) stream.FrameID {
 }
 
 // newFrame adds the frame of a method id seen for the first time (only the
-// first pass can meet one).
+// first pass can meet one: in a second, it is noFrame, and the trace
+// changed).
 func (p *pass) newFrame(mid parser.MethodID) stream.FrameID {
+	if p.mode == secondOfTwo {
+		p.changed()
+		return noFrame
+	}
 	id := stream.FrameID(len(p.t.Frames))
 	fr := stream.NewFrame(id, mid, p.t.Header)
 	if !fr.Listed {

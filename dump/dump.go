@@ -12,6 +12,7 @@ package dump
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/atrace2/atrace2/convert/stream"
@@ -19,7 +20,8 @@ import (
 )
 
 // Exporter writes dmtracedump -o style lines: thread, action, the times on
-// each clock in µs, and the method indented by depth. Repairs are marked:
+// each clock in µs, and the method indented by depth (from depth 256 on,
+// the indent of depth 256 and the depth in brackets). Repairs are marked:
 // "enter*" opens a frame that was running before tracing began, "exit*"
 // closes one still open when it stopped, "exit~" is an implied exit of a
 // frame above one that exited.
@@ -38,8 +40,13 @@ type Exporter struct {
 // dumpFlush is how much of the dump is buffered before a write.
 const dumpFlush = 64 << 10
 
+// dumpMaxIndent is the depth where the indent stops growing: a deeper
+// line has the indent of that depth and its depth as a number, "[300] ",
+// so that a dump stays linear in the trace whatever its depth.
+const dumpMaxIndent = 256
+
 // dumpIndent is ". " repeated: a line's indent is a prefix of it.
-var dumpIndent = strings.Repeat(". ", 256)
+var dumpIndent = strings.Repeat(". ", dumpMaxIndent)
 
 var _ stream.Exporter = (*Exporter)(nil)
 
@@ -76,8 +83,13 @@ func (d *Exporter) Events(evs []stream.Event) error {
 		b = appendMicrosColumn(b, d.t.HasWall, ev.Wall)
 		b = appendMicrosColumn(b, d.t.HasCPU, ev.CPU)
 		b = append(b, "  "...)
-		for n := 2 * int(ev.Depth); n > 0; n -= len(dumpIndent) {
-			b = append(b, dumpIndent[:min(n, len(dumpIndent))]...)
+		if ev.Depth < dumpMaxIndent {
+			b = append(b, dumpIndent[:2*ev.Depth]...)
+		} else {
+			b = append(b, dumpIndent...)
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(ev.Depth), 10)
+			b = append(b, "] "...)
 		}
 		b = append(b, d.methods[ev.Frame]...)
 		if len(b) >= dumpFlush {

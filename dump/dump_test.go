@@ -13,7 +13,7 @@ import (
 
 // TestDumperLines checks the dumper's appended lines against fmt: every
 // action and mark, traces without one of the clocks, sub-µs times, long
-// and non-ASCII thread names, and indents deeper than the prepared one.
+// and non-ASCII thread names, and depths past the deepest indent.
 func TestDumperLines(t *testing.T) {
 	threads := []stream.Thread{
 		{Index: 0, ID: 4821, Name: "main"},
@@ -92,6 +92,10 @@ func referenceDumpLine(tr *stream.Trace, ev *stream.Event) string {
 		cpu = units.FormatMicros(ev.CPU)
 	}
 	fr := &tr.Frames[ev.Frame]
+	indent := strings.Repeat(". ", int(ev.Depth))
+	if ev.Depth >= 256 { // the indent stops growing, and the depth is written
+		indent = strings.Repeat(". ", 256) + fmt.Sprintf("[%d] ", ev.Depth)
+	}
 	return fmt.Sprintf("%-9d %-20s %-7s %12s %12s  %s%s %s\n", th.ID, clipName(th.Name, 20), action, wall, cpu,
-		strings.Repeat(". ", int(ev.Depth)), fr.Name, fr.Signature)
+		indent, fr.Name, fr.Signature)
 }

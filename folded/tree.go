@@ -130,7 +130,7 @@ func (lt *lineTree) add(parent, name int32) int32 {
 func (lt *lineTree) write(w io.Writer, value func(int64) int64) error {
 	lt.child, lt.ids = nil, nil
 	lw := lineWriter{w: w, value: value, rank: lt.keyRanks()}
-	lw.node(lt, 0)
+	lw.walk(lt)
 	return lw.flush()
 }
 
@@ -175,29 +175,34 @@ func lineItem(rank int32, block bool, node int32) uint64 {
 	return it
 }
 
-// node writes the lines below node id, whose line is lw.line.
-func (lw *lineWriter) node(lt *lineTree, id int32) {
-	start := len(lw.items)
-	for c := lt.nodes[id].first; c >= 0; c = lt.nodes[c].next {
-		key := 2 * lt.nodes[c].name
-		lw.items = append(lw.items, lineItem(lw.rank[key], false, c))
-		if lt.nodes[c].first >= 0 {
-			lw.items = append(lw.items, lineItem(lw.rank[key+1], true, c))
+// lineLevel is a node whose children are being written: its items are
+// lw.items[start:end], the next to write at next, and its line is
+// lw.line[:base].
+type lineLevel struct{ start, next, end, base int }
+
+// walk writes the lines below the top node, depth first. It keeps the path
+// in a slice, not on the goroutine's stack, as a trace sets the depth
+// (TestDeepLines), and stops at the first write error.
+func (lw *lineWriter) walk(lt *lineTree) {
+	path := []lineLevel{lw.open(lt, 0)}
+	for len(path) > 0 && lw.err == nil {
+		lv := &path[len(path)-1]
+		if lv.next == lv.end {
+			lw.line = lw.line[:lv.base]
+			lw.items = lw.items[:lv.start]
+			path = path[:len(path)-1]
+			continue
 		}
-	}
-	end := len(lw.items)
-	slices.Sort(lw.items[start:end])
-	base := len(lw.line)
-	for i := start; i < end; i++ {
-		it := lw.items[i] // lw.items may grow below; items[start:end] stay
+		it := lw.items[lv.next] // lw.items may grow below; a level's items stay
+		lv.next++
 		node, block := int32(it&(1<<31-1)), it&(1<<31) != 0
-		lw.line = lw.line[:base]
-		if base > 0 {
+		lw.line = lw.line[:lv.base]
+		if lv.base > 0 {
 			lw.line = append(lw.line, ';')
 		}
 		lw.line = append(lw.line, lt.names[lt.nodes[node].name]...)
 		if block {
-			lw.node(lt, node)
+			path = append(path, lw.open(lt, node))
 			continue
 		}
 		if v := lw.value(lt.nodes[node].sum); v > 0 {
@@ -210,8 +215,22 @@ func (lw *lineWriter) node(lt *lineTree, id int32) {
 			}
 		}
 	}
-	lw.line = lw.line[:base]
-	lw.items = lw.items[:start]
+}
+
+// open puts the children of node id, sorted, on lw.items, and returns
+// the level that writes them below the current line.
+func (lw *lineWriter) open(lt *lineTree, id int32) lineLevel {
+	start := len(lw.items)
+	for c := lt.nodes[id].first; c >= 0; c = lt.nodes[c].next {
+		key := 2 * lt.nodes[c].name
+		lw.items = append(lw.items, lineItem(lw.rank[key], false, c))
+		if lt.nodes[c].first >= 0 {
+			lw.items = append(lw.items, lineItem(lw.rank[key+1], true, c))
+		}
+	}
+	end := len(lw.items)
+	slices.Sort(lw.items[start:end])
+	return lineLevel{start: start, next: start, end: end, base: len(lw.line)}
 }
 
 func (lw *lineWriter) flush() error {

@@ -2,6 +2,7 @@ package folded
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,7 +19,8 @@ import (
 // string writes (writeSorted of lines), and Write writes the same, on names that are prefixes of each other or hold ';' (cleaned to
 // ':', which sorts just before ';'), overloads that fold into one line,
 // threads of one name, an orphan frame and a later call of its method,
-// the policy cases, a large trace and the corpus.
+// the policy cases, a large trace, a stack 1,000 frames deep (which the
+// line tree walks without recursion) and the corpus.
 func TestTreeOrder(t *testing.T) {
 	dir := t.TempDir()
 	var tricky strings.Builder
@@ -67,12 +69,14 @@ method 0x8 a.A g ()V A.java
 		"tricky": filepath.Join(dir, "tricky.trace"),
 		"orphan": filepath.Join(dir, "orphan.trace"),
 		"large":  filepath.Join(dir, "large.trace"),
+		"deep":   filepath.Join(dir, "deep.trace"),
 		"policy": testutil.PolicyTrace(t),
 		"sample": testutil.SampleTrace(t),
 	}
 	os.WriteFile(paths["tricky"], tr.Regular(), 0o644)
 	os.WriteFile(paths["orphan"], orphan.Regular(), 0o644)
 	os.WriteFile(paths["large"], tracegen.Large(tracegen.LargeOptions{Bytes: 4 << 20, Threads: 5, Methods: 300, Seed: 5}).Regular(), 0o644)
+	os.WriteFile(paths["deep"], tracegen.Nested(1000).Regular(), 0o644)
 	for _, c := range testutil.CorpusTraces(t) {
 		paths[filepath.Base(c)] = c
 	}
@@ -94,6 +98,9 @@ method 0x8 a.A g ()V A.java
 				if got != want.String() {
 					t.Errorf("depth-first lines differ from sorted lines:\n%s\nwant:\n%s", clip(got), clip(want.String()))
 				}
+				if name == "deep" && strings.Count(got, "\n") < 1000 {
+					t.Errorf("only %d lines from the deep trace", strings.Count(got, "\n"))
+				}
 				if name == "tricky" && strings.Count(got, "\n") < 10 {
 					t.Errorf("only %d lines: the tricky trace lost its point", strings.Count(got, "\n"))
 				}
@@ -111,4 +118,31 @@ func clip(s string) string {
 		return s[:2000] + "…"
 	}
 	return s
+}
+
+// failingWriter fails every write, and counts them.
+type failingWriter struct{ writes int }
+
+func (w *failingWriter) Write(b []byte) (int, error) {
+	w.writes++
+	return 0, errors.New("no space left on device")
+}
+
+// TestWriteStopsAtFirstError: the line tree stops walking at the first
+// failed write, rather than go on making lines no one will read.
+func TestWriteStopsAtFirstError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "deep.trace")
+	os.WriteFile(path, tracegen.Nested(1000).Regular(), 0o644)
+	_, tree := run(t, path, parser.ClockUnknown, Options{})
+	var w failingWriter
+	err := Write(&w, tree, Options{})
+	if err == nil || !strings.Contains(err.Error(), "no space left") || w.writes != 1 {
+		t.Errorf("%v after %d writes, want the first write's error after 1", err, w.writes)
+	}
+	// The first 64 KiB hold some 80 of the 1,001 lines.
+	lines := 0
+	err = newLineTree(tree, Options{}).write(&w, func(ns int64) int64 { lines++; return roundMicros(ns) })
+	if err == nil || lines > 200 {
+		t.Errorf("%d lines made, %v; want the walk to stop at the first write", lines, err)
+	}
 }

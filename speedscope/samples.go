@@ -95,21 +95,37 @@ func sampledProfiles(s *stacks.Sampled, shared []int32, frames []frameKey) []sam
 			continue
 		}
 		p := sampledProfile{name: SampledProfileName(s, int(nodes[i].Thread))}
+		// Depth first, with the path in slices rather than on the
+		// goroutine's stack, since the input sets the depth.
 		var path []int32
-		var walk func(id stacks.NodeID)
-		walk = func(id stacks.NodeID) {
+		visit := func(id stacks.NodeID) {
 			if v := s.Weight(id); v > 0 {
 				p.stacks = append(p.stacks, slices.Clone(path))
 				p.weights = append(p.weights, v)
 				p.total += v
 			}
-			for _, c := range kids[id] {
-				path = append(path, shared[nodes[c].Frame])
-				walk(c)
-				path = path[:len(path)-1]
-			}
 		}
-		walk(stacks.NodeID(i))
+		type level struct {
+			node stacks.NodeID
+			next int
+		}
+		visit(stacks.NodeID(i))
+		todo := []level{{stacks.NodeID(i), 0}}
+		for len(todo) > 0 {
+			top := &todo[len(todo)-1]
+			if top.next == len(kids[top.node]) {
+				todo = todo[:len(todo)-1]
+				if len(todo) > 0 {
+					path = path[:len(path)-1]
+				}
+				continue
+			}
+			c := kids[top.node][top.next]
+			top.next++
+			path = append(path, shared[nodes[c].Frame])
+			visit(c)
+			todo = append(todo, level{c, 0})
+		}
 		out = append(out, p)
 	}
 	// Threads whose stacks all weigh 0 (cpu=times rounds small times to 0)

@@ -33,6 +33,8 @@ type Globals struct {
 
 	TimeUnit string `name:"time-unit" default:"auto" enum:"auto,us,ns" help:"Unit of an ART V2 trace's times: us or ns. auto takes it from the trace's summary, or guesses it from the size of the time steps when the summary is missing (a warning says so). Other traces always count µs. One of: ${enum}."`
 
+	MaxDepth int `name:"max-depth" default:"10000" help:"Depth limit: frames nested deeper than this many levels are folded into the frame at the limit (their time becomes its self time), counted and reported as a repair. At most 1000000; a stack that reaches 1000000 levels is refused as corrupt."`
+
 	// CPUProfile is for atrace2's developers: where a conversion's time goes.
 	CPUProfile string `name:"cpu-profile" hidden:"" type:"path" help:"Write a Go CPU profile of the run to this file."`
 
@@ -144,7 +146,10 @@ func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*strea
 		return nil, err
 	}
 	defer f.Close()
-	opt := convert.Options{Strict: g.Strict}
+	if g.MaxDepth < 1 || g.MaxDepth > convert.CorruptDepth {
+		return nil, usagef("--max-depth %d: give a depth from 1 to %d", g.MaxDepth, convert.CorruptDepth)
+	}
+	opt := convert.Options{Strict: g.Strict, MaxDepth: g.MaxDepth}
 	bar := progressBar(g, src.Name())
 	opt.Progress = bar.Func()
 	var t *stream.Trace

@@ -19,6 +19,10 @@ type Stats struct {
 	Wraps          int64 `json:"time_wraps"`         // 32-bit time counters that wrapped around
 	LostBytes      int64 `json:"lost_bytes"`         // bytes of a record cut off at the end of the input
 	Overflow       bool  `json:"data_file_overflow"` // data-file-overflow=true: every thread stopped recording early
+	// DeepFrames counts the frames nested deeper than the depth limit
+	// (convert.Options.MaxDepth): their enters and exits were dropped, so
+	// their time is the self time of the frame at the limit.
+	DeepFrames int64 `json:"deep_frames,omitempty"`
 }
 
 // Repair is one nonzero count, for printing.
@@ -49,6 +53,7 @@ func (s *Stats) Repairs() []Repair {
 		{"backwards times", "backwards time", s.BackwardsTimes},
 		{"time wraps", "time wrap", s.Wraps},
 		{"bytes lost in a record cut off at the end", "byte lost in a record cut off at the end", s.LostBytes},
+		{"frames nested deeper than the depth limit, folded into the frame at the limit (--max-depth)", "frame nested deeper than the depth limit, folded into the frame at the limit (--max-depth)", s.DeepFrames},
 	}
 	if s.Overflow {
 		all = append(all, Repair{"data-file-overflow=true (recording stopped early on every thread)", "data-file-overflow=true (recording stopped early on every thread)", 1})

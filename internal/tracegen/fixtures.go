@@ -49,3 +49,29 @@ func Random(rng *rand.Rand, version int, clock string) *Trace {
 	}
 	return tr
 }
+
+// Nested makes a trace with one thread that enters depth nested frames (a
+// recursion through three methods, 1 µs apart on both clocks) and then
+// exits them all, after a short call on a second thread: input for the
+// tests and measurements of deep stacks.
+func Nested(depth int) *Trace {
+	b := NewBuilder(Trace{Version: 3, Clock: "dual", VM: "art", Start: 1_370_000_000_000_000,
+		Options: []Option{{Key: "pid", Value: "4242"}}})
+	other := b.Thread(2, "worker")
+	other.Call(b.Method("com.example.Worker", "run", "()V", "Worker.java"), 5, 3, nil)
+	main := b.Thread(1, "main")
+	ms := []uint32{
+		b.Method("com.example.Deep", "a", "(I)V", "Deep.java"),
+		b.Method("com.example.Deep", "b", "(I)V", "Deep.java"),
+		b.Method("com.example.Deep", "c", "(I)V", "Deep.java"),
+	}
+	for i := range depth {
+		main.Enter(ms[i%3])
+		main.Advance(1, 1)
+	}
+	for i := depth - 1; i >= 0; i-- {
+		main.Exit(ms[i%3])
+		main.Advance(1, 1)
+	}
+	return b.Trace()
+}
