@@ -55,7 +55,7 @@ type CallsOptions struct {
 
 // Calls builds the parents/children report.
 func (p *Profile) Calls(opt CallsOptions) *CallsReport {
-	st, total := p.stats(-1)
+	st, total := p.stats()
 	r := &CallsReport{Header: p.header(), Pattern: opt.Pattern.String(), Total: pick(total, p.Clocks), Methods: []CallsMethod{}}
 	var match []int32
 	for m := range p.Methods {

@@ -135,8 +135,8 @@ func Diff(before, after *Profile, opt DiffOptions) (*DiffReport, error) {
 	if clocks[0] == Samples && opt.Threshold.Nanos > 0 {
 		return nil, fmt.Errorf("threshold %s: %w", time.Duration(opt.Threshold.Nanos), ErrThresholdUnit)
 	}
-	ost, ototal := before.stats(-1)
-	nst, ntotal := after.stats(-1)
+	ost, ototal := before.stats()
+	nst, ntotal := after.stats()
 	r := &DiffReport{Old: before.Name, New: after.Name, Clocks: clockNames(clocks), CallsUnknown: noCalls,
 		Sort: opt.Sort, Threshold: opt.Threshold, Total: changes(ototal, ntotal, clocks)}
 	r.Rows = diffRows(before, after, ost, nst, clocks)

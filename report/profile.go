@@ -2,6 +2,7 @@ package report
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/stacks"
@@ -242,13 +243,13 @@ type stat struct {
 	present       bool // the method has a stack in the set
 }
 
-// stats sums the per-method numbers over the nodes of one thread, or of
-// every thread when thread is negative, and returns the total time too.
-func (p *Profile) stats(thread int) (st []stat, total times) {
+// stats sums the per-method numbers over the nodes of every thread, and
+// returns the total time too (eachThreadStats gives them per thread).
+func (p *Profile) stats() (st []stat, total times) {
 	st = make([]stat, len(p.Methods))
 	for i := range p.nodes {
 		m := p.method[i]
-		if m < 0 || (thread >= 0 && int(p.nodes[i].Thread) != thread) {
+		if m < 0 {
 			continue
 		}
 		s := &st[m]
@@ -263,6 +264,62 @@ func (p *Profile) stats(thread int) (st []stat, total times) {
 		}
 	}
 	return st, total
+}
+
+// eachThreadStats calls f with the per-method numbers of each thread in
+// turn, as stats gives them for all, and the methods present there in
+// increasing order. It makes one pass over the nodes and one table of
+// methods, cleared after each thread, so that its cost grows with nodes,
+// methods and threads, not threads × methods (top --per-thread on a
+// fuzzed 20 KB trace of 867 threads and 1,026 methods allocated 94 MB).
+// st is valid only during the call.
+func (p *Profile) eachThreadStats(f func(thread int, st []stat, present []int32, total times)) {
+	// The nodes of each thread, by a counting sort on the thread.
+	start := make([]int32, len(p.Threads)+1)
+	for i := range p.nodes {
+		if p.method[i] >= 0 {
+			start[p.nodes[i].Thread+1]++
+		}
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	order := make([]int32, start[len(p.Threads)])
+	fill := slices.Clone(start)
+	for i := range p.nodes {
+		if p.method[i] >= 0 {
+			th := p.nodes[i].Thread
+			order[fill[th]] = int32(i)
+			fill[th]++
+		}
+	}
+	st := make([]stat, len(p.Methods))
+	var present []int32
+	for th := range p.Threads {
+		present = present[:0]
+		var total times
+		for _, i := range order[start[th]:start[th+1]] {
+			m := p.method[i]
+			s := &st[m]
+			if !s.present {
+				s.present = true
+				present = append(present, m)
+			}
+			s.excl.add(p.self[i])
+			total.add(p.self[i])
+			s.calls += p.nodes[i].Calls
+			if p.first[i] {
+				s.incl.add(p.sub[i])
+			} else {
+				s.recurs += p.nodes[i].Calls
+			}
+		}
+		slices.Sort(present)
+		f(th, st, present, total)
+		for _, m := range present {
+			st[m] = stat{}
+		}
+	}
 }
 
 // topLevel stands for "no caller" in edge keys.

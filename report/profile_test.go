@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -130,6 +131,33 @@ func TestTopPerThreadByHand(t *testing.T) {
 		"B excl=[8 0] incl=[8 0] calls=1 rec=0 mean=[8 0]",
 		"C excl=[2 1] incl=[18 9] calls=1 rec=0 mean=[2 1]",
 	})
+}
+
+// TestTopPerThreadManyThreads: one table per thread costs what the thread
+// has, not a row of every method: 400 threads each calling its own one of
+// 400 methods once allocated 400 × 400 method stats before.
+func TestTopPerThreadManyThreads(t *testing.T) {
+	const n = 400
+	frames := make([]string, n)
+	var evs []stream.Event
+	for i := range n {
+		frames[i] = fmt.Sprint("m", i)
+		evs = append(evs, ev(stream.Begin, i, i, 0, 0, 0), ev(stream.End, i, i, int64(i+1), 0, 0))
+	}
+	p := feed(t, frames, n, evs)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	r, err := p.Top(TopOptions{PerThread: true})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Tables) != n || r.Tables[0].Thread.TID != 100+n-1 || len(r.Tables[0].Rows) != 1 || r.Tables[0].Rows[0].Method != frames[n-1] {
+		t.Fatalf("%d tables, the first %+v; want %d of one row each, the busiest thread first", len(r.Tables), r.Tables[0], n)
+	}
+	if bytes := after.TotalAlloc - before.TotalAlloc; bytes > 2<<20 {
+		t.Errorf("top --per-thread of %d threads × %d methods allocated %d bytes, want under 2 MiB", n, n, bytes)
+	}
 }
 
 // Parents of a method take the outermost occurrence, children the

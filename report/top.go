@@ -104,16 +104,24 @@ func (p *Profile) Top(opt TopOptions) (*TopReport, error) {
 	}
 	r := &TopReport{Header: p.header(), Sort: opt.Sort}
 	if !opt.PerThread {
-		r.Tables = []TopTable{p.topTable(-1, opt)}
+		st, total := p.stats()
+		var present []int32
+		for m := range st {
+			if st[m].present {
+				present = append(present, int32(m))
+			}
+		}
+		r.Tables = []TopTable{p.topTable(st, present, total, opt)}
 		r.Tables[0].Threads = p.knownThreads()
 		return r, nil
 	}
-	for i, th := range p.Threads {
-		t := p.topTable(i, opt)
+	p.eachThreadStats(func(i int, st []stat, present []int32, total times) {
+		th := &p.Threads[i]
+		t := p.topTable(st, present, total, opt)
 		t.Thread = &ThreadInfo{TID: uint32(th.ID), Name: th.Name}
 		t.Threads = 1
 		r.Tables = append(r.Tables, t)
-	}
+	})
 	// The busiest thread first: that is where a reader starts.
 	slices.SortStableFunc(r.Tables, func(a, b TopTable) int {
 		return cmp.Compare(b.Total[0], a.Total[0])
@@ -121,16 +129,12 @@ func (p *Profile) Top(opt TopOptions) (*TopReport, error) {
 	return r, nil
 }
 
-// topTable builds the table of one thread, or of all when thread < 0.
-func (p *Profile) topTable(thread int, opt TopOptions) TopTable {
-	st, total := p.stats(thread)
+// topTable builds the table of one thread, or of all, from the stats of
+// the methods present there, in increasing order.
+func (p *Profile) topTable(st []stat, present []int32, total times, opt TopOptions) TopTable {
 	t := TopTable{Total: pick(total, p.Clocks), Rows: []TopRow{}}
-	for m := range st {
-		s := &st[m]
-		if !s.present {
-			continue // not run on this thread
-		}
-		t.Rows = append(t.Rows, p.topRow(m, s, total))
+	for _, m := range present {
+		t.Rows = append(t.Rows, p.topRow(int(m), &st[m], total))
 	}
 	t.Methods = len(t.Rows)
 	sortTop(t.Rows, opt.Sort)

@@ -144,9 +144,10 @@ func (e *Exporter) run(evs []stream.Event) error {
 	}
 	tb := &e.threads[th]
 	if tb.buf == nil {
-		tb.buf = make([]byte, 0, e.block+slack)
+		tb.buf = make([]byte, 0, min(e.block, minBlock)+slack)
 	}
 	buf, last, busy, subMicro := tb.buf, tb.last, tb.busy, e.subMicro
+	limit := e.limit(buf)
 	for i := range evs {
 		ev := &evs[i]
 		at := ev.Wall
@@ -176,24 +177,43 @@ func (e *Exporter) run(evs []stream.Event) error {
 			code, v = code|1, step
 			subMicro |= int64(sub)
 		}
-		// A buffer holds less than the block it was made (or shrunk) for,
-		// whose size is never below the current one: it is spilled once it
-		// holds that much. So the slack past that block has room for the
-		// event, even after more threads have made the block smaller.
+		// A buffer holds less than its capacity less the slack: it grows
+		// or is spilled once it holds that much (limit). So the slack
+		// has room for the event, even after more threads have made the
+		// block smaller.
 		room := buf[len(buf) : len(buf)+slack]
 		k := varint.PutUvarint(room, 0, code)
 		k = varint.PutUvarint(room, k, v)
 		buf = buf[:len(buf)+k]
 		last = at
-		if len(buf) >= e.block {
+		if len(buf) >= limit {
 			tb.buf, tb.last, tb.busy, e.subMicro = buf, last, busy, subMicro
-			if err := e.spill(tb); err != nil {
+			if err := e.full(tb); err != nil {
 				return err
 			}
 			buf = tb.buf
+			limit = e.limit(buf)
 		}
 	}
 	tb.buf, tb.last, tb.busy, e.subMicro = buf, last, busy, subMicro
+	return nil
+}
+
+// limit is the length at which a thread's buffer grows or is spilled: the
+// block, or less while the buffer is smaller than a block.
+func (e *Exporter) limit(buf []byte) int { return min(cap(buf)-slack, e.block) }
+
+// full grows a thread's buffer that is smaller than a block, doubling it,
+// or spills it once it holds a block. A thread's buffer starts at
+// minBlock and grows with use, so that memory follows the events, not the
+// number of threads times the block: a trace of many threads with a few
+// events each holds a few kilobytes per thread.
+func (e *Exporter) full(tb *threadBuf) error {
+	if len(tb.buf) >= e.block {
+		return e.spill(tb)
+	}
+	size := min(2*(cap(tb.buf)-slack), e.block)
+	tb.buf = append(make([]byte, 0, size+slack), tb.buf...)
 	return nil
 }
 

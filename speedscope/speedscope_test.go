@@ -135,6 +135,54 @@ func TestSpill(t *testing.T) {
 	}
 }
 
+// TestBufferGrowsWithUse: a thread's buffer starts small and grows with its
+// events, so that many threads with a few events each cost a few kilobytes
+// each, not a block each (a fuzzed trace of 46 such threads allocated
+// 95 MB), and a busy thread still fills a whole block before it spills.
+func TestBufferGrowsWithUse(t *testing.T) {
+	names := make([]string, 200)
+	for i := range names {
+		names[i] = fmt.Sprint("t", i)
+	}
+	tr := handTrace(1_000_000, names...)
+	var buf bytes.Buffer
+	e := New(&buf, Options{})
+	if err := e.Begin(tr); err != nil {
+		t.Fatal(err)
+	}
+	// Busy thread 0 writes about 8 × minBlock bytes; the others two events.
+	busy := 8 * minBlock
+	for i := range busy {
+		k := stream.Begin
+		if i%2 == 1 {
+			k = stream.End
+		}
+		if err := e.Events([]stream.Event{ev(k, 0, 0, i%2, int64(i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for th := 1; th < len(names); th++ {
+		if err := e.Events([]stream.Event{ev(stream.Begin, th, 1, 0, 1), ev(stream.End, th, 1, 0, 2)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for th := 1; th < len(names); th++ {
+		if c := cap(e.threads[th].buf); c > minBlock+slack {
+			t.Fatalf("thread %d with two events holds a %d-byte buffer, want at most %d", th, c, minBlock+slack)
+		}
+	}
+	if b := e.threads[0]; len(b.blocks) != 0 || len(b.buf) < busy || cap(b.buf) > e.block+slack {
+		t.Fatalf("busy thread: %d bytes in a %d-byte buffer and %d spilled blocks; want %d+ bytes in at most a block (%d), none spilled",
+			len(b.buf), cap(b.buf), len(b.blocks), busy, e.block)
+	}
+	if err := e.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if f := decode(t, buf.Bytes()); len(f.Profiles) != len(names) {
+		t.Fatalf("%d profiles, want %d", len(f.Profiles), len(names))
+	}
+}
+
 // feed drives an exporter with a hand-made stream.
 func feed(t *testing.T, tr *stream.Trace, evs []stream.Event) *file {
 	t.Helper()
