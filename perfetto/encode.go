@@ -107,12 +107,8 @@ func (e *Exporter) begin(th *thread, ev *stream.Event, ts, cpu int64) {
 		b = appendAnnotation(b, annSynthetic, fieldStringIID, valBeganBefore)
 	}
 	b = endMsg(b, te)
-	if !th.isInterned(ev.Frame) {
-		w := int(ev.Frame) >> 6
-		if w >= len(th.interned) {
-			th.interned = append(th.interned, make([]uint64, w+1-len(th.interned))...)
-		}
-		th.interned[w] |= 1 << (ev.Frame & 63)
+	if !th.interned.has(ev.Frame) {
+		th.interned.add(ev.Frame, &e.spare)
 		b = appendInterned(b, &e.t.Frames[ev.Frame], iid)
 	}
 	e.out = endMsg(b, pkt)

@@ -24,6 +24,14 @@ const NoPID = 1 << 22
 // flushSize is how much output is buffered before a write.
 const flushSize = 64 << 10
 
+// The budget of bitset words shared by the threads' frameSets: a fixed
+// amount and a word per method, enough for 64 threads' bitsets to cover
+// every method whatever else the threads interned.
+const (
+	spareWords    = 4096
+	sparePerFrame = 1
+)
+
 // Options configure an Exporter.
 type Options struct {
 	// ProcessName names the process track. "" uses the trace's file name
@@ -54,6 +62,7 @@ type Exporter struct {
 	written int64  // bytes written to w
 	events  int64  // events written
 	folded  int64  // frames not written because they were too deep
+	spare   int    // bitset words the threads' frameSets may still take beyond their own allowance
 	warns   []string
 	err     error
 }
@@ -65,16 +74,9 @@ type thread struct {
 	fields   uint64   // the prefix and the track event's tag, as a word (fast.go), when seq < 0x80
 	ts       int64    // µs: the last timestamp written (clock 64 is incremental)
 	cpu      int64    // µs: the last thread-time counter value written
-	interned []uint64 // bit per FrameID: its name and location are interned (grows)
+	interned frameSet // the frames whose name and location are interned
 	open     []openSlice
 	folded   int64 // frames folded under the open slice at depth MaxDepth-1
-}
-
-// isInterned reports whether frame f's name and location are interned on
-// the sequence.
-func (th *thread) isInterned(f stream.FrameID) bool {
-	w := int(uint32(f) >> 6)
-	return w < len(th.interned) && th.interned[w]&(1<<(f&63)) != 0
 }
 
 // openSlice is where a written slice began, for the annotations of its end.
@@ -106,6 +108,7 @@ func (e *Exporter) Begin(t *stream.Trace) error {
 	e.uuidBase = 0xA7<<56 | uint64(e.pid)<<24
 	e.threads = make([]thread, 0, len(t.Threads))
 	e.listed = make([]bool, 0, len(t.Frames))
+	e.spare = spareWords
 	if err := e.writeProcess(); err != nil {
 		return err
 	}
@@ -124,6 +127,7 @@ func (e *Exporter) track(ev *stream.Event) error {
 	for f := len(e.listed); f <= int(ev.Frame); f++ {
 		// A small array read on every begin, rather than the large Frame.
 		e.listed = append(e.listed, e.t.Frames[f].Listed)
+		e.spare += sparePerFrame
 	}
 	return nil
 }

@@ -73,10 +73,10 @@ func (e *Exporter) fastPackets(evs []stream.Event) int {
 		binary.LittleEndian.PutUint64(p[n:], th.fields) // sequence id and flags, the track event's tag
 		te := n + 6                                     // the track event's body, after its length
 		switch {
-		case ev.Kind == stream.Begin && ev.Flags&stream.Synthetic == 0 && th.isInterned(ev.Frame) &&
+		case ev.Kind == stream.Begin && ev.Flags&stream.Synthetic == 0 && th.interned.denseHas(ev.Frame) &&
 			len(th.open) < cap(th.open):
-			// A method already interned on the sequence, and room for the
-			// slice in th.open (begin grows it).
+			// A method already interned on the sequence (in its bitset),
+			// and room for the slice in th.open (begin grows it).
 			iid := uint64(ev.Frame) + 1
 			binary.LittleEndian.PutUint32(p[te:], tagEventType|typeSliceBegin<<8|tagNameIID<<16)
 			n = varint.PutUvarint(p, te+3, iid)

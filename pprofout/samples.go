@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/google/pprof/profile"
@@ -57,6 +58,10 @@ type SampledBuilder struct {
 	index   map[string]int // sample by thread, serial and stack
 	sources []*stacks.Sampled
 	key     []byte
+	// counts and nanos sum the counts and times of the profiles added: each
+	// profile's sums fit an int64 (samples.Profile), and so must the
+	// merged profile's, whose every value is a part of them.
+	counts, nanos int64
 }
 
 type locKey struct {
@@ -83,6 +88,14 @@ func (b *SampledBuilder) Add(s *stacks.Sampled) error {
 		return fmt.Errorf("pprof: %s (%s) and %s (%s) cannot be merged: one counts samples, the other calls and CPU time",
 			sourceName(b.sources[0]), b.sources[0].Source().Format, sourceName(s), s.Source().Format)
 	}
+	counts, nanos := b.counts, b.nanos
+	for _, smp := range s.Source().Samples {
+		if !addInt64(&counts, smp.Count) || !addInt64(&nanos, smp.TimeNanos) {
+			return fmt.Errorf("pprof: %s: the counts or times of the profiles add up to more than %d, which a pprof value cannot hold",
+				sourceName(s), int64(math.MaxInt64))
+		}
+	}
+	b.counts, b.nanos = counts, nanos
 	b.sources = append(b.sources, s)
 	t := s.Trace()
 	unknown, hasUnknown := s.UnknownThread()
@@ -260,6 +273,15 @@ func cutComment(s *stacks.Sampled) string {
 }
 
 // sourceName is how comments and the mapping name a profile.
+// addInt64 adds n, not negative, to *sum, failing instead of overflowing.
+func addInt64(sum *int64, n int64) bool {
+	if *sum > math.MaxInt64-n {
+		return false
+	}
+	*sum += n
+	return true
+}
+
 func sourceName(s *stacks.Sampled) string {
 	switch n := s.Trace().Name; n {
 	case "", "-":

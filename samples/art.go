@@ -70,6 +70,9 @@ type artReader struct {
 	byText map[string]int // frame index by PrettyMethod text, to parse each once
 	key    []byte
 	over   int // lines whose call chains count more than their total
+	// all is the sum of every count: the samples' and line 1's null and
+	// boot-image methods'. It may not overflow (Profile's guarantee).
+	all int64
 }
 
 func readART(l *lines) (*Profile, error) {
@@ -83,6 +86,10 @@ func readART(l *lines) (*Profile, error) {
 	sum, err := artSummary(l.text())
 	if err != nil {
 		return nil, l.errorf("%v", err)
+	}
+	r.all = sum[1]
+	if !addCount(&r.all, sum[2]) {
+		return nil, l.errorf("%s", errAllCounts)
 	}
 	for l.next() {
 		if len(l.raw) == 0 {
@@ -221,8 +228,15 @@ func (r *artReader) add(stack []int, n int64) error {
 	if !addCount(&r.b.p.Samples[i].Count, n) {
 		return r.l.errorf("the counts of %s overflow", r.b.table[stack[len(stack)-1]].Name)
 	}
+	if !addCount(&r.all, n) {
+		return r.l.errorf("%s", errAllCounts)
+	}
 	return nil
 }
+
+// errAllCounts says the counts of a file add up to more than a Profile
+// holds.
+const errAllCounts = "the sample counts add up to more than 9223372036854775807"
 
 // frame returns the index of the frame a PrettyMethod text names.
 func (r *artReader) frame(pretty string) int {

@@ -20,17 +20,16 @@ type hprofTrace struct {
 // the body syntax, and the differences (the JVM's file header, hex obj=,
 // optional thread, the CPU TIME section) are all recognised per line.
 type hprofReader struct {
-	l       *lines
-	b       *builder
-	traces  map[int64]*hprofTrace
-	byText  map[string]int // frame index by frame line, to parse each text once
-	cur     *hprofTrace    // the TRACE whose frames are being read
-	samples []row          // CPU SAMPLES rows
-	times   []row          // CPU TIME rows
-	kinds   [2]struct {
-		sections int   // how many sections of the kind
-		line     int   // where the first begins
-		total    int64 // the sum of their totals
+	l      *lines
+	b      *builder
+	traces map[int64]*hprofTrace
+	byText map[string]int // frame index by frame line, to parse each text once
+	cur    *hprofTrace    // the TRACE whose frames are being read
+	kinds  [2]struct {
+		sections int     // how many sections of the kind
+		line     int     // where the first begins
+		total    int64   // the sum of their totals
+		rows     rowSums // their rows, added up per trace
 	}
 	skipped  int // lines not understood
 	skipLine int // the first of them
@@ -220,10 +219,6 @@ func (r *hprofReader) section(kind int, rest string) error {
 	if r.b.p.Created == "" {
 		r.b.p.Created = date
 	}
-	rows := &r.samples
-	if kind == cpuTimes {
-		rows = &r.times
-	}
 	for r.l.next() {
 		s := r.l.text()
 		if s == sectionNames[kind]+" END" {
@@ -237,7 +232,7 @@ func (r *hprofReader) section(kind int, rest string) error {
 			return r.l.errorf("%v", err)
 		}
 		row.line, row.total = r.l.n, total
-		*rows = append(*rows, row)
+		k.rows.add(row, kind == cpuTimes)
 	}
 	if r.l.err != nil {
 		return r.l.err
@@ -246,22 +241,25 @@ func (r *hprofReader) section(kind int, rest string) error {
 	return nil
 }
 
-// finish turns the rows into samples, one per trace, in the order the
-// rows first name them.
+// finish turns the rows' sums into samples, one per trace, in the order
+// the rows first name them.
 func (r *hprofReader) finish() (*Profile, error) {
 	kind, err := r.kind()
 	if err != nil {
 		return nil, err
 	}
-	rows := r.samples
-	if kind == cpuTimes {
-		rows = r.times
-	}
-	index := map[int64]int{}
-	for _, row := range rows {
-		if err := r.addRow(row, index); err != nil {
+	rows := &r.kinds[kind].rows
+	for _, sum := range rows.sums {
+		if rows.over != nil && rows.over.Line < sum.line {
+			break
+		}
+		if err := r.addSample(sum); err != nil {
 			return nil, err
 		}
+	}
+	if rows.over != nil {
+		rows.over.Format = r.b.p.Format
+		return nil, rows.over
 	}
 	p := &r.b.p
 	p.DepthLimited = true
@@ -306,34 +304,77 @@ func (r *hprofReader) kind() (int, error) {
 	return cpuSamples, nil
 }
 
-// addRow adds a row's count (and time) to its trace's sample.
-func (r *hprofReader) addRow(row row, index map[int64]int) error {
-	t := r.traces[row.trace]
-	if t == nil {
-		return &FormatError{Format: r.b.p.Format, Line: row.line, Msg: fmt.Sprintf("trace %d has no TRACE record", row.trace)}
+// rowSums adds up the rows of one kind of CPU section per trace while
+// they are read, so that memory grows with the traces the rows name and
+// not with the rows: hprof writes a row per trace and section, and a file
+// holds as many sections as dumps.
+type rowSums struct {
+	index map[int64]int // sums index by trace
+	sums  []traceSum    // in the order the rows first name the traces
+	count int64         // the sum of all counts
+	ns    int64         // and of all times
+	// over is the first row whose counts or time overflow an int64 sum,
+	// either its trace's or the total of the section's kind. finish reports
+	// it, with the format settled, unless a row before it names a trace
+	// without a TRACE record. Rows after it are not added.
+	over *FormatError
+}
+
+// traceSum is the sum of the rows naming one trace.
+type traceSum struct {
+	trace int64
+	line  int // the first row naming it
+	count int64
+	ns    int64
+}
+
+// add adds a row to its trace's sum. timed says the rows are of CPU TIME
+// sections, whose rows give a share of the section's total time.
+func (s *rowSums) add(row row, timed bool) {
+	if s.over != nil {
+		return
 	}
-	i, ok := index[row.trace]
+	i, ok := s.index[row.trace]
 	if !ok {
-		i = len(r.b.p.Samples)
-		index[row.trace] = i
-		s := Sample{Thread: -1, Trace: row.trace, Stack: make([]int, len(t.frames))}
-		for j, f := range t.frames {
-			s.Stack[len(t.frames)-1-j] = f
+		if s.index == nil {
+			s.index = map[int64]int{}
 		}
-		if t.hasThread {
-			s.Thread = r.b.thread(t.thread)
-		}
-		r.b.p.Samples = append(r.b.p.Samples, s)
+		i = len(s.sums)
+		s.index[row.trace] = i
+		s.sums = append(s.sums, traceSum{trace: row.trace, line: row.line})
 	}
-	s := &r.b.p.Samples[i]
+	t := &s.sums[i]
 	// hprof prints the self time as a percentage of the section's total ms:
 	// ns = percent/100 × total × 1e6.
 	var ns float64
-	if r.b.p.Format == JVMHprofTimes {
+	if timed {
 		ns = math.Round(row.percent * float64(row.total) * 1e4)
 	}
-	if !addCount(&s.Count, row.count) || ns >= 1<<62 || !addCount(&s.TimeNanos, int64(ns)) {
-		return &FormatError{Format: r.b.p.Format, Line: row.line, Msg: fmt.Sprintf("the counts of trace %d overflow", row.trace)}
+	switch {
+	case !addCount(&t.count, row.count) || ns >= 1<<62 || !addCount(&t.ns, int64(ns)):
+		s.over = &FormatError{Line: row.line, Msg: fmt.Sprintf("the counts of trace %d overflow", row.trace)}
+	case !addCount(&s.count, row.count) || !addCount(&s.ns, int64(ns)):
+		what := "counts"
+		if timed {
+			what = "counts or times"
+		}
+		s.over = &FormatError{Line: row.line, Msg: fmt.Sprintf("the rows' %s add up to more than %d", what, int64(math.MaxInt64))}
 	}
+}
+
+// addSample adds the sample of a trace's rows.
+func (r *hprofReader) addSample(sum traceSum) error {
+	t := r.traces[sum.trace]
+	if t == nil {
+		return &FormatError{Format: r.b.p.Format, Line: sum.line, Msg: fmt.Sprintf("trace %d has no TRACE record", sum.trace)}
+	}
+	s := Sample{Thread: -1, Trace: sum.trace, Stack: make([]int, len(t.frames)), Count: sum.count, TimeNanos: sum.ns}
+	for j, f := range t.frames {
+		s.Stack[len(t.frames)-1-j] = f
+	}
+	if t.hasThread {
+		s.Thread = r.b.thread(t.thread)
+	}
+	r.b.p.Samples = append(r.b.p.Samples, s)
 	return nil
 }

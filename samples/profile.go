@@ -2,6 +2,7 @@ package samples
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -101,6 +102,11 @@ type Unlisted struct {
 }
 
 // Profile is a sampled profile: stacks with counts and no timeline.
+//
+// Read guarantees that the samples' counts and the unlisted counts add up
+// to at most math.MaxInt64, and so do the samples' times: any sum of them
+// (a thread's, a method's, the total a percentage is of) fits an int64.
+// It refuses a file whose counts or times add up to more.
 type Profile struct {
 	Format  Format
 	Threads []Thread // THREAD START order, then threads only TRACEs name
@@ -147,8 +153,8 @@ func (p *Profile) SampleCount() int64 {
 
 // Check verifies the invariants Read guarantees, for tests and for
 // consumers of hand-built profiles: indices in range, counts and times not
-// negative, every frame used once at least and no two equal, MaxDepth
-// right.
+// negative and their sums within int64, every frame used once at least
+// and no two equal, MaxDepth right.
 func (p *Profile) Check() error {
 	seen := make(map[Frame]int, len(p.Frames))
 	for i, f := range p.Frames {
@@ -179,9 +185,18 @@ func (p *Profile) Check() error {
 	if i := slices.Index(used, false); i >= 0 {
 		return fmt.Errorf("frame %d (%s) is in no stack", i, p.Frames[i].Name)
 	}
+	var all, ns int64
 	for _, u := range p.Unlisted {
 		if u.Count < 0 {
 			return fmt.Errorf("negative unlisted count %d (%s)", u.Count, u.Reason)
+		}
+		if !addCount(&all, u.Count) {
+			return fmt.Errorf("the counts add up to more than %d", int64(math.MaxInt64))
+		}
+	}
+	for _, s := range p.Samples {
+		if !addCount(&all, s.Count) || !addCount(&ns, s.TimeNanos) {
+			return fmt.Errorf("the counts or times add up to more than %d", int64(math.MaxInt64))
 		}
 	}
 	return nil
