@@ -159,6 +159,10 @@ func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*strea
 		t, err = convert.Run(f.File, opt, outs...)
 	}
 	bar.Clear()
+	var werr *outfile.WriteError
+	if errors.As(err, &werr) {
+		return nil, err // the output's fault, not the trace's: no trace name before it
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src.Name(), err)
 	}
