@@ -203,17 +203,18 @@ func (e *Exporter) run(evs []stream.Event) error {
 // block, or less while the buffer is smaller than a block.
 func (e *Exporter) limit(buf []byte) int { return min(cap(buf)-slack, e.block) }
 
-// full grows a thread's buffer that is smaller than a block, doubling it,
-// or spills it once it holds a block. A thread's buffer starts at
-// minBlock and grows with use, so that memory follows the events, not the
-// number of threads times the block: a trace of many threads with a few
-// events each holds a few kilobytes per thread.
+// full grows a thread's buffer that is smaller than a block to a block, or
+// spills it once it holds a block. A thread's buffer starts at minBlock, so
+// that a trace of many threads with a few events each holds a few
+// kilobytes per thread, not a block each; a thread that fills that gets
+// its whole block at once: growing by doubling left a block's worth of
+// garbage per thread, which raised the peak RSS of ordinary conversions
+// (docs/performance.md §5; atrace2-bench's speedscope rows guard it).
 func (e *Exporter) full(tb *threadBuf) error {
 	if len(tb.buf) >= e.block {
 		return e.spill(tb)
 	}
-	size := min(2*(cap(tb.buf)-slack), e.block)
-	tb.buf = append(make([]byte, 0, size+slack), tb.buf...)
+	tb.buf = append(make([]byte, 0, e.block+slack), tb.buf...)
 	return nil
 }
 
