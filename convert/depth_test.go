@@ -134,8 +134,9 @@ func (p *plain) get() *recorder       { return &p.recorder }
 func (r *rewinding) get() *recorder   { return &r.recorder }
 func (a *aggregating) get() *recorder { return &a.recorder }
 
-// TestCorruptDepth: a stack that reaches convert.CorruptDepth is refused
-// with a FormatError at the record that reached it.
+// TestCorruptDepth: a stack that reaches convert.CorruptDepth, or a thread
+// with that many orphan exits, is refused with a FormatError at the record
+// that reached it.
 func TestCorruptDepth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a million records")
@@ -152,6 +153,17 @@ func TestCorruptDepth(t *testing.T) {
 	_, st, err := convertBytes(t, tracegen.Nested(convert.CorruptDepth-1).Regular(), convert.Options{})
 	if err != nil || st.Stats.DeepFrames != convert.CorruptDepth-1-convert.DefaultMaxDepth {
 		t.Errorf("%v, %+v", err, st.Stats)
+	}
+	// A thread's orphan exits count towards it too, the ones dropped past
+	// the depth limit included.
+	_, err = convertBytesTo(t, tracegen.Orphans(convert.CorruptDepth).Regular(), convert.Options{MaxDepth: 10}, &recorder{})
+	var fe *parser.FormatError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "orphan exits on one thread reached 1000000") {
+		t.Errorf("orphans: %v, want a FormatError at 1000000 orphan exits", err)
+	}
+	_, st, err = convertBytes(t, tracegen.Orphans(convert.CorruptDepth-1).Regular(), convert.Options{MaxDepth: 10})
+	if err != nil || st.Stats.OrphanExits != 10 || st.Stats.DeepOrphans != convert.CorruptDepth-1-10 {
+		t.Errorf("orphans: %v, %+v", err, st.Stats)
 	}
 }
 
@@ -253,3 +265,132 @@ func TestDeepExits(t *testing.T) {
 		}
 	}
 }
+
+// orphanTrace has, with MaxDepth 2, two orphan exits on main that make
+// frames and two past them that are dropped (one between them and a stack
+// with a frame below the limit), and on other two that make frames and one
+// that is dropped.
+const orphanTrace = `version 3
+clock dual
+vm art
+start 1000
+thread 1 main
+thread 2 other
+method 0x0 a.A a ()V A.java
+method 0x4 a.A b ()V A.java
+method 0x8 a.A c ()V A.java
+method 0xc a.A d ()V A.java
+method 0x10 a.A e ()V A.java
+1 enter 0x0 1 1
+1 exit 0x0 2 2
+1 exit 0x4 3 3
+2 exit 0x4 4 4
+1 enter 0x0 5 5
+1 exit 0x0 6 6
+1 exit 0x8 7 7
+1 exit 0xc 8 8
+1 enter 0x0 9 9
+1 enter 0x4 10 10
+1 enter 0x8 11 11
+1 exit 0x8 12 12
+1 exit 0x4 13 13
+1 exit 0x0 14 14
+1 exit 0x10 15 15
+2 exit 0x8 16 16
+2 exit 0xc 17 17
+1 enter 0x0 18 18
+`
+
+// TestOrphanDepthLimit: once MaxDepth orphan frames enclose a thread, its
+// later orphan exits are dropped and counted, in every way of reading the
+// trace: the nest of orphan frames stays within the limit, as the real
+// frames inside it do.
+func TestOrphanDepthLimit(t *testing.T) {
+	tr, err := tracegen.ParseText(orphanTrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := tr.Regular()
+	for _, c := range []struct {
+		name string
+		opt  convert.Options
+	}{
+		{"fast", convert.Options{MaxDepth: 2}},
+		{"general", convert.GeneralOnly(convert.Options{MaxDepth: 2})},
+		{"serial", convert.Serial(convert.Options{MaxDepth: 2}, true)},
+		{"general serial", convert.Serial(convert.GeneralOnly(convert.Options{MaxDepth: 2}), true)},
+		{"twice", convert.TwoReads(convert.Options{MaxDepth: 2})},
+	} {
+		for _, e := range []struct {
+			exp interface {
+				stream.Exporter
+				get() *recorder
+			}
+			want string
+		}{
+			{&plain{}, orphanStream},
+			{&rewinding{}, orphanStream},
+			{&aggregating{}, orphanStreamOneRead},
+		} {
+			st, err := convertBytesTo(t, data, c.opt, e.exp)
+			if err != nil {
+				t.Fatalf("%s %T: %v", c.name, e.exp, err)
+			}
+			want := e.want
+			if convert.ReferenceOnly || c.name == "twice" {
+				want = orphanStream
+			}
+			if got := strings.Join(e.exp.get().lines, "\n") + "\n"; got != want {
+				t.Errorf("%s %T:\n%s\nwant:\n%s", c.name, e.exp, got, want)
+			}
+			s, main, other := st.Stats, st.Threads[0], st.Threads[1]
+			if s.OrphanExits != 4 || s.DeepOrphans != 3 || s.DeepFrames != 1 || s.OpenAtEnd != 1 || s.DroppedExits != 0 {
+				t.Errorf("%s %T: %s; want 4 orphan exits, 3 beyond the limit, 1 deep frame, 1 open at the end", c.name, e.exp, s.Summary())
+			}
+			if main.Orphans != 2 || main.MaxDepth != 3 || main.Events != 14 || other.Orphans != 2 || other.MaxDepth != 2 || other.Events != 4 {
+				t.Errorf("%s %T: threads %+v, %+v", c.name, e.exp, main, other)
+			}
+		}
+	}
+}
+
+// orphanStream is orphanTrace's stream with MaxDepth 2 from two reads, and
+// orphanStreamOneRead from one. The orphan exits of d and e on main (at 8
+// and 15 µs) and of d on other (at 17 µs) are dropped, and so is c's frame
+// at 11 µs, below the limit.
+const (
+	orphanStream = `main begin* a.A.c wall=0 cpu=0
+main . begin* a.A.b wall=0 cpu=0
+main . . begin a.A.a wall=1 cpu=1
+main . . end a.A.a wall=2 cpu=2
+main . end a.A.b wall=3 cpu=3
+other begin* a.A.c wall=0 cpu=0
+other . begin* a.A.b wall=0 cpu=0
+other . end a.A.b wall=4 cpu=4
+main . begin a.A.a wall=5 cpu=5
+main . end a.A.a wall=6 cpu=6
+main end a.A.c wall=7 cpu=7
+main begin a.A.a wall=9 cpu=9
+main . begin a.A.b wall=10 cpu=10
+main . end a.A.b wall=13 cpu=13
+main end a.A.a wall=14 cpu=14
+other end a.A.c wall=16 cpu=16
+main begin a.A.a wall=18 cpu=18
+main end* a.A.a wall=18 cpu=18
+`
+	orphanStreamOneRead = `main begin a.A.a wall=1 cpu=1
+main end a.A.a wall=2 cpu=2
+main enclose* a.A.b wall=3 cpu=3
+other enclose* a.A.b wall=4 cpu=4
+main begin a.A.a wall=5 cpu=5
+main end a.A.a wall=6 cpu=6
+main enclose* a.A.c wall=7 cpu=7
+main begin a.A.a wall=9 cpu=9
+main . begin a.A.b wall=10 cpu=10
+main . end a.A.b wall=13 cpu=13
+main end a.A.a wall=14 cpu=14
+other enclose* a.A.c wall=16 cpu=16
+main begin a.A.a wall=18 cpu=18
+main end* a.A.a wall=18 cpu=18
+`
+)

@@ -15,23 +15,29 @@
 //     (time 0 on both clocks) and encloses everything earlier on that thread.
 //     Successive orphans nest, the later one outside. A first pass over the
 //     records finds them, so they can be opened before the thread's first
-//     event.
+//     event. Once as many orphan frames as the depth limit (rule 6) enclose
+//     a thread, its later orphan exits are dropped: each would nest
+//     everything before it one level deeper.
 //  4. An exit of a method that is not on a non-empty stack is dropped, and so
 //     is a record with action 3.
 //  5. Frames still open at the end end at the trace end on the wall clock
 //     (the largest wall time of any record) and at the thread's last time on
 //     the thread-CPU clock.
 //  6. A frame nested deeper than the depth limit ([Options].MaxDepth,
-//     [DefaultMaxDepth]; orphan frames opened by rule 3 not counted, so one
-//     read and two agree) is folded into the frame at the limit: its begin
-//     and end are not sent, so its time is that frame's self time. The
-//     policy still tracks it (4 bytes a level), and a real stack or a nest
-//     of orphan frames that reaches [CorruptDepth] stops the pass with a
+//     [DefaultMaxDepth]) inside its thread's orphan frames is folded into
+//     the frame at the limit: its begin and end are not sent, so its time
+//     is that frame's self time. The orphan frames, which one read meets
+//     only as they exit, are not counted, so that one read and two agree;
+//     rule 3 limits them to as many, so no stack in any output is deeper
+//     than twice the limit. The policy still tracks a folded frame (4 bytes
+//     a level), and a real stack that reaches [CorruptDepth], or a thread
+//     with that many orphan exits, stops the pass with a
 //     [parser.FormatError]. Exporters may fold lower for their viewer
 //     (Perfetto at 512), never higher.
 //
 // Frames begun or ended by rules 3 and 5 carry the Synthetic flag; every
-// repair is counted in [stream.Stats], the frames of rule 6 in DeepFrames.
+// repair is counted in [stream.Stats], the frames of rule 6 in DeepFrames
+// and the orphan exits rule 3 drops in DeepOrphans.
 // A second read that meets a thread, a method or an orphan exit the first
 // did not (the input changed between them) ends in [ErrChanged].
 //

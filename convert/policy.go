@@ -29,6 +29,11 @@ type threadState struct {
 	events            int64 // events the second pass will send
 	lastCPU, lastWall int64
 	probed            int // events given to the sampling probe
+
+	// deepOrphans counts the orphan exits dropped past the depth limit
+	// (see orphan): in the first pass as they come, and down again in the
+	// second, which drops as many.
+	deepOrphans int
 }
 
 // unwrapper turns one thread's raw time counter into a monotonic one. With
@@ -91,10 +96,21 @@ func (p *pass) exit(th *threadState, f stream.FrameID, a parser.Action, wall, cp
 // finds it already opened at the thread's start; one read instructs the
 // exporters with a stream.Enclose event; a speculative read gives up
 // sending.
+//
+// A thread's first maxDepth orphan exits make frames. Each later one would
+// nest everything before it one level deeper still, past the depth limit,
+// so it is dropped and counted (stream.Stats.DeepOrphans), in every mode
+// alike: the first maxDepth are the ones one read has sent when it meets
+// the next.
 func (p *pass) orphan(th *threadState, f stream.FrameID, fl stream.Flags, wall, cpu, off int64) {
 	if p.mode.counts() {
-		if len(th.orphans) >= CorruptDepth-1 {
-			p.tooDeep(off, "orphan frames nested")
+		if len(th.orphans)+th.deepOrphans >= CorruptDepth-1 {
+			p.tooDeep(off, "orphan exits on one thread")
+			return
+		}
+		if len(th.orphans) >= p.maxDepth {
+			th.deepOrphans++
+			p.stats.DeepOrphans++
 			return
 		}
 		p.stats.OrphanExits++
@@ -109,6 +125,10 @@ func (p *pass) orphan(th *threadState, f stream.FrameID, fl stream.Flags, wall, 
 	case speculative:
 		p.abandonSpeculation()
 	case secondOfTwo:
+		if th.floor == 0 && th.deepOrphans > 0 {
+			th.deepOrphans-- // dropped by the first read too
+			return
+		}
 		if th.floor == 0 || th.stack[th.floor-1] != f {
 			p.changed()
 			return

@@ -21,8 +21,9 @@ type Options struct {
 	// (orphan frames opened at the thread's start not counted) are folded
 	// into the frame at the limit. Their enters and exits are dropped and
 	// counted (stream.Stats.DeepFrames), so their time is that frame's self
-	// time. 0 means DefaultMaxDepth; a value above CorruptDepth is taken as
-	// CorruptDepth.
+	// time. A thread's orphan exits after its first MaxDepth are dropped
+	// and counted (stream.Stats.DeepOrphans). 0 means DefaultMaxDepth; a
+	// value above CorruptDepth is taken as CorruptDepth.
 	MaxDepth int
 
 	// The reference paths, which tests set through export_test.go and the
@@ -76,8 +77,8 @@ func Timeline(e stream.Exporter, rewind func() error) Output {
 const DefaultMaxDepth = 10_000
 
 // CorruptDepth is a nesting depth no real stack reaches: a trace whose
-// stack (or nest of orphan frames) gets this deep is refused as corrupt,
-// rather than tracked at a few bytes per level.
+// stack gets this deep, or with this many orphan exits on one thread, is
+// refused as corrupt, rather than tracked at a few bytes per level.
 const CorruptDepth = 1_000_000
 
 // ErrStrict is wrapped by the error Strict produces.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,6 +91,65 @@ func TestMaxDepthFlag(t *testing.T) {
 	for _, bad := range []string{"0", "1000001"} {
 		if code, _, stderr := runCLI(t, nil, "info", "--max-depth", bad, in); code != 80 || !strings.Contains(stderr, "--max-depth") {
 			t.Errorf("--max-depth %s: exit %d, %q; want 80", bad, code, stderr)
+		}
+	}
+}
+
+// capped counts what is written to it and fails once more than limit
+// bytes are: a command whose output outgrows the limit stops at its first
+// failed write (exit 1) rather than fill the disk.
+type capped struct{ n, limit int }
+
+func (c *capped) Write(b []byte) (int, error) {
+	c.n += len(b)
+	if c.n > c.limit {
+		return 0, fmt.Errorf("more than %d bytes written", c.limit)
+	}
+	return len(b), nil
+}
+
+// TestOrphanNest runs every command on a thread with 100,000 orphan exits
+// in a row, which nest 100,000 deep unless the depth limit bounds them.
+// With --max-depth 100 every command succeeds, drops the orphan exits past
+// the first 100, and writes less than eight bytes a byte of input: an
+// output that wrote whole stacks of the full nest would need about 10^12.
+func TestOrphanNest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every command on 300,000 records")
+	}
+	const n = 100_000
+	dir := t.TempDir()
+	in := filepath.Join(dir, "orphans.trace")
+	data := tracegen.Orphans(n).Regular()
+	if err := os.WriteFile(in, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	limit := 8 * len(data)
+	out := func(name string) string { return filepath.Join(dir, name) }
+	for _, args := range [][]string{
+		{"info"},
+		{"dump"},
+		{"pprof", "-o", "-"},
+		{"perfetto", "-o", "-"},
+		{"speedscope", "-o", "-"},
+		{"folded", "-o", "-"},
+		{"top"},
+		{"calls", "com.example.Outer.a"},
+		{"diff", in},
+		{"convert", "--pprof", out("c.pb.gz"), "--perfetto", out("c.pftrace"), "--speedscope", out("c.json"), "--folded", "-"},
+	} {
+		args = append(append([]string{args[0], in}, args[1:]...), "--max-depth", "100")
+		stdout, stderr := &capped{limit: limit}, &bytes.Buffer{}
+		if code := run(args, &env{stdin: bytes.NewReader(nil), stdout: stdout, stderr: stderr}); code != 0 {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
+		}
+		if want := "repaired: 100 orphan exits, 99900 orphan exits beyond the depth limit, dropped (--max-depth)"; !strings.Contains(stderr.String(), want) {
+			t.Errorf("%v: stderr %q, want %q", args, stderr, want)
+		}
+		for _, name := range []string{"c.pb.gz", "c.pftrace", "c.json"} {
+			if fi, err := os.Stat(out(name)); err == nil && fi.Size() > int64(limit) {
+				t.Errorf("%v: %s has %d bytes, more than %d", args, name, fi.Size(), limit)
+			}
 		}
 	}
 }

@@ -33,7 +33,7 @@ type Globals struct {
 
 	TimeUnit string `name:"time-unit" default:"auto" enum:"auto,us,ns" help:"Unit of an ART V2 trace's times: us or ns. auto takes it from the trace's summary, or guesses it from the size of the time steps when the summary is missing (a warning says so). Other traces always count µs. One of: ${enum}."`
 
-	MaxDepth int `name:"max-depth" default:"10000" help:"Depth limit: frames nested deeper than this many levels are folded into the frame at the limit (their time becomes its self time), counted and reported as a repair. At most 1000000; a stack that reaches 1000000 levels is refused as corrupt."`
+	MaxDepth int `name:"max-depth" default:"10000" help:"Depth limit: frames nested deeper than this many levels are folded into the frame at the limit (their time becomes its self time), and a thread's orphan exits (methods running before tracing began) past this many are dropped; both are counted and reported as repairs. At most 1000000; a stack that reaches 1000000 levels is refused as corrupt."`
 
 	// CPUProfile is for atrace2's developers: where a conversion's time goes.
 	CPUProfile string `name:"cpu-profile" hidden:"" type:"path" help:"Write a Go CPU profile of the run to this file."`

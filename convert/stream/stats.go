@@ -23,6 +23,10 @@ type Stats struct {
 	// (convert.Options.MaxDepth): their enters and exits were dropped, so
 	// their time is the self time of the frame at the limit.
 	DeepFrames int64 `json:"deep_frames,omitempty"`
+	// DeepOrphans counts the orphan exits dropped because as many orphan
+	// frames as the depth limit already enclosed their thread: each would
+	// have nested everything before it one level deeper.
+	DeepOrphans int64 `json:"deep_orphan_exits,omitempty"`
 }
 
 // Repair is one nonzero count, for printing.
@@ -54,6 +58,7 @@ func (s *Stats) Repairs() []Repair {
 		{"time wraps", "time wrap", s.Wraps},
 		{"bytes lost in a record cut off at the end", "byte lost in a record cut off at the end", s.LostBytes},
 		{"frames nested deeper than the depth limit, folded into the frame at the limit (--max-depth)", "frame nested deeper than the depth limit, folded into the frame at the limit (--max-depth)", s.DeepFrames},
+		{"orphan exits beyond the depth limit, dropped (--max-depth)", "orphan exit beyond the depth limit, dropped (--max-depth)", s.DeepOrphans},
 	}
 	if s.Overflow {
 		all = append(all, Repair{"data-file-overflow=true (recording stopped early on every thread)", "data-file-overflow=true (recording stopped early on every thread)", 1})

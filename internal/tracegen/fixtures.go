@@ -75,3 +75,28 @@ func Nested(depth int) *Trace {
 	}
 	return b.Trace()
 }
+
+// Orphans makes a trace with one thread that calls a leaf method and then
+// exits a method it never entered, n times (a short call on a second thread
+// first): n orphan exits in a row, each of which encloses everything its
+// thread did before it, so that they nest n deep. Input for the tests and
+// measurements of the orphan rule's depth.
+func Orphans(n int) *Trace {
+	b := NewBuilder(Trace{Version: 3, Clock: "dual", VM: "art", Start: 1_370_000_000_000_000,
+		Options: []Option{{Key: "pid", Value: "4242"}}})
+	other := b.Thread(2, "worker")
+	other.Call(b.Method("com.example.Worker", "run", "()V", "Worker.java"), 5, 3, nil)
+	main := b.Thread(1, "main")
+	leaf := b.Method("com.example.Leaf", "work", "()V", "Leaf.java")
+	ms := []uint32{
+		b.Method("com.example.Outer", "a", "()V", "Outer.java"),
+		b.Method("com.example.Outer", "b", "()V", "Outer.java"),
+		b.Method("com.example.Outer", "c", "()V", "Outer.java"),
+	}
+	for i := range n {
+		main.Call(leaf, 2, 2, nil)
+		main.Exit(ms[i%3])
+		main.Advance(1, 1)
+	}
+	return b.Trace()
+}
