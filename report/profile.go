@@ -215,25 +215,33 @@ func (p *Profile) walk() {
 // children returns the tree's child lists in compressed form: the children
 // of node i are kids[start[i]:start[i+1]].
 func (p *Profile) children() (start []int32, kids []stacks.NodeID) {
-	start = make([]int32, len(p.nodes)+1)
-	for i := range p.nodes {
-		if par := p.nodes[i].Parent; par != stacks.NoNode {
-			start[par+1]++
+	return group[stacks.NodeID](len(p.nodes), len(p.nodes), func(i int) int {
+		return int(p.nodes[i].Parent) // NoNode (-1) for a root: left out
+	})
+}
+
+// group sorts the indexes 0..n-1 by key (a counting sort, stable) into
+// members, those of key k being members[start[k]:start[k+1]]; an index
+// whose key is negative is left out. keys is the number of keys.
+func group[ID ~int32](n, keys int, key func(i int) int) (start []int32, members []ID) {
+	start = make([]int32, keys+1)
+	for i := range n {
+		if k := key(i); k >= 0 {
+			start[k+1]++
 		}
 	}
-	for i := 1; i < len(start); i++ {
-		start[i] += start[i-1]
+	for k := 1; k < len(start); k++ {
+		start[k] += start[k-1]
 	}
-	kids = make([]stacks.NodeID, start[len(p.nodes)])
-	fill := make([]int32, len(p.nodes))
-	copy(fill, start)
-	for i := range p.nodes {
-		if par := p.nodes[i].Parent; par != stacks.NoNode {
-			kids[fill[par]] = stacks.NodeID(i)
-			fill[par]++
+	members = make([]ID, start[keys])
+	fill := slices.Clone(start)
+	for i := range n {
+		if k := key(i); k >= 0 {
+			members[fill[k]] = ID(i)
+			fill[k]++
 		}
 	}
-	return start, kids
+	return start, members
 }
 
 // stat is one method's numbers over a set of threads.
@@ -252,47 +260,37 @@ func (p *Profile) stats() (st []stat, total times) {
 		if m < 0 {
 			continue
 		}
-		s := &st[m]
-		s.present = true
-		s.excl.add(p.self[i])
-		total.add(p.self[i])
-		s.calls += p.nodes[i].Calls
-		if p.first[i] {
-			s.incl.add(p.sub[i])
-		} else {
-			s.recurs += p.nodes[i].Calls
-		}
+		st[m].present = true
+		p.add(&st[m], &total, i)
 	}
 	return st, total
+}
+
+// add counts node i in its method's numbers s and in total.
+func (p *Profile) add(s *stat, total *times, i int) {
+	s.excl.add(p.self[i])
+	total.add(p.self[i])
+	s.calls += p.nodes[i].Calls
+	if p.first[i] {
+		s.incl.add(p.sub[i])
+	} else {
+		s.recurs += p.nodes[i].Calls
+	}
 }
 
 // eachThreadStats calls f with the per-method numbers of each thread in
 // turn, as stats gives them for all, and the methods present there in
 // increasing order. It makes one pass over the nodes and one table of
 // methods, cleared after each thread, so that its cost grows with nodes,
-// methods and threads, not threads × methods (top --per-thread on a
-// fuzzed 20 KB trace of 867 threads and 1,026 methods allocated 94 MB).
+// methods and threads, not threads × methods (docs/performance.md §5).
 // st is valid only during the call.
 func (p *Profile) eachThreadStats(f func(thread int, st []stat, present []int32, total times)) {
-	// The nodes of each thread, by a counting sort on the thread.
-	start := make([]int32, len(p.Threads)+1)
-	for i := range p.nodes {
-		if p.method[i] >= 0 {
-			start[p.nodes[i].Thread+1]++
+	start, order := group[int32](len(p.nodes), len(p.Threads), func(i int) int {
+		if p.method[i] < 0 {
+			return -1
 		}
-	}
-	for i := 1; i < len(start); i++ {
-		start[i] += start[i-1]
-	}
-	order := make([]int32, start[len(p.Threads)])
-	fill := slices.Clone(start)
-	for i := range p.nodes {
-		if p.method[i] >= 0 {
-			th := p.nodes[i].Thread
-			order[fill[th]] = int32(i)
-			fill[th]++
-		}
-	}
+		return int(p.nodes[i].Thread)
+	})
 	st := make([]stat, len(p.Methods))
 	var present []int32
 	for th := range p.Threads {
@@ -300,19 +298,11 @@ func (p *Profile) eachThreadStats(f func(thread int, st []stat, present []int32,
 		var total times
 		for _, i := range order[start[th]:start[th+1]] {
 			m := p.method[i]
-			s := &st[m]
-			if !s.present {
-				s.present = true
+			if !st[m].present {
+				st[m].present = true
 				present = append(present, m)
 			}
-			s.excl.add(p.self[i])
-			total.add(p.self[i])
-			s.calls += p.nodes[i].Calls
-			if p.first[i] {
-				s.incl.add(p.sub[i])
-			} else {
-				s.recurs += p.nodes[i].Calls
-			}
+			p.add(&st[m], &total, int(i))
 		}
 		slices.Sort(present)
 		f(th, st, present, total)
