@@ -63,13 +63,8 @@ func TestDepthLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := tr.Regular()
-	opts := map[string]convert.Options{
-		"fast":    {MaxDepth: 3},
-		"general": convert.GeneralOnly(convert.Options{MaxDepth: 3}),
-		"serial":  convert.Serial(convert.Options{MaxDepth: 3}, true),
-		"twice":   convert.TwoReads(convert.Options{MaxDepth: 3}),
-	}
-	for name, opt := range opts {
+	for _, way := range readWays(convert.Options{MaxDepth: 3}) {
+		name, opt := way.name, way.opt
 		for _, exp := range []interface {
 			stream.Exporter
 			get() *recorder
@@ -90,6 +85,24 @@ func TestDepthLimit(t *testing.T) {
 				t.Errorf("%s %T: %d deep frames, max depth %d, %d events; want 5, 5, 18", name, exp, st.Stats.DeepFrames, th.MaxDepth, th.Events)
 			}
 		}
+	}
+}
+
+// readWays gives opt set for each way convert can read a trace: the fast
+// loop or the general path, pipelined or serial, and twice.
+func readWays(opt convert.Options) []struct {
+	name string
+	opt  convert.Options
+} {
+	return []struct {
+		name string
+		opt  convert.Options
+	}{
+		{"fast", opt},
+		{"general", convert.GeneralOnly(opt)},
+		{"serial", convert.Serial(opt, true)},
+		{"general serial", convert.Serial(convert.GeneralOnly(opt), true)},
+		{"twice", convert.TwoReads(opt)},
 	}
 }
 
@@ -311,16 +324,7 @@ func TestOrphanDepthLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := tr.Regular()
-	for _, c := range []struct {
-		name string
-		opt  convert.Options
-	}{
-		{"fast", convert.Options{MaxDepth: 2}},
-		{"general", convert.GeneralOnly(convert.Options{MaxDepth: 2})},
-		{"serial", convert.Serial(convert.Options{MaxDepth: 2}, true)},
-		{"general serial", convert.Serial(convert.GeneralOnly(convert.Options{MaxDepth: 2}), true)},
-		{"twice", convert.TwoReads(convert.Options{MaxDepth: 2})},
-	} {
+	for _, c := range readWays(convert.Options{MaxDepth: 2}) {
 		for _, e := range []struct {
 			exp interface {
 				stream.Exporter
