@@ -50,16 +50,22 @@ func Random(rng *rand.Rand, version int, clock string) *Trace {
 	return tr
 }
 
+// mainAfterWorker starts the traces of Nested and Orphans: a short call on
+// a worker thread, then the main thread, which the caller fills.
+func mainAfterWorker() (*Builder, *ThreadBuilder) {
+	b := NewBuilder(Trace{Version: 3, Clock: "dual", VM: "art", Start: 1_370_000_000_000_000,
+		Options: []Option{{Key: "pid", Value: "4242"}}})
+	other := b.Thread(2, "worker")
+	other.Call(b.Method("com.example.Worker", "run", "()V", "Worker.java"), 5, 3, nil)
+	return b, b.Thread(1, "main")
+}
+
 // Nested makes a trace with one thread that enters depth nested frames (a
 // recursion through three methods, 1 µs apart on both clocks) and then
 // exits them all, after a short call on a second thread: input for the
 // tests and measurements of deep stacks.
 func Nested(depth int) *Trace {
-	b := NewBuilder(Trace{Version: 3, Clock: "dual", VM: "art", Start: 1_370_000_000_000_000,
-		Options: []Option{{Key: "pid", Value: "4242"}}})
-	other := b.Thread(2, "worker")
-	other.Call(b.Method("com.example.Worker", "run", "()V", "Worker.java"), 5, 3, nil)
-	main := b.Thread(1, "main")
+	b, main := mainAfterWorker()
 	ms := []uint32{
 		b.Method("com.example.Deep", "a", "(I)V", "Deep.java"),
 		b.Method("com.example.Deep", "b", "(I)V", "Deep.java"),
@@ -82,11 +88,7 @@ func Nested(depth int) *Trace {
 // thread did before it, so that they nest n deep. Input for the tests and
 // measurements of the orphan rule's depth.
 func Orphans(n int) *Trace {
-	b := NewBuilder(Trace{Version: 3, Clock: "dual", VM: "art", Start: 1_370_000_000_000_000,
-		Options: []Option{{Key: "pid", Value: "4242"}}})
-	other := b.Thread(2, "worker")
-	other.Call(b.Method("com.example.Worker", "run", "()V", "Worker.java"), 5, 3, nil)
-	main := b.Thread(1, "main")
+	b, main := mainAfterWorker()
 	leaf := b.Method("com.example.Leaf", "work", "()V", "Leaf.java")
 	ms := []uint32{
 		b.Method("com.example.Outer", "a", "()V", "Outer.java"),
