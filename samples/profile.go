@@ -65,6 +65,13 @@ type Frame struct {
 	Line      int    // line number, meaningful when HasLine
 	HasLine   bool
 	Native    bool // hprof "Native method", StackTraceElement "(Native Method)"
+
+	// Obfuscated and ObfuscatedSignature are the file's own <class>.<method>
+	// and descriptor when a mapping (--mapping) renamed the frame; both are
+	// "" otherwise.
+	Obfuscated          string
+	ObfuscatedSignature string
+	Synthesized         bool // the mapping marks the class or method as made by the compiler
 }
 
 // Thread is a thread named by a THREAD START line, or only referred to by a

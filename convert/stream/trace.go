@@ -94,6 +94,13 @@ type Frame struct {
 	Line      int    // first line, when HasLine
 	HasLine   bool
 	Listed    bool // defined in the method table
+
+	// Obfuscated and ObfuscatedSignature are the trace's own <class>.<method>
+	// and descriptor when a mapping (--mapping) renamed the frame; both are
+	// "" otherwise.
+	Obfuscated          string
+	ObfuscatedSignature string
+	Synthesized         bool // the mapping marks the class or method as made by the compiler
 }
 
 // Trace is what exporters get before the first event: the tables, the clocks
