@@ -8,8 +8,8 @@
 //
 //  1. Class. A trace class C′ (dotted) that is the obfuscated name of a
 //     class line ORIG -> C′: is ORIG. Otherwise, when C′ is OUTER$suffix
-//     and OUTER is mapped, it is ORIG(OUTER)$suffix; otherwise it is not
-//     mapped and stays C′.
+//     and OUTER is mapped, it is ORIG(OUTER)$suffix (class only); otherwise
+//     it is not mapped and stays C′.
 //  2. Candidates: the method lines under that class line whose obfuscated
 //     name is the trace's. Consecutive method lines with the same
 //     obfuscated line range and name form an inline chain (comment,
@@ -25,7 +25,8 @@
 //  4. The candidates whose residual descriptor equals the trace's match.
 //     One distinct original method: it. Several (merged classes): the
 //     frame is named "A.foo | B.bar", sorted, and is ambiguous. None: the
-//     candidates by name alone, counted as a signature mismatch.
+//     candidates by name alone, counted as a signature mismatch. A trace
+//     without descriptors takes the candidates by name.
 //  5. The name is <owner>.<name>, where owner is the class a mapping line
 //     names (R8 moved the method), else ORIG; the signature is the original
 //     one as a descriptor; the source file is the owner's sourceFile
@@ -36,5 +37,8 @@
 //     methods keep their names and are marked.
 //
 // The reader streams the map once and keeps only what the trace's methods
-// need, so memory grows with the trace, not with the map.
+// need, so memory grows with the trace, not with the map; the owner of a
+// moved method whose class line came first may take a second pass for
+// those class lines only. Malformed lines are warnings, a file that is not
+// a mapping one error.
 package mapping
