@@ -20,6 +20,7 @@ const (
 	idOutline         = "com.android.tools.r8.outline"
 	idOutlineCallsite = "com.android.tools.r8.outlineCallsite"
 	idPartition       = "partitionSourceFiles"
+	idMergedClasses   = "com.android.tools.r8.mergedClasses"
 )
 
 // knownVersions are the map versions whose metadata the reader knows.
@@ -176,7 +177,7 @@ func (s *scanner) meta(md meta) {
 		if s.cls != nil && s.last == kindMethod {
 			s.cls.members[len(s.cls.members)-1].residual = md.signature
 		}
-	case idRewriteFrame, idOutline, idOutlineCallsite, idPartition:
+	case idRewriteFrame, idOutline, idOutlineCallsite, idPartition, idMergedClasses:
 		// For exception stack traces and outlines: nothing a method trace
 		// needs (docs/formats.md §19.3).
 	case "":
