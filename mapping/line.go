@@ -88,6 +88,9 @@ func (s *scanner) method(l []byte) (mem member, what string) {
 		return mem, "expected a return type and a name"
 	}
 	ret, rest := l[:sp], bytes.TrimLeft(l[sp:], " \t")
+	if bytes.IndexByte(ret, ':') >= 0 {
+		return mem, "expected \"START:END:\" before the return type"
+	}
 	open := bytes.IndexByte(rest, '(')
 	closing := bytes.IndexByte(rest, ')')
 	if open <= 0 || closing < open {

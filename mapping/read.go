@@ -320,7 +320,9 @@ func (s *scanner) comment(t []byte) {
 		}
 		return
 	}
-	wanted := s.cls != nil || s.own != nil
+	// The trace's classes: all their metadata; the OUTER and owner classes:
+	// the metadata right under their class line.
+	wanted := s.cls != nil && !s.cls.outerOnly || (s.cls != nil || s.own != nil) && s.last == kindClass
 	if !wanted && (s.ownersOnly || !bytes.Contains(rest, []byte(idMapping))) {
 		return // metadata of a class the trace does not use
 	}
