@@ -42,8 +42,8 @@ func (s Status) String() string {
 // Result is a trace method as the app's source named it.
 type Result struct {
 	// Name is <owner>.<name>; when several original methods remain
-	// (Ambiguous, or NameOnly with several), their distinct names sorted
-	// and joined by " | ".
+	// (Ambiguous, or NameOnly with several), their names sorted and joined
+	// by " | " (a name twice for overloads of one name).
 	Name   string
 	Class  string // the owner (with several candidates, the first's)
 	Method string // the method name (with several candidates, the first's)

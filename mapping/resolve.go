@@ -86,11 +86,11 @@ func (m *Map) pick(meth Method, c *class, cands []*member, status Status) Result
 		if status == Mapped {
 			res.Status = Ambiguous
 		}
-		names := make([]string, 0, len(list))
-		for _, cd := range list {
-			if len(names) == 0 || names[len(names)-1] != cd.name {
-				names = append(names, cd.name)
-			}
+		// Overloads of one name appear once per original method, so every
+		// joined name shows that it is several.
+		names := make([]string, len(list))
+		for i, cd := range list {
+			names[i] = cd.name
 		}
 		res.Name = strings.Join(names, " | ")
 	}

@@ -171,10 +171,10 @@ com.example.app.util.Log -> a.b.e:
 			want: Result{Name: "com.StringSupplier.get", Class: "com.StringSupplier", Method: "get", Signature: "()Ljava/lang/String;", Status: Mapped},
 		},
 		{
-			name: "4 overloads differing only by return type, no descriptor: ambiguous, one name",
+			name: "4 overloads differing only by return type, no descriptor: ambiguous, the name twice",
 			text: "com.StringSupplier -> b:\n    java.lang.Object get() -> a\n    java.lang.String get() -> a\n",
 			meth: Method{"b", "a", "", ""},
-			want: Result{Name: "com.StringSupplier.get", Class: "com.StringSupplier", Method: "get", Signature: "()Ljava/lang/Object;", Status: Ambiguous},
+			want: Result{Name: "com.StringSupplier.get | com.StringSupplier.get", Class: "com.StringSupplier", Method: "get", Signature: "()Ljava/lang/Object;", Status: Ambiguous},
 		},
 		{
 			name: "5 moved method: the qualified owner and its source, class line after",
