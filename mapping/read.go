@@ -140,7 +140,8 @@ func read(r io.Reader, name string, methods []Method, again func() (io.Reader, f
 
 // pass reads the map once.
 func (s *scanner) pass(r io.Reader) error {
-	br := bufio.NewReaderSize(r, 64<<10)
+	// The buffer holds a whole line: ReadSlice returns it without a copy.
+	br := bufio.NewReaderSize(r, maxLine)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
@@ -148,8 +149,6 @@ func (s *scanner) pass(r io.Reader) error {
 		}
 		defer zr.Close()
 		br = bufio.NewReaderSize(zr, maxLine)
-	} else {
-		br = bufio.NewReaderSize(br, maxLine)
 	}
 	for {
 		line, err := br.ReadSlice('\n')
