@@ -69,7 +69,8 @@ func (c *Counts) Add(s Status) { c[s]++ }
 func (c *Counts) Changed() int { return c[Mapped] + c[NameOnly] + c[Ambiguous] + c[ClassOnly] }
 
 // Map is what one mapping file says about the methods it was read for.
-// Resolve answers only for those methods (and others of their classes).
+// Resolve answers only for those methods (and others of their classes);
+// it only reads the Map, so it is safe for concurrent use.
 type Map struct {
 	Name     string   // the file, as given
 	ID       string   // the # pg_map_id: line's id; "" when the map has none
@@ -123,14 +124,20 @@ func TraceIDs(methods []Method) []string {
 	return ids
 }
 
+// minIDPrefix is the shortest id that matches a longer one by prefix.
+const minIDPrefix = 7
+
 // sameID reports whether two map ids name the same map: equal, or one a
-// prefix of the other (R8 wrote 7-character ids, now 64; templates can
-// change both), ignoring case.
+// prefix of the other of at least minIDPrefix characters (R8 wrote
+// 7-character ids, now 64; templates can change both), ignoring case.
 func sameID(a, b string) bool {
 	if a == "" || b == "" {
 		return false
 	}
 	n := min(len(a), len(b))
+	if len(a) != len(b) && n < minIDPrefix {
+		return false
+	}
 	return strings.EqualFold(a[:n], b[:n])
 }
 

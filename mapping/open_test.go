@@ -131,6 +131,8 @@ func TestCheckID(t *testing.T) {
 		{id64[:7], []string{id64}, ""},
 		{strings.ToUpper(id7), []string{id7}, ""},
 		{id7, []string{"0000000", id7}, ""},
+		{"7fe", []string{"7fe"}, ""},
+		{id7, []string{"7fe"}, "m.txt: map id 7fe8b95 is not the trace's (r8-map-id-7fe): the map belongs to another build"},
 		{id7, []string{"0000000"}, "m.txt: map id 7fe8b95 is not the trace's (r8-map-id-0000000): the map belongs to another build"},
 		{id7, []string{"0000000", "1111111"}, "m.txt: map id 7fe8b95 is not the trace's (r8-map-id-0000000, r8-map-id-1111111): the map belongs to another build"},
 	}
