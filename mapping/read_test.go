@@ -225,3 +225,30 @@ func TestKeepsOnlyWhatTheTraceNeeds(t *testing.T) {
 		t.Errorf("warnings %q", m.Warnings)
 	}
 }
+
+// TestDuplicateClass keeps the first class line of an obfuscated name the
+// trace uses and warns about the second.
+func TestDuplicateClass(t *testing.T) {
+	text := "com.A -> a:\n    void foo() -> a\ncom.B -> a:\n    void bar() -> a\ncom.C -> c:\ncom.D -> c:\n"
+	meth := Method{"a", "a", "()V", ""}
+	m := readString(t, text, meth)
+	if got := m.Resolve(meth); got.Name != "com.A.foo" {
+		t.Errorf("got %+v", got)
+	}
+	want := `m.txt:3: class a is mapped again: this class line is ignored`
+	if len(m.Warnings) != 1 || m.Warnings[0] != want {
+		t.Errorf("warnings %q, want %q", m.Warnings, want)
+	}
+}
+
+// TestOnlyTheGivenMethods: a map read for no methods keeps nothing, and
+// Resolve leaves a method it was not read for untouched.
+func TestOnlyTheGivenMethods(t *testing.T) {
+	m := readString(t, "com.A -> a:\n    void foo() -> a\n")
+	if len(m.classes)+len(m.owners)+len(m.obfOrig)+len(m.origNames) != 0 {
+		t.Errorf("kept %d classes, %d owners, %d obfOrig, %d origNames", len(m.classes), len(m.owners), len(m.obfOrig), len(m.origNames))
+	}
+	if got := m.Resolve(Method{"a", "a", "()V", ""}); got.Status != Untouched {
+		t.Errorf("got %+v", got)
+	}
+}
