@@ -51,8 +51,11 @@ func (s *scanner) member(t []byte) {
 		s.last = kindNone
 		return
 	}
-	mem.obf, mem.line = s.str(r), s.lineNo
+	mem.obf = s.str(r)
 	c := s.cls
+	if mem.owner == c.orig {
+		mem.owner = "" // qualified with its own class: the same method as unqualified
+	}
 	// An inline chain: consecutive method lines (other lines between do
 	// not count) with the same obfuscated range and name; only the last is
 	// a candidate (rule 2).
@@ -61,7 +64,7 @@ func (s *scanner) member(t []byte) {
 			p.inlinee = true
 		}
 	}
-	if mem.owner != "" && mem.owner != c.orig && s.m.owners[mem.owner] == nil {
+	if mem.owner != "" && s.m.owners[mem.owner] == nil {
 		s.m.owners[mem.owner] = &owner{}
 	}
 	c.members = append(c.members, mem)

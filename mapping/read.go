@@ -41,7 +41,6 @@ type member struct {
 	ret         string // original return type, Java source form
 	params      string // original parameter types, Java source form, joined by ","
 	residual    string // com.android.tools.r8.residualsignature
-	line        int
 	synthesized bool
 	inlinee     bool // a later line continues its inline chain: not a candidate
 }

@@ -141,6 +141,12 @@ com.example.app.util.Log -> a.b.e:
 			want: Result{Name: "com.A.baz | com.B.baz", Class: "com.A", Method: "baz", Signature: "()V", Status: Ambiguous},
 		},
 		{
+			name: "4 a line qualified with its own class is the same original method",
+			text: "com.Main -> a:\n    1:2:void foo():10:11 -> a\n    3:4:void com.Main.foo():12:13 -> a\n",
+			meth: Method{"a", "a", "()V", ""},
+			want: Result{Name: "com.Main.foo", Class: "com.Main", Method: "foo", Signature: "()V", Status: Mapped},
+		},
+		{
 			name: "4 none matches: by name alone, one original",
 			text: "com.Main -> a:\n    void foo(int) -> a\n",
 			meth: Method{"a", "a", "(J)V", ""},
