@@ -8,9 +8,9 @@ import (
 
 // DiffCmd compares the flat profiles of two traces (dmtracedump -d).
 type DiffCmd struct {
-	Sort      string `default:"excl" enum:"excl,incl,calls,name" help:"Order rows by the absolute change of exclusive time, inclusive time or calls (largest first), or by method name. One of: ${enum}."`
-	Limit     int    `name:"limit" short:"n" placeholder:"N" default:"50" help:"Print at most N rows (default 50); 0 prints every method."`
-	Threshold string `default:"0" help:"Hide methods whose exclusive and inclusive times both changed by less than this: a duration (500us, 2ms) or a percentage of the old trace's total time (0.5%); only a percentage for sampled profiles, which count samples."`
+	Sort       string `default:"excl" enum:"excl,incl,calls,name" help:"Order rows by the absolute change of exclusive time, inclusive time or calls (largest first), or by method name. One of: ${enum}."`
+	Limit      int    `name:"limit" short:"n" placeholder:"N" default:"50" help:"Print at most N rows (default 50); 0 prints every method."`
+	Threshold  string `default:"0" help:"Hide methods whose exclusive and inclusive times both changed by less than this: a duration (500us, 2ms) or a percentage of the old trace's total time (0.5%); only a percentage for sampled profiles, which count samples."`
 	OldMapping string `name:"old-mapping" placeholder:"FILE" help:"The mapping.txt (file, gzip or directory, as --mapping) of the old trace's build, when the two builds differ; the new trace then takes --new-mapping, or none."`
 	NewMapping string `name:"new-mapping" placeholder:"FILE" help:"The mapping.txt of the new trace's build (see --old-mapping)."`
 	reportFlags
