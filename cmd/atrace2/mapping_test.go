@@ -250,6 +250,7 @@ func TestMappingErrors(t *testing.T) {
 			`^atrace2: --mapping names the map of both traces: give it, or --old-mapping and --new-mapping, not both\n$`},
 		{"bad mismatch", []string{"info", "--mapping-mismatch", "ignore", f["app.trace"]}, exitUsage, `--mapping-mismatch must be one of`},
 		{"old-mapping elsewhere", []string{"info", "--old-mapping", f["mapping.txt"], f["app.trace"]}, exitUsage, `unknown flag --old-mapping`},
+		{"output over the map", []string{"pprof", "--mapping", f["mapping.txt"], "-o", f["mapping.txt"], f["app.trace"]}, exitUsage, `mapping.txt`},
 		{"missing", []string{"info", "--mapping", missing, f["app.trace"]}, exitError,
 			`^atrace2: mapping: open ` + regexp.QuoteMeta(missing) + `: no such file or directory\n$`},
 		{"missing, sampled", []string{"folded", "--mapping", missing, f["app.prof"]}, exitError,
