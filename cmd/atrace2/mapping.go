@@ -45,31 +45,30 @@ func checkMapID(g *Globals, name string, m *mapping.Map, methods []mapping.Metho
 	return fmt.Errorf("%s: %w (--mapping-mismatch=warn to go on)", name, err)
 }
 
-// hintChunk is how many methods hintMapping gives mapping.LooksObfuscated
-// at a time, so that the check holds a small slice, not one as long as
-// the method table.
-const hintChunk = 4096
-
 // hintMapping says once per run, unless --quiet, that an input read
-// without --mapping looks minified. It gives mapping.LooksObfuscated the
-// n methods at(i) names, a chunk at a time, from the method table the
-// conversion already has (complete once a streaming file read once has
-// been read): no extra pass, and no output changes.
+// without --mapping looks minified (mapping.LooksObfuscated), from the n
+// methods at(i) names: the method table the conversion already has
+// (complete once a streaming file read once has been read), so no extra
+// pass and no output changes. The look depends on classes and sources
+// only, so it is given one method per distinct class and source, which
+// keeps the slice it needs small beside the table.
 func hintMapping(g *Globals, name string, n int, at func(i int) mapping.Method) {
 	if g.Quiet || g.env.said["hint"] {
 		return
 	}
-	buf := make([]mapping.Method, 0, min(n, hintChunk))
-	for start := 0; start < n; start += hintChunk {
-		buf = buf[:0]
-		for i := start; i < min(start+hintChunk, n); i++ {
-			buf = append(buf, at(i))
+	type key struct{ class, source string }
+	seen := map[key]bool{}
+	var ms []mapping.Method
+	for i := range n {
+		m := at(i)
+		if k := (key{m.Class, m.Source}); !seen[k] {
+			seen[k] = true
+			ms = append(ms, m)
 		}
-		if mapping.LooksObfuscated(buf) {
-			g.sayOnce("hint")
-			fmt.Fprintf(g.env.stderr, "atrace2: %s: the method names look minified (R8/ProGuard): give the build's mapping.txt with --mapping FILE to see the original names\n", name)
-			return
-		}
+	}
+	if mapping.LooksObfuscated(ms) {
+		g.sayOnce("hint")
+		fmt.Fprintf(g.env.stderr, "atrace2: %s: the method names look minified (R8/ProGuard): give the build's mapping.txt with --mapping FILE to see the original names\n", name)
 	}
 }
 

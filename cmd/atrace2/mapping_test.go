@@ -252,9 +252,9 @@ func TestMappingErrors(t *testing.T) {
 		{"old-mapping elsewhere", []string{"info", "--old-mapping", f["mapping.txt"], f["app.trace"]}, exitUsage, `unknown flag --old-mapping`},
 		{"output over the map", []string{"pprof", "--mapping", f["mapping.txt"], "-o", f["mapping.txt"], f["app.trace"]}, exitUsage, `mapping.txt`},
 		{"missing", []string{"info", "--mapping", missing, f["app.trace"]}, exitError,
-			`^atrace2: mapping: open ` + regexp.QuoteMeta(missing) + `: no such file or directory\n$`},
+			`^atrace2: mapping: (open|stat) ` + regexp.QuoteMeta(missing) + `: no such file or directory\n$`},
 		{"missing, sampled", []string{"folded", "--mapping", missing, f["app.prof"]}, exitError,
-			`^atrace2: mapping: open ` + regexp.QuoteMeta(missing) + `: no such file or directory\n$`},
+			`^atrace2: mapping: (open|stat) ` + regexp.QuoteMeta(missing) + `: no such file or directory\n$`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, errOut := runCLI(t, nil, c.args...)
@@ -347,8 +347,14 @@ func TestMappingHint(t *testing.T) {
 	requireMappingImpl(t)
 	f := mappingFiles(t)
 	dir := t.TempDir()
+	// Three app classes with short lowercase names.
+	b := tracegen.NewBuilder(*minifiedTrace("a.b", "SourceFile"))
+	main := b.On(1)
+	for _, cls := range []string{"a.c", "b.a"} {
+		main.Call(b.Method(cls, "a", "()V", "SourceFile"), 1, 1, nil)
+	}
 	release := filepath.Join(dir, "release.trace")
-	os.WriteFile(release, minifiedTrace("a.b", "SourceFile").Regular(), 0o644)
+	os.WriteFile(release, b.Trace().Regular(), 0o644)
 	out := filepath.Join(dir, "p.pb.gz")
 	code, _, errOut := runCLI(t, nil, "pprof", "-o", out, release, release)
 	if code != 0 || strings.Count(errOut, "--mapping FILE") != 1 {
