@@ -93,27 +93,16 @@ func (g *Globals) sayOnce(msg string) {
 	}
 }
 
-// sampledMethod is a sampled profile's frame as package mapping takes it.
-func sampledMethod(f *samples.Frame) mapping.Method {
-	return mapping.Method{Class: f.Class, Name: f.Method, Signature: f.Signature, Source: f.File}
-}
-
 // deobfuscateSampled names the frames of a sampled profile with --mapping,
-// the profile's frames standing for a trace's method table, and prints
-// how the map resolved them; without --mapping it gives the hint. It
-// applies --strict to methods resolved by name only or ambiguously.
-//
-// It renames in place, as samples' Deobfuscate step (docs/outputs.md) is
-// to do; replace renameSampled with that when it lands.
+// the methods of its frames standing for a trace's method table, and
+// prints how the map resolved them; without --mapping it gives the hint.
+// It applies --strict to methods resolved by name only or ambiguously.
 func deobfuscateSampled(g *Globals, src *input.Source, p *samples.Profile) error {
 	if g.Mapping == "" {
 		hintMapping(g, src.Name(), len(p.Frames), func(i int) mapping.Method { return sampledMethod(&p.Frames[i]) })
 		return nil
 	}
-	methods := make([]mapping.Method, len(p.Frames))
-	for i := range p.Frames {
-		methods[i] = sampledMethod(&p.Frames[i])
-	}
+	methods := sampledMethods(p)
 	m, err := loadMapping(g, methods)
 	if err != nil {
 		return err
@@ -121,7 +110,7 @@ func deobfuscateSampled(g *Globals, src *input.Source, p *samples.Profile) error
 	if err := checkMapID(g, src.Name(), m, methods); err != nil {
 		return err
 	}
-	c := renameSampled(p, m, methods)
+	c := renameSampled(p, m)
 	if g.Strict && c[mapping.NameOnly]+c[mapping.Ambiguous] > 0 {
 		return fmt.Errorf("%s: strict mode: the mapping resolved %d methods by name only (no descriptor matched) and %d ambiguously",
 			src.Name(), c[mapping.NameOnly], c[mapping.Ambiguous])
@@ -132,11 +121,36 @@ func deobfuscateSampled(g *Globals, src *input.Source, p *samples.Profile) error
 	return nil
 }
 
+// The hook for samples' Deobfuscate step, which the samples package is
+// getting (samples.Profile.MappingMethods and Profile.Deobfuscate, with the
+// same meaning): sampledMethod, sampledMethods and renameSampled stand in
+// for them until then, and go when they land.
+
+// sampledMethod is a sampled profile's frame as package mapping takes a
+// method.
+func sampledMethod(f *samples.Frame) mapping.Method {
+	return mapping.Method{Class: f.Class, Name: f.Method, Signature: f.Signature, Source: f.File}
+}
+
+// sampledMethods lists the methods of the profile's frames that have a
+// class, each once.
+func sampledMethods(p *samples.Profile) []mapping.Method {
+	seen := make(map[mapping.Method]bool, len(p.Frames))
+	var ms []mapping.Method
+	for i := range p.Frames {
+		if m := sampledMethod(&p.Frames[i]); m.Class != "" && !seen[m] {
+			seen[m] = true
+			ms = append(ms, m)
+		}
+	}
+	return ms
+}
+
 // renameSampled renames each frame of p that has a class as m resolves
 // it, as stream.Frame.Rename does a method trace's frame, and counts one
 // resolution per distinct method (a profile has a frame per line that
-// ran). methods are the frames as the map takes them.
-func renameSampled(p *samples.Profile, m *mapping.Map, methods []mapping.Method) mapping.Counts {
+// ran). A frame without a descriptor (hprof text) keeps none.
+func renameSampled(p *samples.Profile, m *mapping.Map) mapping.Counts {
 	var c mapping.Counts
 	type key struct{ class, name, sig string }
 	seen := map[key]mapping.Result{}
@@ -148,7 +162,7 @@ func renameSampled(p *samples.Profile, m *mapping.Map, methods []mapping.Method)
 		k := key{f.Class, f.Method, f.Signature}
 		res, ok := seen[k]
 		if !ok {
-			res = m.Resolve(methods[i])
+			res = m.Resolve(sampledMethod(f))
 			seen[k] = res
 			c.Add(res.Status)
 		}
@@ -156,8 +170,10 @@ func renameSampled(p *samples.Profile, m *mapping.Map, methods []mapping.Method)
 			continue
 		}
 		f.Obfuscated, f.ObfuscatedSignature = f.Name, f.Signature
-		f.Name, f.Class, f.Method, f.Signature = res.Name, res.Class, res.Method, res.Signature
-		f.File, f.Synthesized = res.Source, res.Synthesized
+		f.Name, f.Class, f.Method, f.File, f.Synthesized = res.Name, res.Class, res.Method, res.Source, res.Synthesized
+		if f.Signature != "" {
+			f.Signature = res.Signature
+		}
 	}
 	return c
 }
