@@ -50,21 +50,20 @@ func checkMapID(g *Globals, name string, m *mapping.Map, methods []mapping.Metho
 // methods at(i) names: the method table the conversion already has
 // (complete once a streaming file read once has been read), so no extra
 // pass and no output changes. The look depends on classes and sources
-// only, so it is given one method per distinct class and source, which
-// keeps the slice it needs small beside the table.
+// only, so a method of the same class and source as the one before it,
+// as tables list them, is left out: no map, a slice at most as long as
+// the table, for the time it takes.
 func hintMapping(g *Globals, name string, n int, at func(i int) mapping.Method) {
 	if g.Quiet || g.env.said["hint"] {
 		return
 	}
-	type key struct{ class, source string }
-	seen := map[key]bool{}
 	var ms []mapping.Method
 	for i := range n {
 		m := at(i)
-		if k := (key{m.Class, m.Source}); !seen[k] {
-			seen[k] = true
-			ms = append(ms, m)
+		if k := len(ms) - 1; k >= 0 && ms[k].Class == m.Class && ms[k].Source == m.Source {
+			continue
 		}
+		ms = append(ms, m)
 	}
 	if mapping.LooksObfuscated(ms) {
 		g.sayOnce("hint")
