@@ -93,31 +93,32 @@ func (g *Globals) sayOnce(msg string) {
 }
 
 // deobfuscateSampled names the frames of a sampled profile with --mapping,
-// the methods of its frames standing for a trace's method table, and
-// prints how the map resolved them; without --mapping it gives the hint.
-// It applies --strict to methods resolved by name only or ambiguously.
-func deobfuscateSampled(g *Globals, src *input.Source, p *samples.Profile) error {
+// the methods of its frames standing for a trace's method table, prints
+// how the map resolved them, and returns the map and the counts; without
+// --mapping it gives the hint, and returns no map. It applies --strict to
+// methods resolved by name only or ambiguously.
+func deobfuscateSampled(g *Globals, src *input.Source, p *samples.Profile) (*mapping.Map, mapping.Counts, error) {
 	if g.Mapping == "" {
 		hintMapping(g, src.Name(), len(p.Frames), func(i int) mapping.Method { return sampledMethod(&p.Frames[i]) })
-		return nil
+		return nil, mapping.Counts{}, nil
 	}
 	methods := sampledMethods(p)
 	m, err := loadMapping(g, methods)
 	if err != nil {
-		return err
+		return nil, mapping.Counts{}, err
 	}
 	if err := checkMapID(g, src.Name(), m, methods); err != nil {
-		return err
+		return nil, mapping.Counts{}, err
 	}
 	c := renameSampled(p, m)
 	if g.Strict && c[mapping.NameOnly]+c[mapping.Ambiguous] > 0 {
-		return fmt.Errorf("%s: strict mode: the mapping resolved %d methods by name only (no descriptor matched) and %d ambiguously",
+		return nil, c, fmt.Errorf("%s: strict mode: the mapping resolved %d methods by name only (no descriptor matched) and %d ambiguously",
 			src.Name(), c[mapping.NameOnly], c[mapping.Ambiguous])
 	}
 	if !g.Quiet {
 		fmt.Fprintf(g.env.stderr, "atrace2: %s: %s\n", src.Name(), stream.DeobfSummary(m, &c))
 	}
-	return nil
+	return m, c, nil
 }
 
 // The hook for samples' Deobfuscate step, which the samples package is

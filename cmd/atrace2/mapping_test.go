@@ -187,8 +187,17 @@ func TestMappingSampled(t *testing.T) {
 	if !strings.Contains(out, "com.example.Feed.bind 3\n") || strings.Contains(out, "a.b.a") {
 		t.Errorf("folded of the ART profile:\n%s", out)
 	}
-	if want := ": deobfuscated with " + f["mapping.txt"] + ": 1 method mapped, 0 by name only, 0 ambiguous, 0 class only, 1 untouched\n"; !strings.HasSuffix(errOut, want) {
+	summary := f["mapping.txt"] + ": 1 method mapped, 0 by name only, 0 ambiguous, 0 class only, 1 untouched"
+	if want := ": deobfuscated with " + summary + "\n"; !strings.HasSuffix(errOut, want) {
 		t.Errorf("stderr %q, want it to end with %q", errOut, want)
+	}
+	_, out, _ = runCLI(t, nil, "info", "-q", "--mapping", f["mapping.txt"], f["app.prof"])
+	if want := "\nmapping   " + summary + "\n"; !strings.Contains(out, want) {
+		t.Errorf("info of the ART profile lacks %q:\n%s", want, out)
+	}
+	_, out, _ = runCLI(t, nil, "info", "-q", "--format", "json", "--mapping", f["mapping.txt"], f["app.prof"])
+	if want := `"deobfuscation": {`; !strings.Contains(out, want) {
+		t.Errorf("info json of the ART profile lacks %q:\n%s", want, out)
 	}
 }
 

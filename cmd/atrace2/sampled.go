@@ -32,12 +32,17 @@ func readSampled(g *Globals, src *input.Source) (*stacks.Sampled, error) {
 			fmt.Fprintf(g.env.stderr, "atrace2: %s: note: %s\n", src.Name(), n)
 		}
 	}
-	if err := deobfuscateSampled(g, src, p); err != nil { // mapping.go
+	m, counts, err := deobfuscateSampled(g, src, p) // mapping.go
+	if err != nil {
 		return nil, err
 	}
 	s, err := stacks.FromSamples(src.Path, p)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src.Name(), err)
+	}
+	if m != nil {
+		t := s.Trace()
+		t.Mapping, t.Deobf = m, counts
 	}
 	return s, nil
 }
