@@ -69,6 +69,18 @@ func (p *pass) frameOf(mid parser.MethodID) (stream.FrameID, bool) {
 	return id, ok
 }
 
+// remapFrame remakes a frame named by the mapping, and counts how the
+// mapping resolved its method in the frame's place.
+func (p *pass) remapFrame(id stream.FrameID, mid parser.MethodID) stream.Frame {
+	fr, s, ok := stream.NewMappedFrame(id, mid, p.t.Header, p.t.Mapping)
+	p.mapped[id] = 0
+	if ok {
+		p.t.Deobf.Add(s)
+		p.mapped[id] = uint8(s) + 1
+	}
+	return fr
+}
+
 // refresh remakes the frames and threads that a late definition changed,
 // and corrects the counts of unknown ones. It runs after the pass (in
 // firstPass and drive), once the exporters' goroutine has taken the last
@@ -78,7 +90,15 @@ func (p *pass) refresh() {
 	h := p.t.Header
 	for _, id := range p.lateFrames {
 		f := &p.t.Frames[id]
-		nf := stream.NewFrame(id, f.MethodID, h)
+		var nf stream.Frame
+		if p.t.Mapping == nil {
+			nf = stream.NewFrame(id, f.MethodID, h)
+		} else {
+			if m := p.mapped[id]; m != 0 {
+				p.t.Deobf[m-1]--
+			}
+			nf = p.remapFrame(id, f.MethodID)
+		}
 		if nf.Listed && !f.Listed {
 			p.stats.UnknownMethods--
 		}

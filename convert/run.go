@@ -7,6 +7,7 @@ import (
 	"runtime"
 
 	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/mapping"
 	"github.com/atrace2/atrace2/parser"
 )
 
@@ -25,6 +26,15 @@ type Options struct {
 	// and counted (stream.Stats.DeepOrphans). 0 means DefaultMaxDepth; a
 	// value above CorruptDepth is taken as CorruptDepth.
 	MaxDepth int
+	// Mapping, when set, names each frame as the app's source does
+	// (docs/formats.md §19), once, when the frame is made, before any
+	// exporter sees it (stream.NewMappedFrame), and counts how it resolved
+	// the methods (stream.Trace.Deobf). Read it for the header's whole
+	// method table: a streaming file opened without its scan
+	// (parser.Options.SkipStreamingScan) defines methods only as the
+	// records come. With Strict, a method resolved by name only or
+	// ambiguously is an error.
+	Mapping *mapping.Map
 
 	// The reference paths, which tests set through export_test.go and the
 	// atrace2_reference build tag sets everywhere (reference_on.go):
@@ -235,6 +245,9 @@ func strictCheck(t *stream.Trace) error {
 	if len(t.Header.Warnings) > 0 {
 		return fmt.Errorf("%w: %s", ErrStrict, t.Header.Warnings[0])
 	}
+	if n, a := t.Deobf[mapping.NameOnly], t.Deobf[mapping.Ambiguous]; n+a > 0 {
+		return fmt.Errorf("%w: the mapping resolved %d methods by name only (no descriptor matched) and %d ambiguously", ErrStrict, n, a)
+	}
 	return nil
 }
 
@@ -303,6 +316,11 @@ type pass struct {
 	err        error
 	probe      samplingProbe
 
+	// mapped holds, per frame, how Options.Mapping resolved its method
+	// (mapping.Status+1), 0 when it did not (an unknown method); nil
+	// without a mapping. refresh corrects the counts with it.
+	mapped []uint8
+
 	lateFrames  []stream.FrameID  // frames made before their method's definition (define.go)
 	lateThreads []parser.ThreadID // threads met before their definition
 
@@ -328,7 +346,7 @@ func newPass(f *parser.File, opt Options, m mode, exps []stream.Exporter) *pass 
 	p.maxDepth = min(p.maxDepth, CorruptDepth)
 	p.fastDepth = min(p.maxDepth, deepScan)
 	p.maxTicks = uint64(math.MaxInt64 / p.unit)
-	p.t = &stream.Trace{Name: f.Name, Size: f.Size(), Header: h, HasWall: h.Clock.HasWall(), HasCPU: h.Clock.HasCPU()}
+	p.t = &stream.Trace{Name: f.Name, Size: f.Size(), Header: h, HasWall: h.Clock.HasWall(), HasCPU: h.Clock.HasCPU(), Mapping: opt.Mapping}
 	p.stats = &p.t.Stats
 	p.mode = m
 	if p.mode.sends() {
@@ -452,10 +470,28 @@ func (p *pass) newFrame(mid parser.MethodID) stream.FrameID {
 		return noFrame
 	}
 	id := stream.FrameID(len(p.t.Frames))
-	fr := stream.NewFrame(id, mid, p.t.Header)
+	var fr stream.Frame
+	if p.t.Mapping == nil {
+		fr = stream.NewFrame(id, mid, p.t.Header)
+	} else {
+		fr = p.newMappedFrame(id, mid)
+	}
 	if !fr.Listed {
 		p.stats.UnknownMethods++
 	}
 	p.t.Frames = append(p.t.Frames, fr)
 	return id
+}
+
+// newMappedFrame makes a frame named by the mapping, and counts how the
+// mapping resolved its method.
+func (p *pass) newMappedFrame(id stream.FrameID, mid parser.MethodID) stream.Frame {
+	fr, s, ok := stream.NewMappedFrame(id, mid, p.t.Header, p.t.Mapping)
+	var m uint8
+	if ok {
+		p.t.Deobf.Add(s)
+		m = uint8(s) + 1
+	}
+	p.mapped = append(p.mapped, m)
+	return fr
 }

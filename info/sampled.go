@@ -32,6 +32,7 @@ type Sampled struct {
 	CutStacks    int             `json:"cut_stacks"`
 	Truncated    bool            `json:"truncated"`
 	Unlisted     []Unlisted      `json:"unlisted"`
+	Deobf        *Deobf          `json:"deobfuscation,omitempty"` // with --mapping only
 	Notes        []string        `json:"notes"`
 	Threads      []SampledThread `json:"threads"`
 }
@@ -64,7 +65,7 @@ func NewSampled(name string, s *stacks.Sampled, gz bool) *Sampled {
 		Timed: s.Timed(), Stacks: len(p.Samples), Count: p.SampleCount(), CountOf: "samples", StatedTotal: p.Total,
 		StatedCPU: p.TotalTimeNanos, Frames: len(p.Frames), MaxDepth: p.MaxDepth,
 		DepthLimited: p.DepthLimited, Truncated: p.Truncated,
-		Unlisted: []Unlisted{}, Notes: append([]string{}, p.Notes...),
+		Unlisted: []Unlisted{}, Notes: append([]string{}, p.Notes...), Deobf: newDeobf(s.Trace()),
 	}
 	for _, u := range p.Unlisted {
 		r.Unlisted = append(r.Unlisted, Unlisted(u))
@@ -120,6 +121,9 @@ func (r *Sampled) WriteText(w io.Writer) {
 	}
 	for _, u := range r.Unlisted {
 		row("unlisted", "%s: %s", plural(u.Count, "sample"), u.Reason)
+	}
+	if r.Deobf != nil {
+		row("mapping", "%s", r.Deobf.summary)
 	}
 	for _, n := range r.Notes {
 		row("note", "%s", n)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/internal/units"
+	"github.com/atrace2/atrace2/mapping"
 )
 
 // Trace is the report on a method trace, in the form of its JSON; the
@@ -38,8 +39,37 @@ type Trace struct {
 	Sampling         bool          `json:"looks_sampled"`
 	IntervalNanos    int64         `json:"sampling_interval_ns,omitempty"`
 	Repairs          stream.Stats  `json:"repairs"`
+	Deobfuscation    *Deobf        `json:"deobfuscation,omitempty"` // with --mapping only
 	Warnings         []string      `json:"warnings"`
 	Threads          []TraceThread `json:"threads"`
+}
+
+// Deobf is how a mapping (--mapping) named the methods used: one count per
+// distinct method (docs/formats.md §19).
+type Deobf struct {
+	Mapping   string `json:"mapping"`          // the map's file
+	MapID     string `json:"map_id,omitempty"` // its pg_map_id
+	Mapped    int    `json:"mapped"`           // one original method, descriptor matched
+	NameOnly  int    `json:"name_only"`        // resolved by name alone: no descriptor matched
+	Ambiguous int    `json:"ambiguous"`        // several originals: named "A.foo | B.bar"
+	ClassOnly int    `json:"class_only"`       // the class is mapped, the method not listed
+	Untouched int    `json:"untouched"`        // the class is not in the map
+	summary   string
+}
+
+// newDeobf is the report of the map that named t's frames, nil when none
+// did.
+func newDeobf(t *stream.Trace) *Deobf {
+	m, c := t.Mapping, &t.Deobf
+	if m == nil {
+		return nil
+	}
+	return &Deobf{
+		Mapping: m.Name, MapID: m.ID,
+		Mapped: c[mapping.Mapped], NameOnly: c[mapping.NameOnly], Ambiguous: c[mapping.Ambiguous],
+		ClassOnly: c[mapping.ClassOnly], Untouched: c[mapping.Untouched],
+		summary: strings.TrimPrefix(t.DeobfSummary(), "deobfuscated with "),
+	}
 }
 
 // TraceThread is a thread with events.
@@ -66,7 +96,7 @@ func NewTrace(name string, t *stream.Trace) *Trace {
 		WallNanos: t.WallEnd, Bytes: t.Size, Records: h.Records, RecordSize: h.RecordSize,
 		ThreadsListed: len(h.Threads), MethodsListed: len(h.Methods), MethodsUsed: len(t.Frames),
 		DataFileOverflow: h.DataFileOverflow(), Sampling: t.Sampling.Likely, IntervalNanos: t.Sampling.Interval,
-		Repairs: t.Stats, Warnings: append([]string{}, h.Warnings...),
+		Repairs: t.Stats, Deobfuscation: newDeobf(t), Warnings: append([]string{}, h.Warnings...),
 	}
 	if r.StartIsEpoch {
 		r.StartDate = time.UnixMicro(int64(h.StartTime)).UTC().Format("2006-01-02 15:04:05.000000 UTC")
@@ -132,6 +162,9 @@ func (r *Trace) WriteText(w io.Writer) {
 		repairs = "none"
 	}
 	row("repairs", "%s", repairs)
+	if d := r.Deobfuscation; d != nil {
+		row("mapping", "%s", d.summary)
+	}
 	for _, wmsg := range r.Warnings {
 		row("warning", "%s", wmsg)
 	}

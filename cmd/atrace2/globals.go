@@ -20,20 +20,24 @@ import (
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	opener         *input.Opener  // the run's inputs, each opened once
-	inputs         outfile.Inputs // the inputs no output may overwrite
-	cpuProfile     string         // --cpu-profile's file, which no output may replace
+	opener         *input.Opener   // the run's inputs, each opened once
+	inputs         outfile.Inputs  // the inputs no output may overwrite
+	cpuProfile     string          // --cpu-profile's file, which no output may replace
+	said           map[string]bool // mapping warnings and hints already printed (mapping.go)
 }
 
 // Globals are the flags every command takes.
 type Globals struct {
 	Quiet  bool   `short:"q" help:"Print nothing on stderr but errors: no repair summary and no warnings."`
-	Strict bool   `help:"Fail (exit 1) when the trace needed any repair (orphan exits, open frames, unknown ids, lost bytes …) or the reader had to work around anything."`
+	Strict bool   `help:"Fail (exit 1) when the trace needed any repair (orphan exits, open frames, unknown ids, lost bytes …) or the reader had to work around anything, or when --mapping resolved a method by name only (no descriptor matched) or ambiguously."`
 	Clock  string `default:"auto" enum:"auto,wall,cpu,thread-cpu,dual" help:"Clock to read: wall, cpu (thread CPU time) or dual; auto reads every clock the trace has. It can narrow a dual-clock trace to one clock, and it sets the clock of a streaming trace whose summary is missing (there it is otherwise guessed from the record size). One of: ${enum}."`
 
 	TimeUnit string `name:"time-unit" default:"auto" enum:"auto,us,ns" help:"Unit of an ART V2 trace's times: us or ns. auto takes it from the trace's summary, or guesses it from the size of the time steps when the summary is missing (a warning says so). Other traces always count µs. One of: ${enum}."`
 
 	MaxDepth int `name:"max-depth" default:"10000" help:"Depth limit: frames nested deeper than this many levels are folded into the frame at the limit (their time becomes its self time), and a thread's orphan exits (methods running before tracing began) past this many are dropped; both are counted and reported as repairs. At most 1000000; a stack that reaches 1000000 levels is refused as corrupt."`
+
+	Mapping         string `placeholder:"FILE" help:"Name the methods of a minified (R8 or ProGuard) build as the app's source does, with its mapping.txt: a file, gzipped or not, or a directory (such as app/build/outputs/mapping/) searched for mapping.txt files, of which the one whose map id the trace names is taken. Every output then shows the original names."`
+	MappingMismatch string `name:"mapping-mismatch" default:"error" enum:"error,warn" help:"What to do when the trace names R8 map ids (r8-map-id-… sources) and none is the --mapping file's: error refuses (exit 1), warn says so and goes on. One of: ${enum}."`
 
 	// CPUProfile is for atrace2's developers: where a conversion's time goes.
 	CPUProfile string `name:"cpu-profile" hidden:"" type:"path" help:"Write a Go CPU profile of the run to this file."`
@@ -112,7 +116,9 @@ func progressBar(g *Globals, name string) *progress.Bar {
 func openTrace(g *Globals, src *input.Source) (*input.Trace, error) {
 	// Every command reads the file through convert, which takes a
 	// streaming file's definitions as they come: one read, not two.
-	opt := parser.Options{KeyFile: src.Sec, SkipStreamingScan: true}
+	// With --mapping the whole method table is needed before the map is
+	// read (loadMapping): then a streaming file is scanned first.
+	opt := parser.Options{KeyFile: src.Sec, SkipStreamingScan: g.Mapping == ""}
 	if g.Clock != "auto" && g.Clock != "" {
 		opt.Clock, _ = parser.ParseClock(g.Clock)
 	}
@@ -150,6 +156,15 @@ func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*strea
 		return nil, usagef("--max-depth %d: give a depth from 1 to %d", g.MaxDepth, convert.CorruptDepth)
 	}
 	opt := convert.Options{Strict: g.Strict, MaxDepth: g.MaxDepth}
+	if g.Mapping != "" {
+		methods := stream.MappingMethods(f.Header)
+		if opt.Mapping, err = loadMapping(g, methods); err != nil {
+			return nil, err
+		}
+		if err := checkMapID(g, src.Name(), opt.Mapping, methods); err != nil {
+			return nil, err
+		}
+	}
 	bar := progressBar(g, src.Name())
 	opt.Progress = bar.Func()
 	var t *stream.Trace
@@ -167,6 +182,9 @@ func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*strea
 		return nil, fmt.Errorf("%s: %w", src.Name(), err)
 	}
 	summarize(g, src, t)
+	if opt.Mapping == nil {
+		hintTrace(g, src.Name(), t.Header.Methods)
+	}
 	return t, nil
 }
 
@@ -180,5 +198,8 @@ func summarize(g *Globals, src *input.Source, t *stream.Trace) {
 	}
 	if s := t.Stats.Summary(); s != "" {
 		fmt.Fprintf(g.env.stderr, "atrace2: %s: repaired: %s\n", src.Name(), s)
+	}
+	if s := t.DeobfSummary(); s != "" {
+		fmt.Fprintf(g.env.stderr, "atrace2: %s: %s\n", src.Name(), s)
 	}
 }

@@ -107,6 +107,9 @@ func run(args []string, e *env) int {
 			k.FatalIfErrorf(err) // prints usage and exits 80
 		}
 		c.Globals.env = e
+		if c.Mapping != "" {
+			e.inputs.Add(c.Mapping) // no output may replace the map
+		}
 		stop, err := startCPUProfile(e, c.CPUProfile, traceArgs(ctx))
 		if err != nil {
 			return printError(e.stderr, err)

@@ -14,7 +14,8 @@ import (
 // unchanged otherwise.
 
 // readSampled reads a source that is a sampled profile into its call
-// tree. It prints the reader's notes, and applies --clock and --strict.
+// tree. It prints the reader's notes, applies --clock and --strict, and
+// names the frames with --mapping.
 func readSampled(g *Globals, src *input.Source) (*stacks.Sampled, error) {
 	if g.Clock != "auto" && g.Clock != "" {
 		return nil, usagef("%s: --clock %s: a sampled profile has no clocks to choose from (--clock applies to method traces)", src.Name(), g.Clock)
@@ -31,9 +32,17 @@ func readSampled(g *Globals, src *input.Source) (*stacks.Sampled, error) {
 			fmt.Fprintf(g.env.stderr, "atrace2: %s: note: %s\n", src.Name(), n)
 		}
 	}
+	m, counts, err := deobfuscateSampled(g, src, p) // mapping.go
+	if err != nil {
+		return nil, err
+	}
 	s, err := stacks.FromSamples(src.Path, p)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src.Name(), err)
+	}
+	if m != nil {
+		t := s.Trace()
+		t.Mapping, t.Deobf = m, counts
 	}
 	return s, nil
 }

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/atrace2/atrace2/internal/units"
+	"github.com/atrace2/atrace2/mapping"
 	"github.com/atrace2/atrace2/parser"
 )
 
@@ -117,6 +119,12 @@ type Trace struct {
 	WallEnd  int64 // ns: the trace end, the largest wall time of any record
 	Stats    Stats
 	Sampling Sampling
+
+	// Mapping is the map that named the frames (convert.Options.Mapping),
+	// nil when none did; Deobf counts how it resolved the methods of the
+	// listed frames, one per distinct method used (zero without a map).
+	Mapping *mapping.Map
+	Deobf   mapping.Counts
 }
 
 // Sampling is the guess whether the trace came from sampling mode, which
@@ -163,6 +171,76 @@ func NewFrame(id FrameID, mid parser.MethodID, h *parser.Header) Frame {
 		File: SourcePath(m.Class, m.Source),
 	}
 	return f
+}
+
+// NewMappedFrame is NewFrame with the method named as m resolves it
+// (docs/formats.md §19); m nil gives NewFrame's frame. It reports how m
+// resolved the method, and ok false, with NewFrame's frame, when there is
+// no map or the method is not in the table.
+func NewMappedFrame(id FrameID, mid parser.MethodID, h *parser.Header, m *mapping.Map) (f Frame, s mapping.Status, ok bool) {
+	f = NewFrame(id, mid, h)
+	if m == nil || !f.Listed {
+		return f, 0, false
+	}
+	pm, _ := h.Method(mid)
+	res := m.Resolve(MappingMethod(pm))
+	f.Rename(res)
+	return f, res.Status, true
+}
+
+// MappingMethod is a method of the table as package mapping takes it.
+func MappingMethod(m *parser.Method) mapping.Method {
+	return mapping.Method{Class: m.Class, Name: m.Name, Signature: m.Signature, Source: m.Source}
+}
+
+// MappingMethods lists the header's methods as package mapping takes them.
+func MappingMethods(h *parser.Header) []mapping.Method {
+	ms := make([]mapping.Method, len(h.Methods))
+	for i := range h.Methods {
+		ms[i] = MappingMethod(&h.Methods[i])
+	}
+	return ms
+}
+
+// Rename names the frame of a method as a mapping resolved it: the
+// original name, class, method and signature, and the source path of the
+// owner class (SourcePath), keeping the trace's own name and descriptor in
+// Obfuscated and ObfuscatedSignature. An Untouched method keeps the frame
+// as it is.
+func (f *Frame) Rename(res mapping.Result) {
+	if res.Status == mapping.Untouched {
+		return
+	}
+	f.Obfuscated, f.ObfuscatedSignature = f.Name, f.Signature
+	f.Name, f.Class, f.Method, f.Signature = res.Name, res.Class, res.Method, res.Signature
+	f.File = SourcePath(res.Class, res.Source)
+	f.Synthesized = res.Synthesized
+}
+
+// DeobfSummary is one line on how the mapping named the methods, or ""
+// when no mapping did: "deobfuscated with mapping.txt (map id 7fe8b95):
+// 812 methods mapped, 3 by name only, 1 ambiguous, 40 class only, 2,911
+// untouched".
+func (t *Trace) DeobfSummary() string {
+	if t.Mapping == nil {
+		return ""
+	}
+	return DeobfSummary(t.Mapping, &t.Deobf)
+}
+
+// DeobfSummary is Trace.DeobfSummary for any map and counts.
+func DeobfSummary(m *mapping.Map, c *mapping.Counts) string {
+	id := ""
+	if m.ID != "" {
+		id = " (map id " + m.ID + ")"
+	}
+	n := func(s mapping.Status) string { return units.Count(int64(c[s])) }
+	methods := "methods"
+	if c[mapping.Mapped] == 1 {
+		methods = "method"
+	}
+	return fmt.Sprintf("deobfuscated with %s%s: %s %s mapped, %s by name only, %s ambiguous, %s class only, %s untouched",
+		m.Name, id, n(mapping.Mapped), methods, n(mapping.NameOnly), n(mapping.Ambiguous), n(mapping.ClassOnly), n(mapping.Untouched))
 }
 
 // SourcePath prefixes a bare source file name with its class's package
