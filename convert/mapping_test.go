@@ -199,8 +199,8 @@ func TestMappingStrict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Deobf[mapping.NameOnly] == 0 {
-		t.Skip("the mapping package resolves by name only (placeholder): no signature mismatch to refuse")
+	if st.Deobf[mapping.NameOnly] != 1 {
+		t.Fatalf("counts %v, want one method by name only", st.Deobf)
 	}
 	_, err = analyze(mismatch, true)
 	if !errors.Is(err, convert.ErrStrict) || !strings.Contains(err.Error(), "1 methods by name only") {

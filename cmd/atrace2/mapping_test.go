@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/atrace2/atrace2/internal/tracegen"
-	"github.com/atrace2/atrace2/mapping"
 	"github.com/atrace2/atrace2/samples/samplegen"
 )
 
@@ -288,21 +287,10 @@ func TestMappingStrict(t *testing.T) {
 	}
 }
 
-// requireMappingImpl skips a test of what the mapping package decides
-// (map ids, descriptors, directories, the minified look) while the package
-// is the placeholder that resolves by name alone and decides nothing else.
-func requireMappingImpl(t *testing.T) {
-	t.Helper()
-	if mapping.TraceIDs([]mapping.Method{{Class: "a.b", Name: "a", Source: "r8-map-id-7fe8b95"}}) == nil {
-		t.Skip("the mapping package is the name-only placeholder: no map ids, descriptors, directories or minified look")
-	}
-}
-
 // TestMappingID: a trace that names map ids refuses a map with another id
 // (one line naming both), unless --mapping-mismatch=warn; a directory is
 // searched for the map whose id the trace names.
 func TestMappingID(t *testing.T) {
-	requireMappingImpl(t)
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "app.trace")
 	os.WriteFile(trace, minifiedTrace("a.b", "r8-map-id-7fe8b95").Regular(), 0o644)
@@ -337,7 +325,6 @@ func TestMappingID(t *testing.T) {
 // TestMappingStrictMismatch: --strict fails when a method is resolved by
 // name only: the map gives bind a long, the trace's descriptor an int.
 func TestMappingStrictMismatch(t *testing.T) {
-	requireMappingImpl(t)
 	f := mappingFiles(t)
 	m := filepath.Join(t.TempDir(), "mapping.txt")
 	os.WriteFile(m, []byte(strings.Replace(feedMap, "bind(int)", "bind(long)", 1)), 0o644)
@@ -356,7 +343,6 @@ func TestMappingStrictMismatch(t *testing.T) {
 // TestMappingHint: a minified trace read without --mapping gets the hint
 // once per run (pprof of two traces), and none with -q or with --mapping.
 func TestMappingHint(t *testing.T) {
-	requireMappingImpl(t)
 	f := mappingFiles(t)
 	dir := t.TempDir()
 	// Three app classes with short lowercase names.
