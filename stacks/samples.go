@@ -84,6 +84,7 @@ func (s *Sampled) frames() {
 		s.addFrame(stream.Frame{
 			Name: f.Name, Class: f.Class, Method: f.Method, Signature: f.Signature,
 			File: stream.SourcePath(f.Class, f.File), Line: f.Line, HasLine: f.HasLine, Listed: true,
+			Obfuscated: f.Obfuscated, ObfuscatedSignature: f.ObfuscatedSignature, Synthesized: f.Synthesized,
 		})
 	}
 }
