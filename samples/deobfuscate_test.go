@@ -13,9 +13,9 @@ import (
 	"github.com/atrace2/atrace2/samples"
 )
 
-// tinyMap is an R8 map whose answers every rule of docs/formats.md §19
-// agrees on: two classes, methods without overloads, no line ranges and
-// no metadata.
+// tinyMap is an R8 map that any reading of the format resolves alike (the
+// issue's policy and a name-only reader): two classes, methods without
+// overloads, no line ranges and no metadata.
 const tinyMap = `# compiler: R8
 # pg_map_id: 1234567
 com.ex.App -> a.a:
