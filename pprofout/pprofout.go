@@ -187,12 +187,11 @@ func (b *Builder) Add(tree *stacks.Tree) error {
 		return errors.New("pprof: Add after Profile")
 	}
 	info := traceInfo{t: t}
-	locOf := make([]int32, len(t.Frames)) // frame → location index + 1
+	// frame → location index + 1, with locSynthesized set when a mapping
+	// marks the frame, so that the loop reads the mark with the location
+	locOf := make([]uint32, len(t.Frames))
 	// thread → its label sets (by label kind) + 1, to look each up once
 	labelsOf := make([][labelKinds]int32, len(t.Threads))
-	// Only a mapping marks frames synthesized: without one, the loop
-	// below looks at no frame for it.
-	marked := anySynthesized(t.Frames)
 	nodes := tree.Nodes()
 	nodePath := make([]int32, len(nodes))
 	if len(b.samples) == 0 {
@@ -215,13 +214,18 @@ func (b *Builder) Add(tree *stacks.Tree) error {
 			return fmt.Errorf("pprof: invariant violation: node %d has parent %d and frame %d", i, n.Parent, n.Frame)
 		}
 		if locOf[n.Frame] == 0 {
-			loc, shared := b.location(&t.Frames[n.Frame])
+			fr := &t.Frames[n.Frame]
+			loc, shared := b.location(fr)
 			if shared {
 				b.indexSamples()
 			}
-			locOf[n.Frame] = loc + 1
+			locOf[n.Frame] = uint32(loc) + 1
+			if fr.Synthesized {
+				locOf[n.Frame] |= locSynthesized
+			}
 		}
-		nodePath[i] = b.path(nodePath[n.Parent], locOf[n.Frame]-1)
+		lf := locOf[n.Frame]
+		nodePath[i] = b.path(nodePath[n.Parent], int32(lf&^locSynthesized)-1)
 		kind := syntheticKind(n)
 		if kind != 0 {
 			info.synthetics++
@@ -229,7 +233,7 @@ func (b *Builder) Add(tree *stacks.Tree) error {
 		if n.Orphan {
 			b.indexSamples()
 		}
-		if marked && t.Frames[n.Frame].Synthesized {
+		if lf&locSynthesized != 0 {
 			kind |= synthesizedKind
 			info.synthesized++
 		}
@@ -307,6 +311,11 @@ func (b *Builder) addNode(t *stream.Trace, n *stacks.Node, label, path int32) {
 
 // syntheticKinds counts the LabelSynthetic values, "" (none) included.
 const syntheticKinds = 4
+
+// locSynthesized marks a location index (Add's locOf) whose frame a
+// mapping marks synthesized. A location index + 1 stays below it: a
+// location takes far more than 2 bytes of memory.
+const locSynthesized = 1 << 31
 
 // A label kind is a syntheticKind, with synthesizedKind set when the
 // sample carries LabelSynthesized; labelKinds counts them.
