@@ -313,8 +313,8 @@ func (b *Builder) addNode(t *stream.Trace, n *stacks.Node, label, path int32) {
 const syntheticKinds = 4
 
 // locSynthesized marks a location index (Add's locOf) whose frame a
-// mapping marks synthesized. A location index + 1 stays below it: a
-// location takes far more than 2 bytes of memory.
+// mapping marks synthesized. A location index + 1 stays below it: 2^31
+// locations, with their functions, would take hundreds of GB.
 const locSynthesized = 1 << 31
 
 // A label kind is a syntheticKind, with synthesizedKind set when the
