@@ -30,7 +30,8 @@ import (
 // With Options.Obfuscated, a method a mapping (--mapping) renamed is
 // followed by the name and descriptor the trace gives it, in brackets,
 // with "; synthesized" when the mapping marks it as made by the compiler:
-// "com.ex.Foo.bar (I)V [a.b.c.a (I)V]".
+// "com.ex.Foo.bar (I)V [a.b.c.a (I)V]". A method whose name and
+// descriptor the mapping kept has no brackets, unless it is synthesized.
 //
 // A dump has a line per event, ten times the size of the trace, so the
 // parts that repeat (a thread's columns, an action, a method) are made
@@ -72,7 +73,7 @@ func New(w io.Writer, opt Options) *Exporter { return &Exporter{w: w, opt: opt} 
 func (d *Exporter) Begin(t *stream.Trace) error {
 	d.t = t
 	legend := ""
-	if d.opt.Obfuscated && slices.ContainsFunc(t.Frames, renamed) {
+	if d.opt.Obfuscated && slices.ContainsFunc(t.Frames, func(fr stream.Frame) bool { return obfuscatedName(&fr) != "" }) {
 		legend = "; [ ] = the name in the trace, before --mapping renamed it"
 	}
 	fmt.Fprintf(d.w, "# %s: %s clock; times in µs; * = synthetic (running before tracing began, or still open at its end), ~ = implicit exit%s\n", t.Name, t.Header.Clock, legend)
@@ -85,8 +86,8 @@ func (d *Exporter) Begin(t *stream.Trace) error {
 	d.methods = make([][]byte, len(t.Frames))
 	for i := range t.Frames {
 		fr := &t.Frames[i]
-		if d.opt.Obfuscated && renamed(*fr) {
-			d.methods[i] = fmt.Appendf(nil, "%s %s [%s]\n", fr.Name, fr.Signature, obfuscatedName(fr))
+		if o := obfuscatedName(fr); d.opt.Obfuscated && o != "" {
+			d.methods[i] = fmt.Appendf(nil, "%s %s [%s]\n", fr.Name, fr.Signature, o)
 			continue
 		}
 		d.methods[i] = fmt.Appendf(nil, "%s %s\n", fr.Name, fr.Signature)
@@ -125,14 +126,13 @@ func (d *Exporter) Events(evs []stream.Event) error {
 	return nil
 }
 
-// renamed reports whether a mapping renamed or marked a frame.
-func renamed(fr stream.Frame) bool { return fr.Obfuscated != "" || fr.Synthesized }
-
-// obfuscatedName is what the brackets of a renamed frame hold: the trace's
-// name and descriptor, and the synthesized mark.
+// obfuscatedName is what the brackets of a frame a mapping renamed or
+// marked hold: the trace's name and descriptor, unless the mapping kept
+// both (a class and method the build kept), and the synthesized mark; ""
+// for none.
 func obfuscatedName(fr *stream.Frame) string {
 	var parts []string
-	if fr.Obfuscated != "" {
+	if fr.Obfuscated != "" && (fr.Obfuscated != fr.Name || fr.ObfuscatedSignature != fr.Signature) {
 		parts = append(parts, strings.TrimSpace(fr.Obfuscated+" "+fr.ObfuscatedSignature))
 	}
 	if fr.Synthesized {

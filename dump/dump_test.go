@@ -102,7 +102,8 @@ func referenceDumpLine(tr *stream.Trace, ev *stream.Event) string {
 
 // TestObfuscated: with Options.Obfuscated a renamed frame shows the
 // trace's own name and descriptor in brackets, and synthesized when the
-// mapping marks it, and the header explains the brackets. Without the
+// mapping marks it, a frame the mapping kept as it was shows nothing, and
+// the header explains the brackets. Without the
 // option, or without a renamed frame, the dump is what it was.
 func TestObfuscated(t *testing.T) {
 	frames := []stream.Frame{
@@ -110,13 +111,14 @@ func TestObfuscated(t *testing.T) {
 		{Name: "com.ex.Foo.bar", Signature: "(Lcom/ex/Foo;)V", Obfuscated: "a.a.a", ObfuscatedSignature: "(La/a;)V"},
 		{Name: "com.ex.Foo$$ExternalSyntheticLambda0.run", Obfuscated: "a.b.run", Synthesized: true},
 		{Name: "com.ex.Kept.x", Signature: "()V", Synthesized: true},
+		{Name: "com.ex.Kept.y", Signature: "()V", Obfuscated: "com.ex.Kept.y", ObfuscatedSignature: "()V"},
 	}
 	var evs []stream.Event
 	for i := range frames {
 		evs = append(evs, stream.Event{Kind: stream.Begin, Frame: stream.FrameID(i), Depth: int32(i), Wall: int64(i) * 1000})
 	}
 	for i := len(frames) - 1; i >= 0; i-- {
-		evs = append(evs, stream.Event{Kind: stream.End, Frame: stream.FrameID(i), Depth: int32(i), Wall: int64(8-i) * 1000})
+		evs = append(evs, stream.Event{Kind: stream.End, Frame: stream.FrameID(i), Depth: int32(i), Wall: int64(9-i) * 1000})
 	}
 	run := func(frames []stream.Frame, opt Options) string {
 		tr := &stream.Trace{Name: "o.trace", Threads: []stream.Thread{{ID: 1, Name: "main"}}, Frames: frames, HasWall: true,
@@ -140,10 +142,12 @@ func TestObfuscated(t *testing.T) {
 1         main                 enter              1            -  . com.ex.Foo.bar (Lcom/ex/Foo;)V [a.a.a (La/a;)V]
 1         main                 enter              2            -  . . com.ex.Foo$$ExternalSyntheticLambda0.run  [a.b.run; synthesized]
 1         main                 enter              3            -  . . . com.ex.Kept.x ()V [synthesized]
-1         main                 exit               5            -  . . . com.ex.Kept.x ()V [synthesized]
-1         main                 exit               6            -  . . com.ex.Foo$$ExternalSyntheticLambda0.run  [a.b.run; synthesized]
-1         main                 exit               7            -  . com.ex.Foo.bar (Lcom/ex/Foo;)V [a.a.a (La/a;)V]
-1         main                 exit               8            -  a.B.c ()V
+1         main                 enter              4            -  . . . . com.ex.Kept.y ()V
+1         main                 exit               5            -  . . . . com.ex.Kept.y ()V
+1         main                 exit               6            -  . . . com.ex.Kept.x ()V [synthesized]
+1         main                 exit               7            -  . . com.ex.Foo$$ExternalSyntheticLambda0.run  [a.b.run; synthesized]
+1         main                 exit               8            -  . com.ex.Foo.bar (Lcom/ex/Foo;)V [a.a.a (La/a;)V]
+1         main                 exit               9            -  a.B.c ()V
 `
 	if got := run(frames, Options{Obfuscated: true}); got != want {
 		t.Errorf("with Obfuscated:\n%s\nwant:\n%s", got, want)

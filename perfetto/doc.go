@@ -43,7 +43,8 @@
 //
 // A frame a mapping (--mapping) renamed keeps the trace's own name: its
 // slices carry debug.obfuscated, "<class>.<method> <descriptor>" as the
-// trace names it (the descriptor left out when the input has none), and
+// trace names it (the descriptor left out when the input has none; none
+// for a kept class and method, which the map names as themselves), and
 // those of a frame the mapping marks as made by the compiler
 // debug.synthesized = true. The value is interned with the frame's name,
 // and the two annotation names with the first such frame of a sequence,

@@ -231,11 +231,18 @@ const (
 	fieldStringIID
 )
 
+// renamed reports whether a mapping gave a frame another name or
+// descriptor than the trace's. A class and method the build kept are
+// mapped to themselves: their slices carry no debug.obfuscated.
+func renamed(fr *stream.Frame) bool {
+	return fr.Obfuscated != "" && (fr.Obfuscated != fr.Name || fr.ObfuscatedSignature != fr.Signature)
+}
+
 // appendFrameArgs adds the args of a frame a mapping renamed or marked:
 // debug.obfuscated, the trace's own name (interned by
 // appendInternedArgs), and debug.synthesized.
 func appendFrameArgs(b []byte, fr *stream.Frame, f stream.FrameID) []byte {
-	if fr.Obfuscated != "" {
+	if renamed(fr) {
 		b = appendAnnotation(b, annObfuscated, fieldStringIID, valFrame+uint64(f))
 	}
 	if fr.Synthesized {
@@ -258,7 +265,7 @@ func appendInternedArgs(b []byte, fr *stream.Frame, f stream.FrameID, names bool
 			b = endMsg(b, n)
 		}
 	}
-	if fr.Obfuscated != "" {
+	if renamed(fr) {
 		b = append(b, tagAnnStrings0, tagAnnStrings1, 0)
 		v := len(b)
 		b = appendField(b, tagIID, valFrame+uint64(f))

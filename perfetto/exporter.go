@@ -57,7 +57,7 @@ type Exporter struct {
 
 	threads []thread
 	listed  []bool // by FrameID: the method is in the table, so it has a source location
-	args    []bool // by FrameID: a mapping renamed or marked the frame, so its slices carry args
+	args    []bool // by FrameID: a mapping renamed or marked the frame, so its slices carry args (appendFrameArgs)
 	out     []byte // output not yet written
 	pkt     []byte // a descriptor packet being marshalled
 	written int64  // bytes written to w
@@ -135,7 +135,7 @@ func (e *Exporter) track(ev *stream.Event) error {
 		// Small arrays read on every begin, rather than the large Frame.
 		fr := &e.t.Frames[f]
 		e.listed = append(e.listed, fr.Listed)
-		e.args = append(e.args, fr.Obfuscated != "" || fr.Synthesized)
+		e.args = append(e.args, renamed(fr) || fr.Synthesized)
 		e.spare += sparePerFrame
 	}
 	return nil

@@ -16,7 +16,8 @@ import (
 )
 
 // renamedTrace is a two-thread trace whose frames a mapping renamed or
-// marked synthesized, beside one it left alone.
+// marked synthesized, beside one it left alone and one it mapped to
+// itself.
 func renamedTrace() *stream.Trace {
 	return &stream.Trace{
 		Name: "r.trace", Header: &parser.Header{Clock: parser.ClockDual, StartTime: 1000},
@@ -29,6 +30,9 @@ func renamedTrace() *stream.Trace {
 			{ID: 2, Name: "com.ex.Foo$$ExternalSyntheticLambda0.run", Class: "com.ex.Foo$$ExternalSyntheticLambda0", Method: "run", Listed: true,
 				Obfuscated: "a.b.run", Synthesized: true},
 			{ID: 3, Name: "com.ex.Kept.x", Class: "com.ex.Kept", Method: "x", Signature: "()V", Listed: true, Synthesized: true},
+			// kept by the build: mapped to itself
+			{ID: 4, Name: "com.ex.Kept.y", Class: "com.ex.Kept", Method: "y", Signature: "()V", Listed: true,
+				Obfuscated: "com.ex.Kept.y", ObfuscatedSignature: "()V"},
 		},
 	}
 }
@@ -46,7 +50,8 @@ func renamedEvents() []stream.Event {
 	now := int64(0)
 	for _, s := range []step{
 		{stream.Begin, 0, 0, 0}, {stream.Begin, 0, 1, 1}, {stream.End, 0, 1, 1}, {stream.Begin, 0, 1, 1}, {stream.End, 0, 1, 1},
-		{stream.Begin, 0, 2, 1}, {stream.Begin, 0, 3, 2}, {stream.End, 0, 3, 2}, {stream.End, 0, 2, 1}, {stream.End, 0, 0, 0},
+		{stream.Begin, 0, 2, 1}, {stream.Begin, 0, 3, 2}, {stream.Begin, 0, 4, 3}, {stream.End, 0, 4, 3}, {stream.End, 0, 3, 2},
+		{stream.End, 0, 2, 1}, {stream.End, 0, 0, 0},
 		{stream.Begin, 1, 1, 0}, {stream.End, 1, 1, 0}, {stream.Begin, 1, 0, 0}, {stream.Begin, 1, 1, 1}, {stream.End, 1, 1, 1},
 		{stream.End, 1, 0, 0}, {stream.Begin, 0, 2, 0}, {stream.End, 0, 2, 0},
 	} {
@@ -82,6 +87,7 @@ var renamedArgs = []string{
 	"com.ex.Foo.bar: debug.obfuscated=a.a.a (La/a;)V",
 	"com.ex.Foo$$ExternalSyntheticLambda0.run: debug.obfuscated=a.b.run debug.synthesized=true",
 	"com.ex.Kept.x: debug.synthesized=true",
+	"com.ex.Kept.y:",
 	"com.ex.Foo.bar: debug.obfuscated=a.a.a (La/a;)V",
 	"a.B.c:",
 	"com.ex.Foo.bar: debug.obfuscated=a.a.a (La/a;)V",
@@ -91,7 +97,7 @@ var renamedArgs = []string{
 // TestRenamedFrames: the slices of frames a mapping renamed carry
 // debug.obfuscated, those it marks debug.synthesized, at every begin on
 // every thread; the fast path writes the reference path's bytes; and a
-// frame without them gets no arg.
+// frame without them, or mapped to its own name, gets no arg.
 func TestRenamedFrames(t *testing.T) {
 	tr, evs := renamedTrace(), renamedEvents()
 	out := exportDirect(t, tr, evs, perfetto.Options{})

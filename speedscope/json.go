@@ -12,7 +12,8 @@ import (
 // frameKey is what makes two speedscope frames the same (docs/outputs.md §3.2):
 // a frame a mapping renamed also keeps the trace's own <class>.<method>,
 // written as the frame's "obfuscated" key, so frames of one name that the
-// trace names differently stay apart.
+// trace names differently stay apart. A frame the mapping gave its own
+// name (a kept class and method) has none.
 type frameKey struct {
 	name, file string
 	line       int
@@ -28,7 +29,10 @@ func dedupFrames(frames []stream.Frame) ([]int32, []frameKey) {
 	var keys []frameKey
 	for i := range frames {
 		f := &frames[i]
-		k := frameKey{name: f.Name, file: f.File, line: f.Line, hasLine: f.HasLine, obfuscated: f.Obfuscated}
+		k := frameKey{name: f.Name, file: f.File, line: f.Line, hasLine: f.HasLine}
+		if f.Obfuscated != f.Name { // "" unless a mapping renamed it
+			k.obfuscated = f.Obfuscated
+		}
 		if !f.HasLine {
 			k.line = 0
 		}

@@ -25,7 +25,8 @@ func frameList(t *testing.T, out []byte) string {
 // TestRenamedFrames: a renamed frame carries the trace's own
 // <class>.<method> as "obfuscated"; frames that share it and a name
 // (overloads) share a frame, frames of one name with different obfuscated
-// names do not, and an unrenamed frame has no such key. The one-pass and
+// names do not, and an unrenamed frame, or one mapped to its own name, has
+// no such key. The one-pass and
 // the event-by-event exporters write the same file.
 func TestRenamedFrames(t *testing.T) {
 	tr := &stream.Trace{Name: "r.trace", HasWall: true, WallEnd: 9000, Header: &parser.Header{},
@@ -35,12 +36,13 @@ func TestRenamedFrames(t *testing.T) {
 			{Name: "com.ex.Foo.bar", File: "com/ex/Foo.kt", Signature: "(I)V", Obfuscated: "a.a", ObfuscatedSignature: "(I)V"},
 			{Name: "com.ex.Foo.bar", File: "com/ex/Foo.kt", Signature: "(J)V", Obfuscated: "a.a", ObfuscatedSignature: "(J)V"},
 			{Name: "com.ex.Foo.bar", File: "com/ex/Foo.kt", Signature: "(Z)V", Obfuscated: "a.b", ObfuscatedSignature: "(Z)V", Synthesized: true},
+			{Name: "A", File: "A.java", Obfuscated: "A"}, // mapped to itself: frame 0
 		},
 	}
 	b, e := stream.Begin, stream.End
 	evs := []stream.Event{
 		ev(b, 0, 0, 0, 0), ev(b, 0, 1, 1, 1000), ev(e, 0, 1, 1, 2000), ev(b, 0, 2, 1, 3000), ev(e, 0, 2, 1, 4000),
-		ev(b, 0, 3, 1, 5000), ev(e, 0, 3, 1, 6000), ev(e, 0, 0, 0, 9000),
+		ev(b, 0, 3, 1, 5000), ev(e, 0, 3, 1, 6000), ev(b, 0, 4, 1, 7000), ev(e, 0, 4, 1, 8000), ev(e, 0, 0, 0, 9000),
 	}
 	write := func(batch bool) []byte {
 		var buf bytes.Buffer
@@ -75,7 +77,7 @@ func TestRenamedFrames(t *testing.T) {
 		t.Errorf("frames:\n%s\nwant:\n%s", got, want)
 	}
 	if !strings.Contains(string(out), `"events":[{"type":"O","at":0,"frame":0},{"type":"O","at":1,"frame":1},{"type":"C","at":2,"frame":1},`+
-		`{"type":"O","at":3,"frame":1},{"type":"C","at":4,"frame":1},{"type":"O","at":5,"frame":2},{"type":"C","at":6,"frame":2},{"type":"C","at":9,"frame":0}]`) {
+		`{"type":"O","at":3,"frame":1},{"type":"C","at":4,"frame":1},{"type":"O","at":5,"frame":2},{"type":"C","at":6,"frame":2},{"type":"O","at":7,"frame":0},{"type":"C","at":8,"frame":0},{"type":"C","at":9,"frame":0}]`) {
 		t.Errorf("events: %s", out)
 	}
 	if f := decode(t, out); len(f.Shared.Frames) != 3 || f.Shared.Frames[2].Obfuscated != "a.b" {
