@@ -12,6 +12,7 @@ package dump
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,11 +27,18 @@ import (
 // closes one still open when it stopped, "exit~" is an implied exit of a
 // frame above one that exited.
 //
+// With Options.Obfuscated, a method a mapping (--mapping) renamed is
+// followed by the name and descriptor the trace gives it, in brackets,
+// with "; synthesized" when the mapping marks it as made by the compiler:
+// "com.ex.Foo.bar (I)V [a.b.c.a (I)V]". A method whose name and
+// descriptor the mapping kept has no brackets, unless it is synthesized.
+//
 // A dump has a line per event, ten times the size of the trace, so the
 // parts that repeat (a thread's columns, an action, a method) are made
 // once and lines are built by appending them to a buffer.
 type Exporter struct {
 	w       io.Writer
+	opt     Options
 	t       *stream.Trace
 	buf     []byte
 	threads [][]byte // by ThreadIndex: "tid thread " padded
@@ -50,14 +58,25 @@ var dumpIndent = strings.Repeat(". ", dumpMaxIndent)
 
 var _ stream.Exporter = (*Exporter)(nil)
 
+// Options change what a dump shows.
+type Options struct {
+	// Obfuscated shows, beside each method a mapping renamed, the name the
+	// trace gives it.
+	Obfuscated bool
+}
+
 // New returns an exporter that writes the dump to w. It buffers about
 // 64 KiB between writes; w need not be buffered.
-func New(w io.Writer) *Exporter { return &Exporter{w: w} }
+func New(w io.Writer, opt Options) *Exporter { return &Exporter{w: w, opt: opt} }
 
 // Begin writes the two header lines and prepares the columns that repeat.
 func (d *Exporter) Begin(t *stream.Trace) error {
 	d.t = t
-	fmt.Fprintf(d.w, "# %s: %s clock; times in µs; * = synthetic (running before tracing began, or still open at its end), ~ = implicit exit\n", t.Name, t.Header.Clock)
+	legend := ""
+	if d.opt.Obfuscated && slices.ContainsFunc(t.Frames, func(fr stream.Frame) bool { return obfuscatedName(&fr) != "" }) {
+		legend = "; [ ] = the name in the trace, before --mapping renamed it"
+	}
+	fmt.Fprintf(d.w, "# %s: %s clock; times in µs; * = synthetic (running before tracing began, or still open at its end), ~ = implicit exit%s\n", t.Name, t.Header.Clock, legend)
 	fmt.Fprintf(d.w, "# %-7s %-20s %-7s %12s %12s  %s\n", "tid", "thread", "action", "wall", "cpu", "method")
 	d.threads = make([][]byte, len(t.Threads))
 	for i := range t.Threads {
@@ -67,6 +86,10 @@ func (d *Exporter) Begin(t *stream.Trace) error {
 	d.methods = make([][]byte, len(t.Frames))
 	for i := range t.Frames {
 		fr := &t.Frames[i]
+		if o := obfuscatedName(fr); d.opt.Obfuscated && o != "" {
+			d.methods[i] = fmt.Appendf(nil, "%s %s [%s]\n", fr.Name, fr.Signature, o)
+			continue
+		}
 		d.methods[i] = fmt.Appendf(nil, "%s %s\n", fr.Name, fr.Signature)
 	}
 	d.buf = make([]byte, 0, dumpFlush+4096)
@@ -101,6 +124,21 @@ func (d *Exporter) Events(evs []stream.Event) error {
 	}
 	d.buf = b
 	return nil
+}
+
+// obfuscatedName is what the brackets of a frame a mapping renamed or
+// marked hold: the trace's name and descriptor, unless the mapping kept
+// both (a class and method the build kept), and the synthesized mark; ""
+// for none.
+func obfuscatedName(fr *stream.Frame) string {
+	var parts []string
+	if fr.Obfuscated != "" && (fr.Obfuscated != fr.Name || fr.ObfuscatedSignature != fr.Signature) {
+		parts = append(parts, strings.TrimSpace(fr.Obfuscated+" "+fr.ObfuscatedSignature))
+	}
+	if fr.Synthesized {
+		parts = append(parts, "synthesized")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // appendMicrosColumn appends a space and a time right-aligned in 12 columns, or

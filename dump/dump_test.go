@@ -36,7 +36,7 @@ func TestDumperLines(t *testing.T) {
 		tr := &stream.Trace{Name: "x.trace", Threads: threads, Frames: frames, HasWall: clock.HasWall(), HasCPU: clock.HasCPU()}
 		tr.Header = &parser.Header{Clock: clock}
 		var got bytes.Buffer
-		d := New(&got)
+		d := New(&got, Options{})
 		if err := d.Begin(tr); err != nil {
 			t.Fatal(err)
 		}
@@ -98,4 +98,72 @@ func referenceDumpLine(tr *stream.Trace, ev *stream.Event) string {
 	}
 	return fmt.Sprintf("%-9d %-20s %-7s %12s %12s  %s%s %s\n", th.ID, clipName(th.Name, 20), action, wall, cpu,
 		indent, fr.Name, fr.Signature)
+}
+
+// TestObfuscated: with Options.Obfuscated a renamed frame shows the
+// trace's own name and descriptor in brackets, and synthesized when the
+// mapping marks it, a frame the mapping kept as it was shows nothing, and
+// the header explains the brackets. Without the
+// option, or without a renamed frame, the dump is what it was.
+func TestObfuscated(t *testing.T) {
+	frames := []stream.Frame{
+		{Name: "a.B.c", Signature: "()V"},
+		{Name: "com.ex.Foo.bar", Signature: "(Lcom/ex/Foo;)V", Obfuscated: "a.a.a", ObfuscatedSignature: "(La/a;)V"},
+		{Name: "com.ex.Foo$$ExternalSyntheticLambda0.run", Obfuscated: "a.b.run", Synthesized: true},
+		{Name: "com.ex.Kept.x", Signature: "()V", Synthesized: true},
+		{Name: "com.ex.Kept.y", Signature: "()V", Obfuscated: "com.ex.Kept.y", ObfuscatedSignature: "()V"},
+	}
+	var evs []stream.Event
+	for i := range frames {
+		evs = append(evs, stream.Event{Kind: stream.Begin, Frame: stream.FrameID(i), Depth: int32(i), Wall: int64(i) * 1000})
+	}
+	for i := len(frames) - 1; i >= 0; i-- {
+		evs = append(evs, stream.Event{Kind: stream.End, Frame: stream.FrameID(i), Depth: int32(i), Wall: int64(9-i) * 1000})
+	}
+	run := func(frames []stream.Frame, opt Options) string {
+		tr := &stream.Trace{Name: "o.trace", Threads: []stream.Thread{{ID: 1, Name: "main"}}, Frames: frames, HasWall: true,
+			Header: &parser.Header{Clock: parser.ClockWall}}
+		var out bytes.Buffer
+		d := New(&out, opt)
+		if err := d.Begin(tr); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Events(evs); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	want := `# o.trace: wall clock; times in µs; * = synthetic (running before tracing began, or still open at its end), ~ = implicit exit; [ ] = the name in the trace, before --mapping renamed it
+# tid     thread               action          wall          cpu  method
+1         main                 enter              0            -  a.B.c ()V
+1         main                 enter              1            -  . com.ex.Foo.bar (Lcom/ex/Foo;)V [a.a.a (La/a;)V]
+1         main                 enter              2            -  . . com.ex.Foo$$ExternalSyntheticLambda0.run  [a.b.run; synthesized]
+1         main                 enter              3            -  . . . com.ex.Kept.x ()V [synthesized]
+1         main                 enter              4            -  . . . . com.ex.Kept.y ()V
+1         main                 exit               5            -  . . . . com.ex.Kept.y ()V
+1         main                 exit               6            -  . . . com.ex.Kept.x ()V [synthesized]
+1         main                 exit               7            -  . . com.ex.Foo$$ExternalSyntheticLambda0.run  [a.b.run; synthesized]
+1         main                 exit               8            -  . com.ex.Foo.bar (Lcom/ex/Foo;)V [a.a.a (La/a;)V]
+1         main                 exit               9            -  a.B.c ()V
+`
+	if got := run(frames, Options{Obfuscated: true}); got != want {
+		t.Errorf("with Obfuscated:\n%s\nwant:\n%s", got, want)
+	}
+	plain := make([]stream.Frame, len(frames))
+	for i, f := range frames {
+		plain[i] = stream.Frame{Name: f.Name, Signature: f.Signature}
+	}
+	without := run(plain, Options{})
+	if got := run(frames, Options{}); got != without {
+		t.Errorf("renamed frames without Obfuscated:\n%s\nwant:\n%s", got, without)
+	}
+	if got := run(plain, Options{Obfuscated: true}); got != without {
+		t.Errorf("Obfuscated without renamed frames:\n%s\nwant:\n%s", got, without)
+	}
+	if strings.Contains(without, "[") {
+		t.Errorf("plain dump with brackets:\n%s", without)
+	}
 }

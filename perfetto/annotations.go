@@ -15,6 +15,18 @@ const (
 	annCPU                  // int: thread CPU µs, written only when it is 0 and the slice is not
 )
 
+// The annotations of frames a mapping (--mapping) renamed. Their names are
+// interned on a sequence with the first such frame it interns (argNames),
+// not with the static ones, so that a trace without a mapping keeps its
+// bytes.
+const (
+	annObfuscated  = annCPU + 1 + iota // string: the trace's own <class>.<method> and descriptor
+	annSynthesized                     // bool: the mapping marks the method as made by the compiler
+)
+
+// argNames are the names of annObfuscated and annSynthesized, in order.
+var argNames = [...]string{"obfuscated", "synthesized"}
+
 var annNames = [...]string{
 	annSynthetic: "synthetic",
 	annException: "exception",
@@ -39,6 +51,11 @@ const (
 	valRunningAtEnd
 	valImplied
 )
+
+// valFrame is the first interned string value iid of the obfuscated names:
+// a frame's is valFrame + its FrameID, interned on a sequence with the
+// frame's name.
+const valFrame = valImplied + 1
 
 var annValues = [...]string{
 	valBeganBefore:  SyntheticBegin,

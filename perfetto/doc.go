@@ -41,6 +41,16 @@
 // time, which trace_processor would otherwise show without a thread
 // duration.
 //
+// A frame a mapping (--mapping) renamed keeps the trace's own name: its
+// slices carry debug.obfuscated, "<class>.<method> <descriptor>" as the
+// trace names it (the descriptor left out when the input has none; none
+// for a kept class and method, which the map names as themselves), and
+// those of a frame the mapping marks as made by the compiler
+// debug.synthesized = true. The value is interned with the frame's name,
+// and the two annotation names with the first such frame of a sequence,
+// so that a trace without a mapping is written as before. Begins of these
+// frames take the general path (thread.withArgs).
+//
 // With both clocks each event carries the thread's CPU time as an
 // incremental extra counter value, from which trace_processor computes the
 // slices' thread_ts and thread_dur ("Thread duration" in the UI,

@@ -40,6 +40,8 @@ const (
 	tagLocFile    = 2<<3 | wireBytes // SourceLocation.file_name
 	tagLocFunc    = 3<<3 | wireBytes // SourceLocation.function_name
 	tagLocLine    = 4 << 3           // SourceLocation.line_number
+	tagAnnNames   = 3<<3 | wireBytes // InternedData.debug_annotation_names
+	tagStr        = 2<<3 | wireBytes // InternedString.str
 
 	// Two-byte tags, as the two bytes of their varint.
 	tagClockID0      = 58<<3&0x7F | 0x80 // TracePacket.timestamp_clock_id
@@ -48,6 +50,8 @@ const (
 	tagSourceIID1    = 34 << 3 >> 7
 	tagAnnStringIID0 = 17<<3&0x7F | 0x80 // DebugAnnotation.string_value_iid
 	tagAnnStringIID1 = 17 << 3 >> 7
+	tagAnnStrings0   = (29<<3|wireBytes)&0x7F | 0x80 // InternedData.debug_annotation_string_values
+	tagAnnStrings1   = (29<<3 | wireBytes) >> 7
 
 	typeSliceBegin = 1 // TrackEvent.TYPE_SLICE_BEGIN
 	typeSliceEnd   = 2 // TrackEvent.TYPE_SLICE_END
@@ -106,10 +110,22 @@ func (e *Exporter) begin(th *thread, ev *stream.Event, ts, cpu int64) {
 	if ev.Flags&stream.Synthetic != 0 {
 		b = appendAnnotation(b, annSynthetic, fieldStringIID, valBeganBefore)
 	}
+	set := &th.interned
+	if e.args[ev.Frame] {
+		set = &th.withArgs
+		b = appendFrameArgs(b, &e.t.Frames[ev.Frame], ev.Frame)
+	}
 	b = endMsg(b, te)
-	if !th.interned.has(ev.Frame) {
-		th.interned.add(ev.Frame, &e.spare)
-		b = appendInterned(b, &e.t.Frames[ev.Frame], iid)
+	if !set.has(ev.Frame) {
+		set.add(ev.Frame, &e.spare)
+		fr := &e.t.Frames[ev.Frame]
+		var d int
+		b, d = beginInterned(b, fr, iid)
+		if e.args[ev.Frame] {
+			b = appendInternedArgs(b, fr, ev.Frame, !th.argNames)
+			th.argNames = true
+		}
+		b = endMsg(b, d)
 	}
 	e.out = endMsg(b, pkt)
 	th.open = append(th.open, openSlice{ts, cpu})
@@ -215,11 +231,60 @@ const (
 	fieldStringIID
 )
 
-// appendInterned adds InternedData with a method's EventName and, for a
+// renamed reports whether a mapping gave a frame another name or
+// descriptor than the trace's. A class and method the build kept are
+// mapped to themselves: their slices carry no debug.obfuscated.
+func renamed(fr *stream.Frame) bool {
+	return fr.Obfuscated != "" && (fr.Obfuscated != fr.Name || fr.ObfuscatedSignature != fr.Signature)
+}
+
+// appendFrameArgs adds the args of a frame a mapping renamed or marked:
+// debug.obfuscated, the trace's own name (interned by
+// appendInternedArgs), and debug.synthesized.
+func appendFrameArgs(b []byte, fr *stream.Frame, f stream.FrameID) []byte {
+	if renamed(fr) {
+		b = appendAnnotation(b, annObfuscated, fieldStringIID, valFrame+uint64(f))
+	}
+	if fr.Synthesized {
+		b = appendAnnotation(b, annSynthesized, fieldBool, 1)
+	}
+	return b
+}
+
+// appendInternedArgs adds to a frame's InternedData what its args need:
+// the args' names, the first time on a sequence (names), and the frame's
+// obfuscated name, "<class>.<method> <descriptor>" as the trace has it
+// (the form of pprof's SystemName).
+func appendInternedArgs(b []byte, fr *stream.Frame, f stream.FrameID, names bool) []byte {
+	if names {
+		for i, name := range argNames {
+			var n int
+			b, n = beginMsg(b, tagAnnNames)
+			b = appendField(b, tagIID, uint64(annObfuscated+i))
+			b = appendString(b, tagName, name)
+			b = endMsg(b, n)
+		}
+	}
+	if renamed(fr) {
+		b = append(b, tagAnnStrings0, tagAnnStrings1, 0)
+		v := len(b)
+		b = appendField(b, tagIID, valFrame+uint64(f))
+		if fr.ObfuscatedSignature != "" {
+			b = appendString3(b, tagStr, fr.Obfuscated, " ", fr.ObfuscatedSignature)
+		} else {
+			b = appendString(b, tagStr, fr.Obfuscated)
+		}
+		b = endMsg(b, v)
+	}
+	return b
+}
+
+// beginInterned starts InternedData with a method's EventName and, for a
 // method in the table, its SourceLocation: the source path, the method name
-// with its JVM signature, and the line when known.
-func appendInterned(b []byte, fr *stream.Frame, iid uint64) []byte {
-	b, d := beginMsg(b, tagInternedData)
+// with its JVM signature, and the line when known. The caller may add more
+// and ends the message, whose body starts at d.
+func beginInterned(b []byte, fr *stream.Frame, iid uint64) (_ []byte, d int) {
+	b, d = beginMsg(b, tagInternedData)
 	b, n := beginMsg(b, tagEventNames)
 	b = appendField(b, tagIID, iid)
 	b = appendString(b, tagName, fr.Name)
@@ -237,7 +302,7 @@ func appendInterned(b []byte, fr *stream.Frame, iid uint64) []byte {
 		}
 		b = endMsg(b, l)
 	}
-	return endMsg(b, d)
+	return b, d
 }
 
 // appendVarint is protowire.AppendVarint with the one-byte case, most
@@ -257,6 +322,13 @@ func appendString(b []byte, tag byte, s string) []byte {
 	b = append(b, tag)
 	b = appendVarint(b, uint64(len(s)))
 	return append(b, s...)
+}
+
+// appendString3 appends the concatenation of three strings as one field.
+func appendString3(b []byte, tag byte, s1, s2, s3 string) []byte {
+	b = append(b, tag)
+	b = appendVarint(b, uint64(len(s1)+len(s2)+len(s3)))
+	return append(append(append(b, s1...), s2...), s3...)
 }
 
 // appendString2 appends the concatenation of two strings as one field.

@@ -57,6 +57,7 @@ type Exporter struct {
 
 	threads []thread
 	listed  []bool // by FrameID: the method is in the table, so it has a source location
+	args    []bool // by FrameID: a mapping renamed or marked the frame, so its slices carry args (appendFrameArgs)
 	out     []byte // output not yet written
 	pkt     []byte // a descriptor packet being marshalled
 	written int64  // bytes written to w
@@ -75,6 +76,11 @@ type thread struct {
 	ts       int64    // µs: the last timestamp written (clock 64 is incremental)
 	cpu      int64    // µs: the last thread-time counter value written
 	interned frameSet // the frames whose name and location are interned
+	// withArgs holds the interned frames that carry args (Exporter.args),
+	// kept out of interned so that the fast path, which writes no args,
+	// leaves their begins to the general one.
+	withArgs frameSet
+	argNames bool // the names of the frames' args are interned
 	open     []openSlice
 	folded   int64 // frames folded under the open slice at depth MaxDepth-1
 }
@@ -108,6 +114,7 @@ func (e *Exporter) Begin(t *stream.Trace) error {
 	e.uuidBase = 0xA7<<56 | uint64(e.pid)<<24
 	e.threads = make([]thread, 0, len(t.Threads))
 	e.listed = make([]bool, 0, len(t.Frames))
+	e.args = make([]bool, 0, len(t.Frames))
 	e.spare = spareWords
 	if err := e.writeProcess(); err != nil {
 		return err
@@ -125,8 +132,10 @@ func (e *Exporter) track(ev *stream.Event) error {
 		}
 	}
 	for f := len(e.listed); f <= int(ev.Frame); f++ {
-		// A small array read on every begin, rather than the large Frame.
-		e.listed = append(e.listed, e.t.Frames[f].Listed)
+		// Small arrays read on every begin, rather than the large Frame.
+		fr := &e.t.Frames[f]
+		e.listed = append(e.listed, fr.Listed)
+		e.args = append(e.args, renamed(fr) || fr.Synthesized)
 		e.spare += sparePerFrame
 	}
 	return nil

@@ -223,6 +223,9 @@ func (e *encoder) strings(meta *profile.Profile, samples []sampleAcc) {
 		}
 		lk := &e.b.labels[id]
 		var enc []byte
+		if lk.synthesized { // "synthesized" sorts before "synthetic"
+			enc = appendLabel(enc, t.add(LabelSynthesized), t.add(SynthesizedTrue), 0)
+		}
 		if lk.synth != "" { // "synthetic" sorts before "thread"
 			enc = appendLabel(enc, t.add(LabelSynthetic), t.add(lk.synth), 0)
 		}

@@ -10,11 +10,15 @@
 //     default_sample_type, and the constant period type calls/count so that
 //     -diff_base and merging work between any two atrace2 profiles (§1.2,
 //     §1.5);
-//   - labels thread (string) and tid (number) on every sample, and synthetic
-//     on samples whose frame the converter began or ended (§1.3 item 7);
+//   - labels thread (string) and tid (number) on every sample, synthetic
+//     on samples whose frame the converter began or ended (§1.3 item 7),
+//     and synthesized=true on samples whose frame (the sample's leaf) a
+//     mapping marks as made by the compiler;
 //   - one Mapping naming the trace, Functions named <class>.<method> with
 //     the signature in SystemName (which keeps pprof's C++ demangler away
-//     from Java names) and the source path in Filename.
+//     from Java names) and the source path in Filename. A frame a mapping
+//     (--mapping) renamed keeps the trace's own <class>.<method> and
+//     descriptor as its SystemName instead (systemName).
 //
 // [Write] writes the profile of one finished call tree. A [Builder] merges
 // the trees of several traces into one profile: samples are keyed by
@@ -62,7 +66,16 @@ const (
 	LabelThread    = "thread"    // string: the thread's name
 	LabelTID       = "tid"       // number: the thread's id
 	LabelSynthetic = "synthetic" // string: orphan, open or orphan+open
+	// LabelSynthesized is set, to SynthesizedTrue, on the samples whose
+	// leaf frame a mapping marks as made by the compiler (R8's
+	// com.android.tools.r8.synthesized): a lambda class, a backport, an
+	// outline. Not to be confused with LabelSynthetic, the converter's
+	// repairs.
+	LabelSynthesized = "synthesized"
 )
+
+// SynthesizedTrue is the value of LabelSynthesized.
+const SynthesizedTrue = "true"
 
 // Values of LabelSynthetic.
 const (
@@ -93,6 +106,7 @@ type Builder struct {
 type funcKey struct {
 	name, system, file string
 	line               int64
+	synthesized        bool // the frame's mark, which a sample's label takes from its leaf
 }
 
 // pathEntry is an interned stack: a location on top of a parent stack (-1
@@ -102,12 +116,13 @@ type pathEntry struct {
 	loc    int32 // index into Builder.locList
 }
 
-// labelKey is the labels of a sample: its thread and whether the converter
-// completed its frame.
+// labelKey is the labels of a sample: its thread, whether the converter
+// completed its frame and whether a mapping marks its frame synthesized.
 type labelKey struct {
-	thread string
-	tid    int64
-	synth  string
+	thread      string
+	tid         int64
+	synth       string
+	synthesized bool
 }
 
 // sampleKey identifies one sample: its interned label set in the high half,
@@ -127,8 +142,9 @@ type sampleAcc struct {
 
 // traceInfo is what the header and comments need from each trace.
 type traceInfo struct {
-	t          *stream.Trace
-	synthetics int // samples of this trace that carry LabelSynthetic
+	t           *stream.Trace
+	synthetics  int // samples of this trace that carry LabelSynthetic
+	synthesized int // samples of this trace that carry LabelSynthesized
 }
 
 // New returns an empty builder; version is the atrace2 version written in
@@ -171,9 +187,11 @@ func (b *Builder) Add(tree *stacks.Tree) error {
 		return errors.New("pprof: Add after Profile")
 	}
 	info := traceInfo{t: t}
-	locOf := make([]int32, len(t.Frames)) // frame → location index + 1
-	// thread → its label sets (by synthetic kind) + 1, to look each up once
-	labelsOf := make([][syntheticKinds]int32, len(t.Threads))
+	// frame → location index + 1, with locSynthesized set when a mapping
+	// marks the frame, so that the loop reads the mark with the location
+	locOf := make([]uint32, len(t.Frames))
+	// thread → its label sets (by label kind) + 1, to look each up once
+	labelsOf := make([][labelKinds]int32, len(t.Threads))
 	nodes := tree.Nodes()
 	nodePath := make([]int32, len(nodes))
 	if len(b.samples) == 0 {
@@ -196,13 +214,18 @@ func (b *Builder) Add(tree *stacks.Tree) error {
 			return fmt.Errorf("pprof: invariant violation: node %d has parent %d and frame %d", i, n.Parent, n.Frame)
 		}
 		if locOf[n.Frame] == 0 {
-			loc, shared := b.location(&t.Frames[n.Frame])
+			fr := &t.Frames[n.Frame]
+			loc, shared := b.location(fr)
 			if shared {
 				b.indexSamples()
 			}
-			locOf[n.Frame] = loc + 1
+			locOf[n.Frame] = uint32(loc) + 1
+			if fr.Synthesized {
+				locOf[n.Frame] |= locSynthesized
+			}
 		}
-		nodePath[i] = b.path(nodePath[n.Parent], locOf[n.Frame]-1)
+		lf := locOf[n.Frame]
+		nodePath[i] = b.path(nodePath[n.Parent], int32(lf&^locSynthesized)-1)
 		kind := syntheticKind(n)
 		if kind != 0 {
 			info.synthetics++
@@ -210,10 +233,15 @@ func (b *Builder) Add(tree *stacks.Tree) error {
 		if n.Orphan {
 			b.indexSamples()
 		}
+		if lf&locSynthesized != 0 {
+			kind |= synthesizedKind
+			info.synthesized++
+		}
 		ls := &labelsOf[n.Thread][kind]
 		if *ls == 0 {
 			th := &t.Threads[n.Thread]
-			label, shared := b.label(labelKey{thread: th.Name, tid: int64(th.ID), synth: syntheticValues[kind]})
+			label, shared := b.label(labelKey{thread: th.Name, tid: int64(th.ID),
+				synth: syntheticValues[kind&^synthesizedKind], synthesized: kind&synthesizedKind != 0})
 			if shared {
 				b.indexSamples()
 			}
@@ -284,6 +312,18 @@ func (b *Builder) addNode(t *stream.Trace, n *stacks.Node, label, path int32) {
 // syntheticKinds counts the LabelSynthetic values, "" (none) included.
 const syntheticKinds = 4
 
+// locSynthesized marks a location index (Add's locOf) whose frame a
+// mapping marks synthesized. A location index + 1 stays below it: 2^31
+// locations, with their functions, would take hundreds of GB.
+const locSynthesized = 1 << 31
+
+// A label kind is a syntheticKind, with synthesizedKind set when the
+// sample carries LabelSynthesized; labelKinds counts them.
+const (
+	synthesizedKind = syntheticKinds
+	labelKinds      = 2 * syntheticKinds
+)
+
 // syntheticValues are the LabelSynthetic values by syntheticKind.
 var syntheticValues = [syntheticKinds]string{"", SyntheticOrphan, SyntheticOpen, SyntheticBoth}
 
@@ -318,12 +358,8 @@ func (b *Builder) path(parent, loc int32) int32 {
 // records no call-site lines, only (in Dalvik traces) the method's first
 // line.
 func (b *Builder) location(fr *stream.Frame) (index int32, shared bool) {
-	k := funcKey{name: fr.Name, file: fr.File}
-	if fr.Signature != "" {
-		// SystemName must differ from Name or pprof's demangler rewrites
-		// Name; left empty, it is never looked at.
-		k.system = fr.Name + " " + fr.Signature
-	}
+	k := funcKey{name: fr.Name, file: fr.File, synthesized: fr.Synthesized,
+		system: systemName(fr)}
 	if fr.HasLine && fr.Line > 0 {
 		k.line = int64(fr.Line)
 	}
@@ -341,6 +377,38 @@ func (b *Builder) location(fr *stream.Frame) (index int32, shared bool) {
 	b.locs[fn] = loc
 	b.locList = append(b.locList, loc)
 	return int32(loc.ID - 1), false
+}
+
+// systemName is a frame's Function.SystemName: "<class>.<method>
+// <descriptor>" as the trace names it. That is the trace's own obfuscated
+// name when a mapping renamed the frame, else the frame's name and
+// signature. SystemName must differ from Name or pprof's demangler
+// rewrites Name; left empty, it is never looked at: a frame without a
+// descriptor has none (unless a mapping renamed it, when the obfuscated
+// name alone is kept).
+func systemName(fr *stream.Frame) string {
+	switch {
+	case fr.Obfuscated != "" && fr.ObfuscatedSignature != "":
+		return fr.Obfuscated + " " + fr.ObfuscatedSignature
+	case fr.Obfuscated != "":
+		if fr.Obfuscated == fr.Name {
+			return ""
+		}
+		return fr.Obfuscated
+	case fr.Signature != "":
+		return fr.Name + " " + fr.Signature
+	}
+	return ""
+}
+
+// anySynthesized reports whether a mapping marked any of the frames.
+func anySynthesized(frames []stream.Frame) bool {
+	for i := range frames {
+		if frames[i].Synthesized {
+			return true
+		}
+	}
+	return false
 }
 
 // WriteProfile checks p and writes it gzipped, as profile.proto files are

@@ -127,6 +127,9 @@ func newLabelSet(k labelKey) labelSet {
 	if k.synth != "" {
 		ls.str[LabelSynthetic] = []string{k.synth}
 	}
+	if k.synthesized {
+		ls.str[LabelSynthesized] = []string{SynthesizedTrue}
+	}
 	return ls
 }
 
@@ -212,6 +215,10 @@ func (b *Builder) comments(c clocks) []string {
 		}
 		if ti.synthetics > 0 {
 			out = append(out, syntheticComment(name, ti))
+		}
+		if ti.synthesized > 0 {
+			out = append(out, fmt.Sprintf("%s: %s the label %s=%s: the mapping marks the method that ran as made by the compiler",
+				name, plural(int64(ti.synthesized), "sample carries", "samples carry"), LabelSynthesized, SynthesizedTrue))
 		}
 		if t.Sampling.Likely {
 			out = append(out, fmt.Sprintf("%s: looks like a sampling-mode trace (about %s between samples): calls count sampled entries and times are approximate",

@@ -32,7 +32,12 @@ import (
 //     one method are one Function, which pprof's default granularity merges.
 //   - Labels: thread (string) and thread_serial (number, the file's thread
 //     serial, not an OS tid) when the file says which thread a stack ran on;
-//     truncated=depth-limit on stacks that reach the profiler's depth limit.
+//     truncated=depth-limit on stacks that reach the profiler's depth limit;
+//     synthesized=true, as on method-trace profiles, on stacks whose leaf a
+//     mapping marks as made by the compiler.
+//   - A frame a mapping renamed keeps the file's own name (and descriptor,
+//     for ART profiles) as its Function's SystemName, as on method-trace
+//     profiles (systemName).
 
 // TypeSamples is the sample type of sample-counting profiles.
 const TypeSamples = "samples"
@@ -100,6 +105,7 @@ func (b *SampledBuilder) Add(s *stacks.Sampled) error {
 	t := s.Trace()
 	unknown, hasUnknown := s.UnknownThread()
 	locOf := make([]*profile.Location, len(t.Frames)) // by frame, filled on first use
+	marked := anySynthesized(t.Frames)
 	var ids []stream.FrameID
 	for i, n := range s.Nodes() {
 		id := stacks.NodeID(i)
@@ -116,7 +122,8 @@ func (b *SampledBuilder) Add(s *stacks.Sampled) error {
 			}
 			locs[len(ids)-1-j] = locOf[f] // leaf first
 		}
-		smp := b.sample(th.Name, int64(th.ID), known, locs, s.Cut(id))
+		synthesized := marked && len(ids) > 0 && t.Frames[ids[len(ids)-1]].Synthesized
+		smp := b.sample(th.Name, int64(th.ID), known, locs, s.Cut(id), synthesized)
 		if s.Timed() {
 			smp.Value[0] += n.Calls
 			smp.Value[1] += n.CPU
@@ -127,13 +134,20 @@ func (b *SampledBuilder) Add(s *stacks.Sampled) error {
 	return nil
 }
 
-// sample returns the sample of a thread and stack, creating it.
-func (b *SampledBuilder) sample(thread string, serial int64, known bool, locs []*profile.Location, cut bool) *profile.Sample {
+// sample returns the sample of a thread and stack, creating it. Its key
+// holds the labels a stack does not imply: the thread and synthesized (the
+// leaf's location implies it too, as funcKey holds the mark; it is in the
+// key all the same, so that a sample never merges two label sets).
+func (b *SampledBuilder) sample(thread string, serial int64, known bool, locs []*profile.Location, cut, synthesized bool) *profile.Sample {
 	b.key = b.key[:0]
 	if known {
 		b.key = binary.AppendVarint(append(b.key, thread...), serial)
 	}
-	b.key = append(b.key, 0)
+	sep := byte(0)
+	if synthesized {
+		sep = 1
+	}
+	b.key = append(b.key, sep)
 	for _, l := range locs {
 		b.key = binary.AppendUvarint(b.key, l.ID)
 	}
@@ -154,6 +168,12 @@ func (b *SampledBuilder) sample(thread string, serial int64, known bool, locs []
 		}
 		smp.Label[LabelTruncated] = []string{TruncatedDepth}
 	}
+	if synthesized {
+		if smp.Label == nil {
+			smp.Label = map[string][]string{}
+		}
+		smp.Label[LabelSynthesized] = []string{SynthesizedTrue}
+	}
 	b.index[string(b.key)] = len(b.samples)
 	b.samples = append(b.samples, smp)
 	return smp
@@ -161,10 +181,7 @@ func (b *SampledBuilder) sample(thread string, serial int64, known bool, locs []
 
 // location returns the location of a frame: one per method and line.
 func (b *SampledBuilder) location(fr *stream.Frame) *profile.Location {
-	k := funcKey{name: fr.Name, file: fr.File}
-	if fr.Signature != "" {
-		k.system = fr.Name + " " + fr.Signature // see Builder.location
-	}
+	k := funcKey{name: fr.Name, file: fr.File, system: systemName(fr), synthesized: fr.Synthesized}
 	fn, ok := b.funcs[k]
 	if !ok {
 		fn = &profile.Function{ID: uint64(len(b.funcs) + 1), Name: k.name, SystemName: k.system, Filename: k.file}

@@ -36,5 +36,10 @@
 // ErrUnrecognized. Lines are limited to 1 MiB and stacks to 65 536 frames,
 // and the reader never panics (FuzzRead).
 //
+// Profile.Deobfuscate names the frames with a mapping (package mapping,
+// --mapping) once the profile is read, as a method trace's frames are
+// named in their table: a renamed frame keeps the file's own name in
+// Obfuscated.
+//
 // Package samplegen writes all of these formats for the tests.
 package samples

@@ -36,6 +36,11 @@
 //     keys frames by array index and a large undeduplicated table makes it
 //     load for minutes (speedscope#399). Overloads of one method share a
 //     frame, as they share a name.
+//   - A frame a mapping (--mapping) renamed has the key "obfuscated", the
+//     trace's own <class>.<method> (without the descriptor, so that
+//     overloads, which R8 gives one name, still share a frame), which is
+//     also part of the frame's identity. speedscope's importer keeps keys
+//     it does not know and its schema allows them; it does not show them.
 //   - The timeline is wall time when the trace has it, else thread CPU time
 //     (each thread's CPU clock starts at 0 at its first event). startValue
 //     is 0, the trace start; endValue is the trace end on that clock (for

@@ -9,11 +9,16 @@ import (
 	"github.com/atrace2/atrace2/convert/stream"
 )
 
-// frameKey is what makes two speedscope frames the same (docs/outputs.md §3.2).
+// frameKey is what makes two speedscope frames the same (docs/outputs.md §3.2):
+// a frame a mapping renamed also keeps the trace's own <class>.<method>,
+// written as the frame's "obfuscated" key, so frames of one name that the
+// trace names differently stay apart. A frame the mapping gave its own
+// name (a kept class and method) has none.
 type frameKey struct {
 	name, file string
 	line       int
 	hasLine    bool
+	obfuscated string
 }
 
 // dedupFrames maps every stream frame to its shared frame, in order of
@@ -25,6 +30,9 @@ func dedupFrames(frames []stream.Frame) ([]int32, []frameKey) {
 	for i := range frames {
 		f := &frames[i]
 		k := frameKey{name: f.Name, file: f.File, line: f.Line, hasLine: f.HasLine}
+		if f.Obfuscated != f.Name { // "" unless a mapping renamed it
+			k.obfuscated = f.Obfuscated
+		}
 		if !f.HasLine {
 			k.line = 0
 		}
@@ -127,6 +135,12 @@ func writeFrameList(w *writer, frames []frameKey) {
 		if f.hasLine {
 			w.str(`,"line":`)
 			w.int(int64(f.line))
+		}
+		if f.obfuscated != "" {
+			// A key of our own: speedscope's importer keeps a frame's
+			// keys, and its schema allows more than it names.
+			w.str(`,"obfuscated":`)
+			w.quoted(f.obfuscated)
 		}
 		w.str("}")
 		w.maybeFlush()

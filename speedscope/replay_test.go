@@ -13,7 +13,8 @@ import (
 )
 
 // file is the speedscope file format (file-format-spec.ts), as much of it
-// as atrace2 writes. Decoding disallows unknown fields.
+// as atrace2 writes, with atrace2's own frame key "obfuscated". Decoding
+// disallows unknown fields.
 type file struct {
 	Schema             string `json:"$schema"`
 	Exporter           string `json:"exporter"`
@@ -24,6 +25,8 @@ type file struct {
 			Name string `json:"name"`
 			File string `json:"file,omitempty"`
 			Line *int   `json:"line,omitempty"`
+			// Obfuscated is atrace2's: the trace's name of a renamed frame.
+			Obfuscated string `json:"obfuscated,omitempty"`
 		} `json:"frames"`
 	} `json:"shared"`
 	Profiles []profile `json:"profiles"`

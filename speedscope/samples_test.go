@@ -27,6 +27,8 @@ type sampledFile struct {
 			Name string `json:"name"`
 			File string `json:"file,omitempty"`
 			Line *int   `json:"line,omitempty"`
+			// Obfuscated is atrace2's: the trace's name of a renamed frame.
+			Obfuscated string `json:"obfuscated,omitempty"`
 		} `json:"frames"`
 	} `json:"shared"`
 	Profiles []struct {

@@ -7,7 +7,8 @@ import (
 
 // DumpCmd prints the balanced event stream, one line per event.
 type DumpCmd struct {
-	Trace []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file."`
+	Trace      []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file."`
+	Obfuscated bool     `help:"Show beside each method that --mapping renamed the name and descriptor the trace gives it, in brackets."`
 }
 
 // Run dumps each trace.
@@ -29,7 +30,7 @@ func (c *DumpCmd) Run(g *Globals) error {
 		if err := requireMethodTrace(src, "dump prints the events of a method trace"); err != nil {
 			return err
 		}
-		if _, err := convertTrace(g, src, convert.Output{Exporter: dump.New(out)}); err != nil {
+		if _, err := convertTrace(g, src, convert.Output{Exporter: dump.New(out, dump.Options{Obfuscated: c.Obfuscated})}); err != nil {
 			return err
 		}
 	}
