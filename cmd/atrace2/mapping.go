@@ -99,10 +99,10 @@ func (g *Globals) sayOnce(msg string) {
 // methods resolved by name only or ambiguously.
 func deobfuscateSampled(g *Globals, src *input.Source, p *samples.Profile) (*mapping.Map, mapping.Counts, error) {
 	if g.Mapping == "" {
-		hintMapping(g, src.Name(), len(p.Frames), func(i int) mapping.Method { return sampledMethod(&p.Frames[i]) })
+		hintMapping(g, src.Name(), len(p.Frames), func(i int) mapping.Method { return p.Frames[i].MappingMethod() })
 		return nil, mapping.Counts{}, nil
 	}
-	methods := sampledMethods(p)
+	methods := p.MappingMethods()
 	m, err := loadMapping(g, methods)
 	if err != nil {
 		return nil, mapping.Counts{}, err
@@ -110,7 +110,7 @@ func deobfuscateSampled(g *Globals, src *input.Source, p *samples.Profile) (*map
 	if err := checkMapID(g, src.Name(), m, methods); err != nil {
 		return nil, mapping.Counts{}, err
 	}
-	c := renameSampled(p, m)
+	c := p.Deobfuscate(m)
 	if g.Strict && c[mapping.NameOnly]+c[mapping.Ambiguous] > 0 {
 		return nil, c, fmt.Errorf("%s: strict mode: the mapping resolved %d methods by name only (no descriptor matched) and %d ambiguously",
 			src.Name(), c[mapping.NameOnly], c[mapping.Ambiguous])
@@ -119,61 +119,4 @@ func deobfuscateSampled(g *Globals, src *input.Source, p *samples.Profile) (*map
 		fmt.Fprintf(g.env.stderr, "atrace2: %s: %s\n", src.Name(), stream.DeobfSummary(m, &c))
 	}
 	return m, c, nil
-}
-
-// The hook for samples' Deobfuscate step, which the samples package is
-// getting (samples.Profile.MappingMethods and Profile.Deobfuscate, with the
-// same meaning): sampledMethod, sampledMethods and renameSampled stand in
-// for them until then, and go when they land.
-
-// sampledMethod is a sampled profile's frame as package mapping takes a
-// method.
-func sampledMethod(f *samples.Frame) mapping.Method {
-	return mapping.Method{Class: f.Class, Name: f.Method, Signature: f.Signature, Source: f.File}
-}
-
-// sampledMethods lists the methods of the profile's frames that have a
-// class, each once.
-func sampledMethods(p *samples.Profile) []mapping.Method {
-	seen := make(map[mapping.Method]bool, len(p.Frames))
-	var ms []mapping.Method
-	for i := range p.Frames {
-		if m := sampledMethod(&p.Frames[i]); m.Class != "" && !seen[m] {
-			seen[m] = true
-			ms = append(ms, m)
-		}
-	}
-	return ms
-}
-
-// renameSampled renames each frame of p that has a class as m resolves
-// it, as stream.Frame.Rename does a method trace's frame, and counts one
-// resolution per distinct method (a profile has a frame per line that
-// ran). A frame without a descriptor (hprof text) keeps none.
-func renameSampled(p *samples.Profile, m *mapping.Map) mapping.Counts {
-	var c mapping.Counts
-	type key struct{ class, name, sig string }
-	seen := map[key]mapping.Result{}
-	for i := range p.Frames {
-		f := &p.Frames[i]
-		if f.Class == "" {
-			continue
-		}
-		k := key{f.Class, f.Method, f.Signature}
-		res, ok := seen[k]
-		if !ok {
-			res = m.Resolve(sampledMethod(f))
-			seen[k] = res
-			c.Add(res.Status)
-		}
-		if res.Status == mapping.Untouched {
-			continue
-		}
-		f.Obfuscated, f.ObfuscatedSignature = f.Name, f.Signature
-		f.Name, f.Class, f.Method, f.File, f.Synthesized = res.Name, res.Class, res.Method, res.Source, res.Synthesized
-		if f.Signature != "" {
-			f.Signature = res.Signature
-		}
-	}
-	return c
 }
