@@ -24,20 +24,18 @@ import "strings"
 //   - a method line without a range (getItemCount);
 //   - an identity class line (MainActivity) with an identity method line,
 //     a renamed method and a kept-name member (onResume, not listed);
-//   - kept-name members of renamed classes (FeedAdapter.onViewRecycled,
-//     the lambda's run);
+//   - kept-name members of renamed classes (the lambda's run, and
+//     FeedAdapter.onViewRecycled(Holder), whose descriptor the map names
+//     back);
 //   - an inner class (FeedAdapter$Holder -> a.b.c$a), a synthesized lambda
 //     class (FeedAdapter$$ExternalSyntheticLambda0) with a synthesized
 //     <init>, a synthesized method (lambda$bind$0), and FeedAdapter$1,
-//     absent from the map, traced as a.b.c$1 and restored as
-//     ORIG(OUTER)$1;
+//     absent from the map, traced as a.b.c$1 with FeedAdapter's source
+//     column and restored as ORIG(OUTER)$1 with OUTER's source file;
 //   - sources: sourceFile metadata under r8-map-id-… (FeedAdapter,
 //     Formatter, Holder, the lambda) and under SourceFile (Item); Util has
-//     SourceFile and no metadata, so it has no source; MainActivity and
-//     FeedAdapter$1 keep theirs; the framework classes are not in the map.
-//
-// Kept-name members have descriptors without app classes: the map cannot
-// restore the types of a method it does not list.
+//     SourceFile and no metadata, so it has no source; MainActivity keeps
+//     its own; the framework classes are not in the map.
 func MinifiedApp(vm string, build int) (*Trace, *Plan) {
 	return minifiedTrace(vm, build), minifiedPlan(build)
 }
@@ -137,7 +135,7 @@ func minifiedTrace(vm string, build int) *Trace {
 		clamp       = m(feedPkg+"Util", "clamp", "(III)I", "")
 		render      = m(adapter, "render", "("+item+"I)V", "FeedAdapter.kt")
 		count       = m(adapter, "getItemCount", "()I", "FeedAdapter.kt")
-		recycled    = m(adapter, "onViewRecycled", "()V", "FeedAdapter.kt")
+		recycled    = m(adapter, "onViewRecycled", "(L"+strings.ReplaceAll(holder, ".", "/")+";)V", "FeedAdapter.kt")
 		newLambda   = m(lambda, "<init>", "("+adapterT+")V", "R8$$SyntheticClass")
 		runLambda   = m(lambda, "run", "()V", "R8$$SyntheticClass")
 		lambdaBody  = m(adapter, "lambda$bind$0", "("+item+")V", "FeedAdapter.kt")

@@ -35,9 +35,10 @@ const (
 // ClassPlan is one class line of the map and the method lines under it.
 //
 // A trace class missing from the plan keeps its name, unless it is
-// OUTER$suffix with OUTER in the plan: then it becomes Obf(OUTER)$suffix,
-// a class the map does not list (made at run time or by another tool), and
-// keeps its methods' names and its source column.
+// OUTER$suffix with OUTER in the plan (the longest such OUTER): then it
+// becomes Obf(OUTER)$suffix, a class the map does not list (made at run
+// time or by another tool), with OUTER's source column, and its methods
+// keep their names.
 type ClassPlan struct {
 	Orig, Obf   string // dotted; Obf == Orig is an identity class line
 	File        string // the class's source file (FeedAdapter.kt); "" when unknown
@@ -240,42 +241,73 @@ func (ix *planIndex) obfuscate(m Method) (Method, error) {
 		o.Class, o.Source = c.Obf, c.traceSource(ix.p)
 		return o, nil
 	}
-	if i := strings.LastIndexByte(m.Class, '$'); i > 0 {
-		if c := ix.byOrig[m.Class[:i]]; c != nil {
-			o.Class = c.Obf + m.Class[i:]
-		}
+	if c, suffix := outerClass(ix.byOrig, m.Class); c != nil {
+		// Not in the map: the class keeps its names and shares its
+		// outer class's source column.
+		o.Class, o.Source = c.Obf+suffix, c.traceSource(ix.p)
 	}
 	return o, nil
 }
 
+// outerClass finds the longest OUTER of a class OUTER$suffix in classes.
+func outerClass(classes map[string]*ClassPlan, name string) (*ClassPlan, string) {
+	for i := len(name) - 1; i > 0; i-- {
+		if name[i] == '$' {
+			if c := classes[name[:i]]; c != nil {
+				return c, name[i:]
+			}
+		}
+	}
+	return nil, ""
+}
+
 // renameTypes renames the class types of a descriptor through the class
-// lines, as R8 computes a residual signature. A descriptor that does not
-// parse is kept.
+// lines (original → obfuscated), as R8 computes a residual signature. A
+// descriptor that does not parse is kept.
 func (ix *planIndex) renameTypes(desc string) string {
+	return mapTypes(desc, func(c string) string {
+		if cp := ix.byOrig[c]; cp != nil {
+			return cp.Obf
+		}
+		return c
+	})
+}
+
+// origTypes renames the class types of a descriptor back (obfuscated →
+// original), as the map does for a member it does not list.
+func (ix *planIndex) origTypes(desc string) string {
+	return mapTypes(desc, func(c string) string {
+		if cp := ix.byObf[c]; cp != nil {
+			return cp.Orig
+		}
+		return c
+	})
+}
+
+// mapTypes renames every class type of a descriptor with rename, which
+// takes and returns dotted names. A descriptor that does not parse is
+// kept.
+func mapTypes(desc string, rename func(string) string) string {
 	params, ret, err := parseDescriptor(desc)
 	if err != nil {
 		return desc
 	}
+	one := func(t string) string {
+		dims := len(t) - len(strings.TrimLeft(t, "["))
+		if t[dims] != 'L' {
+			return t
+		}
+		name := rename(strings.ReplaceAll(t[dims+1:len(t)-1], "/", "."))
+		return t[:dims] + "L" + strings.ReplaceAll(name, ".", "/") + ";"
+	}
 	var b strings.Builder
 	b.WriteByte('(')
 	for _, p := range params {
-		b.WriteString(ix.renameType(p))
+		b.WriteString(one(p))
 	}
 	b.WriteByte(')')
-	b.WriteString(ix.renameType(ret))
+	b.WriteString(one(ret))
 	return b.String()
-}
-
-func (ix *planIndex) renameType(t string) string {
-	dims := len(t) - len(strings.TrimLeft(t, "["))
-	if t[dims] != 'L' {
-		return t
-	}
-	name := strings.ReplaceAll(t[dims+1:len(t)-1], "/", ".")
-	if c := ix.byOrig[name]; c != nil {
-		return t[:dims] + "L" + strings.ReplaceAll(c.Obf, ".", "/") + ";"
-	}
-	return t
 }
 
 // restore resolves one method of the minified trace as docs/formats.md §19
@@ -283,11 +315,10 @@ func (ix *planIndex) renameType(t string) string {
 func (ix *planIndex) restore(o Method, r8 bool) (Method, error) {
 	c := ix.byObf[o.Class]
 	if c == nil {
-		if i := strings.LastIndexByte(o.Class, '$'); i > 0 {
-			if outer := ix.byObf[o.Class[:i]]; outer != nil {
-				o.Class = outer.Orig + o.Class[i:]
-				o.Source = ix.source(o.Class, o.Source, r8)
-			}
+		if outer, suffix := outerClass(ix.byObf, o.Class); outer != nil {
+			// Class only, with OUTER's source file.
+			o.Class, o.Source = outer.Orig+suffix, ix.source(outer.Orig, o.Source, r8)
+			o.Signature = ix.origTypes(o.Signature)
 		}
 		return o, nil // untouched
 	}
@@ -300,7 +331,10 @@ func (ix *planIndex) restore(o Method, r8 bool) (Method, error) {
 	r := o
 	r.Class, r.Source = c.Orig, ix.source(c.Orig, o.Source, r8)
 	if len(cands) == 0 {
-		return r, nil // class only: the method kept its name
+		// Class only: the method kept its name; its descriptor's types
+		// are named back.
+		r.Signature = ix.origTypes(o.Signature)
+		return r, nil
 	}
 	var match []*MethodPlan
 	for _, m := range cands {
