@@ -81,17 +81,20 @@ var ruleCases = []struct {
 	want    string // folded --no-thread with --mapping
 }{
 	{
-		name: "1 class: renamed, OUTER$suffix, not mapped",
+		name: "1 class: renamed, OUTER$suffix (the longest mapped OUTER), not mapped",
 		mapText: `com.example.Feed -> a.b:
     void bind(int) -> a
+com.example.Feed$Inner -> a.b$c:
 `,
 		methods: []ruleMethod{
 			{"a.b", "a", "(I)V", "SourceFile"},
 			{"a.b$1", "run", "()V", "SourceFile"},
 			{"a.c", "run", "()V", "SourceFile"},
 			{"a.bx", "run", "()V", "SourceFile"},
+			{"a.b$c$1", "run", "()V", "SourceFile"},
 		},
-		want: folded("com.example.Feed.bind 10", "com.example.Feed$1.run 20", "a.c.run 30", "a.bx.run 40"),
+		want: folded("com.example.Feed.bind 10", "com.example.Feed$1.run 20", "a.c.run 30", "a.bx.run 40",
+			"com.example.Feed$Inner$1.run 50"),
 	},
 	{
 		name: "2 inline chains: only the outermost line is a candidate; lines without a range stand alone",
@@ -158,7 +161,8 @@ com.example.AB -> a.d:
 		mapText: rule5Map,
 		methods: rule5Methods,
 		want: folded("com.example.Other.helper 10", "com.example.Feed.bind 20", "com.example.Kept.run 30",
-			"com.example.Kept2.run 40", "com.example.Kept3.run 50", "com.example.Kept4.run 60"),
+			"com.example.Kept2.run 40", "com.example.Kept3.run 50", "com.example.Kept4.run 60",
+			"com.example.Feed.onClick 70", "com.example.Feed$1.accept 80"),
 	},
 	{
 		name:    "6 kept names, constructors, synthesized",
@@ -196,6 +200,8 @@ var rule5Methods = []ruleMethod{
 	{"a.g", "a", "()V", "SourceFile"},
 	{"a.h", "a", "()V", "Unknown Source"},
 	{"a.i", "a", "()V", "r8-map-id-5b46fdc"},
+	{"a.b", "onClick", "(La/c;)V", "r8-map-id-5b46fdc"},  // class only: types named back
+	{"a.b$1", "accept", "(La/c;)V", "r8-map-id-5b46fdc"}, // OUTER$suffix: OUTER's source file
 }
 
 const rule6Map = `com.example.Feed -> a.b:
@@ -241,7 +247,9 @@ func TestDeobfuscationRules(t *testing.T) {
 
 // TestDeobfuscationRule5: the original descriptor with original types, and
 // the source file: the owner's sourceFile metadata, else the trace's own
-// unless it is SourceFile, Unknown Source or r8-map-id-….
+// unless it is SourceFile, Unknown Source or r8-map-id-…. A method the
+// map does not list has its descriptor's types named back, and an
+// OUTER$suffix class has OUTER's source file (docs/formats.md §19.5).
 func TestDeobfuscationRule5(t *testing.T) {
 	requireMapping(t)
 	dir := t.TempDir()
@@ -268,12 +276,15 @@ func TestDeobfuscationRule5(t *testing.T) {
 		"com.example.Kept2.run ",
 		"com.example.Kept3.run ",
 		"com.example.Kept4.run ",
+		"com.example.Feed.onClick com/example/Feed.kt",
+		"com.example.Feed$1.accept com/example/Feed.kt",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("speedscope frames:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	dump := runIn(t, dir, "dump", "-q", "--mapping", "mapping.txt", "app.trace")
-	for _, s := range []string{"com.example.Other.helper (Lcom/example/Item;)V", "com.example.Feed.bind (Lcom/example/Item;I)V", "com.example.Kept.run ()V"} {
+	for _, s := range []string{"com.example.Other.helper (Lcom/example/Item;)V", "com.example.Feed.bind (Lcom/example/Item;I)V", "com.example.Kept.run ()V",
+		"com.example.Feed.onClick (Lcom/example/Item;)V", "com.example.Feed$1.accept (Lcom/example/Item;)V"} {
 		if strings.Count(dump.stdout, s+"\n") != 2 {
 			t.Errorf("dump: %q not on an enter and an exit line:\n%s", s, dump.stdout)
 		}
