@@ -16,6 +16,14 @@
 // user would (files, stdout, stdin, --clock cpu, --no-thread, exit codes)
 // and need no browser.
 //
+// TestDeobfuscationRoundTrip runs every command on tracegen.MinifiedApp's
+// readable traces and on their minified forms with the R8 and the
+// ProGuard map (--mapping, docs/formats.md §19), in every layout tracegen
+// writes, and requires equal outputs but for the obfuscated names each
+// output carries on purpose; the TestDeobfuscationRule* tests check the
+// resolution rules one by one with hand-computed output. They need no
+// browser.
+//
 // Setup: .ci/setup-browser.sh installs chromium and runs npm ci here. The
 // browser test skips with a message when node, chromium or node_modules are
 // missing, unless ATRACE2_E2E=require (CI sets it), which turns the skip

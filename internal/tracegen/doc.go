@@ -27,6 +27,12 @@
 // form (used inside txtar test cases) that [Trace.Text] writes back, and
 // [Builder] lays out realistic call trees with per-thread clocks.
 //
+// For deobfuscation tests, [Obfuscate] renames a readable trace's methods
+// as a [Plan] of a minified build says and checks that the R8 map
+// ([Plan.R8]) restores it exactly under the rules of docs/formats.md §19;
+// [Plan.ProGuard] writes the ProGuard-style map, and [MinifiedApp] is a
+// trace and plan that cover every situation those rules name.
+//
 // The package imports nothing from atrace2 on purpose: it is an independent
 // implementation of the format, used to check the parser.
 package tracegen
