@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -230,18 +229,7 @@ func requireMapping(t *testing.T) {
 // alike.
 func runIn(t *testing.T, dir string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(binary(t), args...)
-	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errb.String()}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running atrace2 %v: %v", args, err)
-	}
-	return r
+	return atrace2In(t, dir, nil, args...)
 }
 
 // TestDeobfuscationRoundTrip runs every command on the readable traces and

@@ -56,7 +56,15 @@ type result struct {
 // atrace2 runs the binary with stdin (may be nil).
 func atrace2(t testing.TB, stdin []byte, args ...string) result {
 	t.Helper()
+	return atrace2In(t, "", stdin, args...)
+}
+
+// atrace2In runs the binary in dir ("" is the test's own) with stdin (may
+// be nil).
+func atrace2In(t testing.TB, dir string, stdin []byte, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(binary(t), args...)
+	cmd.Dir = dir
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
