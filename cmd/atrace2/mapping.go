@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/internal/input"
@@ -22,6 +24,11 @@ import (
 // warnings, each once per run.
 func loadMapping(g *Globals, methods []mapping.Method) (*mapping.Map, error) {
 	m, err := mapping.Open(g.Mapping, methods)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		// Name the file and the trouble, not the system call that met it.
+		return nil, fmt.Errorf("mapping file %s: %w", pe.Path, pe.Err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("mapping: %w", err)
 	}

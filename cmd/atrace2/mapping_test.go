@@ -263,9 +263,9 @@ func TestMappingErrors(t *testing.T) {
 		{"old-mapping elsewhere", []string{"info", "--old-mapping", f["mapping.txt"], f["app.trace"]}, exitUsage, `unknown flag --old-mapping`},
 		{"output over the map", []string{"pprof", "--mapping", f["mapping.txt"], "-o", f["mapping.txt"], f["app.trace"]}, exitUsage, `mapping.txt`},
 		{"missing", []string{"info", "--mapping", missing, f["app.trace"]}, exitError,
-			`^atrace2: mapping: (open|stat) ` + regexp.QuoteMeta(missing) + `: no such file or directory\n$`},
+			`^atrace2: mapping file ` + regexp.QuoteMeta(missing) + `: no such file or directory\n$`},
 		{"missing, sampled", []string{"folded", "--mapping", missing, f["app.prof"]}, exitError,
-			`^atrace2: mapping: (open|stat) ` + regexp.QuoteMeta(missing) + `: no such file or directory\n$`},
+			`^atrace2: mapping file ` + regexp.QuoteMeta(missing) + `: no such file or directory\n$`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, errOut := runCLI(t, nil, c.args...)
