@@ -43,7 +43,7 @@ const FLAGS = [
   '--disable-sync', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
 ];
 
-const LOAD_TIMEOUT_MS = 30000;
+const LOAD_TIMEOUT_MS = 120000; // a guard against a hang: a loaded machine can take over 30 s
 const PAGES = 3; // pages open at once
 
 // serve answers /files/N with the N-th file and everything else from dist.
