@@ -41,7 +41,7 @@ func (p *pass) define(d *parser.Definition) {
 		return
 	}
 	if d.IsThread {
-		if _, ok := p.threads[d.Thread.ID]; !ok {
+		if th, ok := p.threads[d.Thread.ID]; !ok || th.skip {
 			return
 		}
 		p.lateThreads = append(p.lateThreads, d.Thread.ID)

@@ -18,6 +18,9 @@ type threadState struct {
 	cpu     unwrapper
 	wall    unwrapper
 	started bool
+	// skip marks a thread the thread filter drops (Options.Threads): it
+	// has no index, and its records never reach the policy (keptRecords).
+	skip bool
 
 	// First-pass counts, kept here (not in Trace.Threads) so that the hot
 	// loop touches one thread's state only; finish copies them out.

@@ -5,12 +5,22 @@ import (
 	"github.com/atrace2/atrace2/parser"
 )
 
-// records applies the policy to a batch of records. It is the hot loop of
-// every command. Runs of common records (same thread as the record before,
+// records applies the policy to a batch of records, or with a thread
+// filter to those of the kept threads (keptRecords, threads.go).
+func (p *pass) records(batch []parser.Record) {
+	if p.keep != nil {
+		p.keptRecords(batch)
+		return
+	}
+	p.policyRecords(batch)
+}
+
+// policyRecords applies the policy to a batch of records. It is the hot
+// loop of every command. Runs of common records (same thread as the record before,
 // a known method, an enter, or an exit of the top frame) go through
 // fastRecords; the record that ends a run goes through record, which
 // takes any record.
-func (p *pass) records(batch []parser.Record) {
+func (p *pass) policyRecords(batch []parser.Record) {
 	for len(batch) > 0 {
 		if !p.general {
 			batch = batch[p.fastRecords(batch):]

@@ -35,6 +35,16 @@ type Options struct {
 	// records come. With Strict, a method resolved by name only or
 	// ambiguously is an error.
 	Mapping *mapping.Map
+	// Threads, when set, keeps only the threads it matches (--thread): the
+	// records of the others are dropped before the stack policy, so those
+	// threads get no stream.ThreadIndex, send no event, and their repairs
+	// are not counted; only their wall times still count toward the trace
+	// end (stream.Trace.WallEnd). Each thread is matched once, by its id
+	// and name when the pass first meets it: read a streaming file with its
+	// scan (parser.Options.SkipStreamingScan false), so that the thread
+	// table is complete by then. stream.Trace.Focus says how many threads
+	// were kept.
+	Threads *ThreadFilter
 
 	// The reference paths, which tests set through export_test.go and the
 	// atrace2_reference build tag sets everywhere (reference_on.go):
@@ -300,12 +310,13 @@ type pass struct {
 	threads   map[parser.ThreadID]*threadState
 	order     []*threadState // by ThreadIndex
 	frames    map[parser.MethodID]stream.FrameID
-	unit      int64  // ns per tick of the record times
-	maxTicks  uint64 // the largest time that converts to ns without overflow
-	wrap32    bool   // the record times are 32-bit counters that wrap
-	general   bool   // Options.generalOnly
-	maxDepth  int    // Options.MaxDepth, resolved: frames at stack index floor+maxDepth or deeper are not sent
-	fastDepth int    // min(maxDepth, deepScan): fastRecords takes no record that reaches it
+	unit      int64         // ns per tick of the record times
+	maxTicks  uint64        // the largest time that converts to ns without overflow
+	wrap32    bool          // the record times are 32-bit counters that wrap
+	general   bool          // Options.generalOnly
+	keep      *ThreadFilter // Options.Threads
+	maxDepth  int           // Options.MaxDepth, resolved: frames at stack index floor+maxDepth or deeper are not sent
+	fastDepth int           // min(maxDepth, deepScan): fastRecords takes no record that reaches it
 
 	lastRID    parser.ThreadID // the thread of the previous record
 	lastThread *threadState
@@ -339,6 +350,7 @@ func newPass(f *parser.File, opt Options, m mode, exps []stream.Exporter) *pass 
 		general:  opt.generalOnly || referenceOnly,
 		exps:     exps,
 		maxDepth: opt.MaxDepth,
+		keep:     opt.Threads,
 	}
 	if p.maxDepth <= 0 {
 		p.maxDepth = DefaultMaxDepth
@@ -347,6 +359,9 @@ func newPass(f *parser.File, opt Options, m mode, exps []stream.Exporter) *pass 
 	p.fastDepth = min(p.maxDepth, deepScan)
 	p.maxTicks = uint64(math.MaxInt64 / p.unit)
 	p.t = &stream.Trace{Name: f.Name, Size: f.Size(), Header: h, HasWall: h.Clock.HasWall(), HasCPU: h.Clock.HasCPU(), Mapping: opt.Mapping}
+	if p.keep != nil {
+		p.t.Focus.ThreadPatterns = p.keep.Patterns()
+	}
 	p.stats = &p.t.Stats
 	p.mode = m
 	if p.mode.sends() {
@@ -403,13 +418,17 @@ func (p *pass) run(f *parser.File) error {
 		p.stats.LostBytes = r.LostBytes()
 		p.stats.Overflow = f.Header.DataFileOverflow()
 		p.t.Sampling = p.probe.result()
+		if p.keep != nil {
+			p.t.Focus.ThreadsKept, p.t.Focus.ThreadsTotal = len(p.t.Threads), len(p.threads)
+		}
 	}
 	return p.err
 }
 
 // thread finds a thread's state by its record id, creating it on first sight
 // (only the first pass can meet a new thread: in a second, it is nil, and
-// the trace changed).
+// the trace changed). A thread the filter (Options.Threads) drops gets a
+// state marked skip, outside the Trace's threads.
 func (p *pass) thread(rid parser.ThreadID) *threadState {
 	if th, ok := p.threads[rid]; ok {
 		return th
@@ -424,6 +443,13 @@ func (p *pass) thread(rid parser.ThreadID) *threadState {
 		info.ID, info.Name, info.Listed = lt.ID, lt.Name, true
 	} else {
 		info.Name = fmt.Sprintf("thread %d", rid)
+	}
+	if p.keep != nil && !p.keep.Keep(int64(info.ID), info.Name) {
+		th := &threadState{skip: true}
+		p.threads[rid] = th
+		return th
+	}
+	if !info.Listed {
 		p.stats.UnknownThreads++
 	}
 	t.Threads = append(t.Threads, info)

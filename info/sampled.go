@@ -3,6 +3,7 @@ package info
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -33,6 +34,7 @@ type Sampled struct {
 	Truncated    bool            `json:"truncated"`
 	Unlisted     []Unlisted      `json:"unlisted"`
 	Deobf        *Deobf          `json:"deobfuscation,omitempty"` // with --mapping only
+	Focus        *Focus          `json:"focus,omitempty"`         // with --thread or --root only
 	Notes        []string        `json:"notes"`
 	Threads      []SampledThread `json:"threads"`
 }
@@ -66,6 +68,7 @@ func NewSampled(name string, s *stacks.Sampled, gz bool) *Sampled {
 		StatedCPU: p.TotalTimeNanos, Frames: len(p.Frames), MaxDepth: p.MaxDepth,
 		DepthLimited: p.DepthLimited, Truncated: p.Truncated,
 		Unlisted: []Unlisted{}, Notes: append([]string{}, p.Notes...), Deobf: newDeobf(s.Trace()),
+		Focus: newFocus(s.Trace()),
 	}
 	for _, u := range p.Unlisted {
 		r.Unlisted = append(r.Unlisted, Unlisted(u))
@@ -94,6 +97,9 @@ func NewSampled(name string, s *stacks.Sampled, gz bool) *Sampled {
 	if none.Stacks > 0 {
 		none.Name = stacks.UnknownThreadName
 		r.Threads = append(r.Threads, none)
+	}
+	if r.Focus != nil { // the threads --thread dropped have no samples left
+		r.Threads = slices.DeleteFunc(r.Threads, func(th SampledThread) bool { return th.Stacks == 0 })
 	}
 	return r
 }
@@ -124,6 +130,9 @@ func (r *Sampled) WriteText(w io.Writer) {
 	}
 	if r.Deobf != nil {
 		row("mapping", "%s", r.Deobf.summary)
+	}
+	if r.Focus != nil {
+		row("focus", "%s", r.Focus.summary)
 	}
 	for _, n := range r.Notes {
 		row("note", "%s", n)

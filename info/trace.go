@@ -40,6 +40,7 @@ type Trace struct {
 	IntervalNanos    int64         `json:"sampling_interval_ns,omitempty"`
 	Repairs          stream.Stats  `json:"repairs"`
 	Deobfuscation    *Deobf        `json:"deobfuscation,omitempty"` // with --mapping only
+	Focus            *Focus        `json:"focus,omitempty"`         // with --thread, --from/--to or --root only
 	Warnings         []string      `json:"warnings"`
 	Threads          []TraceThread `json:"threads"`
 }
@@ -72,6 +73,20 @@ func newDeobf(t *stream.Trace) *Deobf {
 	}
 }
 
+// Focus is what --thread, --from/--to and --root kept.
+type Focus struct {
+	stream.FocusStats
+	summary string
+}
+
+// newFocus is the report of t's focus, nil without one.
+func newFocus(t *stream.Trace) *Focus {
+	if !t.Focus.Active() {
+		return nil
+	}
+	return &Focus{FocusStats: t.Focus, summary: strings.TrimPrefix(t.Focus.Summary(), "focus: ")}
+}
+
 // TraceThread is a thread with events.
 type TraceThread struct {
 	TID       uint32 `json:"tid"`
@@ -96,7 +111,7 @@ func NewTrace(name string, t *stream.Trace) *Trace {
 		WallNanos: t.WallEnd, Bytes: t.Size, Records: h.Records, RecordSize: h.RecordSize,
 		ThreadsListed: len(h.Threads), MethodsListed: len(h.Methods), MethodsUsed: len(t.Frames),
 		DataFileOverflow: h.DataFileOverflow(), Sampling: t.Sampling.Likely, IntervalNanos: t.Sampling.Interval,
-		Repairs: t.Stats, Deobfuscation: newDeobf(t), Warnings: append([]string{}, h.Warnings...),
+		Repairs: t.Stats, Deobfuscation: newDeobf(t), Focus: newFocus(t), Warnings: append([]string{}, h.Warnings...),
 	}
 	if r.StartIsEpoch {
 		r.StartDate = time.UnixMicro(int64(h.StartTime)).UTC().Format("2006-01-02 15:04:05.000000 UTC")
@@ -164,6 +179,9 @@ func (r *Trace) WriteText(w io.Writer) {
 	row("repairs", "%s", repairs)
 	if d := r.Deobfuscation; d != nil {
 		row("mapping", "%s", d.summary)
+	}
+	if f := r.Focus; f != nil {
+		row("focus", "%s", f.summary)
 	}
 	for _, wmsg := range r.Warnings {
 		row("warning", "%s", wmsg)

@@ -68,6 +68,9 @@ type Profile struct {
 	// Notes are caveats the reports print under their header, such as
 	// stacks cut by a sampling profiler's depth limit.
 	Notes []string
+	// Focus says what --thread, --from/--to and --root kept
+	// (stream.FocusStats.Summary); "" without a focus.
+	Focus string
 	// unknownThread is the index of stacks.UnknownThreadName in Threads,
 	// -1 when every stack has its thread.
 	unknownThread int
@@ -89,7 +92,7 @@ func NewProfile(tree *stacks.Tree) (*Profile, error) {
 		return nil, errors.New("report: the call tree has no trace")
 	}
 	t := tree.Trace()
-	p := &Profile{Name: t.Name, Threads: t.Threads, nodes: tree.Nodes(), unknownThread: -1}
+	p := &Profile{Name: t.Name, Threads: t.Threads, nodes: tree.Nodes(), unknownThread: -1, Focus: t.Focus.Summary()}
 	if t.HasWall {
 		p.Clocks = append(p.Clocks, Wall)
 	}

@@ -19,7 +19,7 @@ func NewSampledProfile(s *stacks.Sampled) (*Profile, error) {
 		return nil, errors.New("report: no sampled profile")
 	}
 	t := s.Trace()
-	p := &Profile{Name: t.Name, Threads: t.Threads, nodes: s.Nodes(), unknownThread: -1}
+	p := &Profile{Name: t.Name, Threads: t.Threads, nodes: s.Nodes(), unknownThread: -1, Focus: t.Focus.Summary()}
 	if u, ok := s.UnknownThread(); ok {
 		p.unknownThread = int(u)
 	}

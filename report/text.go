@@ -40,6 +40,7 @@ func (r *TopReport) writeTable(w *bufio.Writer, t *TopTable, opt TextOptions, fi
 	fmt.Fprintf(w, "%s: %s; total %s; %s by %s\n", r.Trace, who, totals(r.Clocks, t.Total),
 		shown, sortWords(r.Sort, r.Clocks[0]))
 	if first {
+		r.writeFocus(w, t)
 		writeNotes(w, r.Notes)
 	}
 	w.WriteByte('\n')
@@ -63,6 +64,22 @@ func (r *TopReport) writeTable(w *bufio.Writer, t *TopTable, opt TextOptions, fi
 		tb.add(append(cells, label(row.Method, row.Signature, row.Overloaded))...)
 	}
 	tb.write(w, opt.Width)
+}
+
+// writeFocus says under the first table's header what the focus kept, or,
+// without a focus, that a table of several threads sums them, and how to
+// narrow it.
+func (r *TopReport) writeFocus(w *bufio.Writer, t *TopTable) {
+	switch {
+	case r.Focus != "":
+		fmt.Fprintln(w, r.Focus)
+	case t.Thread == nil && t.Threads > 1:
+		fmt.Fprintf(w, "the total sums %d threads: --thread main for the main thread alone, --per-thread for a table each", t.Threads)
+		if len(r.Clocks) > 1 {
+			w.WriteString(", --clock cpu for CPU time only")
+		}
+		w.WriteByte('\n')
+	}
 }
 
 // WriteText prints one block per matching method: its callers, itself,

@@ -39,11 +39,14 @@ type Header struct {
 	// calls.
 	CallsUnknown bool     `json:"calls_unknown,omitempty"`
 	Notes        []string `json:"notes,omitempty"` // caveats, printed under the header
+	// Focus says what --thread, --from/--to and --root kept
+	// (stream.FocusStats.Summary); "" without a focus.
+	Focus string `json:"focus,omitempty"`
 }
 
 // header is the report header of p.
 func (p *Profile) header() Header {
-	return Header{Trace: p.Name, Clocks: clockNames(p.Clocks), CallsUnknown: p.CallsUnknown, Notes: p.Notes}
+	return Header{Trace: p.Name, Clocks: clockNames(p.Clocks), CallsUnknown: p.CallsUnknown, Notes: p.Notes, Focus: p.Focus}
 }
 
 // TopTable is the profile of one thread, or of all threads when Thread is

@@ -39,6 +39,8 @@ type Globals struct {
 	Mapping         string `placeholder:"FILE" help:"Name the methods of a minified (R8 or ProGuard) build as the app's source does, with its mapping.txt: a file, gzipped or not, or a directory (such as app/build/outputs/mapping/) searched for mapping.txt files, of which the one whose map id the trace names is taken. Every output then shows the original names."`
 	MappingMismatch string `name:"mapping-mismatch" default:"error" enum:"error,warn" help:"What to do when the trace names R8 map ids (r8-map-id-… sources) and none is the --mapping file's: error refuses (exit 1), warn says so and goes on. One of: ${enum}."`
 
+	Thread []string `name:"thread" sep:"none" placeholder:"PATTERN" help:"Keep only the threads whose name matches PATTERN (an RE2 regular expression, unanchored: ^main$ for exactly main) or whose tid, in decimal, is PATTERN; repeat it to keep several. Everything of the other threads disappears, totals and repairs included. Applied first, before --from/--to and --root."`
+
 	// CPUProfile is for atrace2's developers: where a conversion's time goes.
 	CPUProfile string `name:"cpu-profile" hidden:"" type:"path" help:"Write a Go CPU profile of the run to this file."`
 
@@ -117,8 +119,9 @@ func openTrace(g *Globals, src *input.Source) (*input.Trace, error) {
 	// Every command reads the file through convert, which takes a
 	// streaming file's definitions as they come: one read, not two.
 	// With --mapping the whole method table is needed before the map is
-	// read (loadMapping): then a streaming file is scanned first.
-	opt := parser.Options{KeyFile: src.Sec, SkipStreamingScan: g.Mapping == ""}
+	// read (loadMapping), and with --thread the whole thread table before
+	// the first record: then a streaming file is scanned first.
+	opt := parser.Options{KeyFile: src.Sec, SkipStreamingScan: g.Mapping == "" && len(g.Thread) == 0}
 	if g.Clock != "auto" && g.Clock != "" {
 		opt.Clock, _ = parser.ParseClock(g.Clock)
 	}
@@ -147,6 +150,10 @@ func openTrace(g *Globals, src *input.Source) (*input.Trace, error) {
 // outputs (one read or two, see convert.Run) and prints the repair
 // summary. With no outputs it only analyses the trace.
 func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*stream.Trace, error) {
+	threads, err := threadFilter(g)
+	if err != nil {
+		return nil, err
+	}
 	f, err := openTrace(g, src)
 	if err != nil {
 		return nil, err
@@ -155,7 +162,7 @@ func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*strea
 	if g.MaxDepth < 1 || g.MaxDepth > convert.CorruptDepth {
 		return nil, usagef("--max-depth %d: give a depth from 1 to %d", g.MaxDepth, convert.CorruptDepth)
 	}
-	opt := convert.Options{Strict: g.Strict, MaxDepth: g.MaxDepth}
+	opt := convert.Options{Strict: g.Strict, MaxDepth: g.MaxDepth, Threads: threads}
 	if g.Mapping != "" {
 		methods := stream.MappingMethods(f.Header)
 		if opt.Mapping, err = loadMapping(g, methods); err != nil {
@@ -181,6 +188,9 @@ func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*strea
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src.Name(), err)
 	}
+	if opt.Threads != nil && t.Focus.ThreadsKept == 0 {
+		return nil, noThreadMatches(g, src.Name(), t.Focus.ThreadsTotal, "records", listedThreads(t.Header.Threads))
+	}
 	summarize(g, src, t)
 	if opt.Mapping == nil {
 		hintTrace(g, src.Name(), t.Header.Methods)
@@ -200,6 +210,9 @@ func summarize(g *Globals, src *input.Source, t *stream.Trace) {
 		fmt.Fprintf(g.env.stderr, "atrace2: %s: repaired: %s\n", src.Name(), s)
 	}
 	if s := t.DeobfSummary(); s != "" {
+		fmt.Fprintf(g.env.stderr, "atrace2: %s: %s\n", src.Name(), s)
+	}
+	if s := t.Focus.Summary(); s != "" {
 		fmt.Fprintf(g.env.stderr, "atrace2: %s: %s\n", src.Name(), s)
 	}
 }

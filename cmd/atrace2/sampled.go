@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/stacks"
 )
@@ -24,6 +25,14 @@ func readSampled(g *Globals, src *input.Source) (*stacks.Sampled, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src.Name(), err)
 	}
+	var focus stream.FocusStats
+	if len(g.Thread) > 0 {
+		kept, total, err := focusSampledThreads(g, src, p) // threads.go
+		if err != nil {
+			return nil, err
+		}
+		focus = stream.FocusStats{ThreadPatterns: g.Thread, ThreadsKept: kept, ThreadsTotal: total}
+	}
 	if g.Strict && p.Truncated {
 		return nil, fmt.Errorf("%s: strict mode: the file was cut short inside a CPU section", src.Name())
 	}
@@ -40,9 +49,13 @@ func readSampled(g *Globals, src *input.Source) (*stacks.Sampled, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src.Name(), err)
 	}
+	t := s.Trace()
 	if m != nil {
-		t := s.Trace()
 		t.Mapping, t.Deobf = m, counts
+	}
+	t.Focus = focus
+	if s := focus.Summary(); s != "" && !g.Quiet {
+		fmt.Fprintf(g.env.stderr, "atrace2: %s: %s\n", src.Name(), s)
 	}
 	return s, nil
 }
