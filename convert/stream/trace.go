@@ -130,6 +130,10 @@ type Trace struct {
 	// listed frames, one per distinct method used (zero without a map).
 	Mapping *mapping.Map
 	Deobf   mapping.Counts
+
+	// Focus says what --thread, --from/--to and --root kept; zero without
+	// a focus.
+	Focus FocusStats
 }
 
 // Sampling is the guess whether the trace came from sampling mode, which

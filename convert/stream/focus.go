@@ -1,0 +1,91 @@
+package stream
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/atrace2/atrace2/internal/units"
+)
+
+// FocusStats says what the focus kept of the trace: the threads
+// (--thread), the window (--from/--to) and the root (--root), applied in
+// that order. The zero value means no focus. Each stage fills its own
+// fields; totals are of the trace as the earlier stages left it (the
+// window's frames are those of the kept threads).
+type FocusStats struct {
+	// ThreadPatterns are the --thread patterns, in the order given; nil
+	// when threads were not filtered. ThreadsKept of ThreadsTotal threads
+	// with records (or samples) were kept: the others never reach the
+	// stream, their records are not read past their thread id, and their
+	// repairs are not counted.
+	ThreadPatterns []string `json:"thread_patterns,omitempty"`
+	ThreadsKept    int      `json:"threads_kept,omitempty"`
+	ThreadsTotal   int      `json:"threads_total,omitempty"`
+
+	// Window is set with --from or --to: the closed window [From, To] in
+	// ns since the trace start on the wall clock (To is the trace end when
+	// --to is left out). FramesKept of FramesTotal frames (calls) met it,
+	// and WallKept of WallTotal ns of exclusive wall time lay inside it.
+	// (Filled by the window stage, package focus.)
+	Window      bool  `json:"window,omitempty"`
+	From        int64 `json:"from_ns,omitempty"`
+	To          int64 `json:"to_ns,omitempty"`
+	FramesKept  int64 `json:"frames_kept,omitempty"`
+	FramesTotal int64 `json:"frames_total,omitempty"`
+	WallKept    int64 `json:"wall_kept_ns,omitempty"`
+	WallTotal   int64 `json:"wall_total_ns,omitempty"`
+
+	// Root is the --root pattern, "" without one. (Its counts are filled by
+	// the root stage, package focus.)
+	Root string `json:"root,omitempty"`
+}
+
+// Active reports whether any focus was asked for.
+func (f *FocusStats) Active() bool {
+	return f.ThreadPatterns != nil || f.Window || f.Root != ""
+}
+
+// Summary is one line on what the focus kept, or "" without a focus:
+// "focus: 1 of 12 threads (--thread main)".
+func (f *FocusStats) Summary() string {
+	if !f.Active() {
+		return ""
+	}
+	var parts []string
+	if f.ThreadPatterns != nil {
+		threads := "threads"
+		if f.ThreadsTotal == 1 {
+			threads = "thread"
+		}
+		parts = append(parts, fmt.Sprintf("%s of %s %s (%s)",
+			units.Count(int64(f.ThreadsKept)), units.Count(int64(f.ThreadsTotal)), threads, threadFlags(f.ThreadPatterns)))
+	}
+	if f.Window {
+		parts = append(parts, fmt.Sprintf("window %s to %s: %s of %s frames, %s of %s wall time",
+			units.Duration(f.From), units.Duration(f.To),
+			units.Count(f.FramesKept), units.Count(f.FramesTotal),
+			units.Duration(f.WallKept), units.Duration(f.WallTotal)))
+	}
+	if f.Root != "" {
+		parts = append(parts, "root "+f.Root)
+	}
+	return "focus: " + strings.Join(parts, "; ")
+}
+
+// threadFlags spells the patterns as the flags that gave them, quoting a
+// pattern that a shell would split.
+func threadFlags(patterns []string) string {
+	var b strings.Builder
+	for i, p := range patterns {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString("--thread ")
+		if p == "" || strings.ContainsAny(p, " \t'\"") {
+			p = strconv.Quote(p)
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
