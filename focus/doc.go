@@ -1,14 +1,14 @@
 // Package focus narrows the balanced event stream to what the user asked
-// about, once, so that every output agrees: the window (--from/--to,
-// window.go) and the root (--root, root.go). Each stage is a
-// stream.Exporter that wraps the next one: Begin and Finish pass through,
-// Events are filtered and rewritten. Package convert chains them, window
-// first, behind a Counter at each end of the chain (count.go), which give
-// the totals and what was kept (stream.FocusStats).
+// to see, once, before any exporter, so that every output agrees. Each
+// focus is a stage: a stream.Exporter that wraps the next one, passes
+// Begin and Finish on and filters and rewrites the events (--from/--to:
+// NewWindow; --root: Root). Package convert chains them, the window
+// first, between two Counters, which count the whole stream and what the
+// focus kept (stream.FocusStats).
 //
-// The stages take the stream of two reads (convert.Run reads twice when a
-// focus is set): orphan frames come opened at their thread's start, never
-// as a one-read stream.Enclose instruction, which a stage refuses.
+// A stage needs the orphan frames opened at their thread's start, so a
+// focused trace is read in two passes (convert.Run): a one-read
+// stream.Enclose instruction is refused.
 //
 // The package imports the standard library and convert/stream only.
 package focus
