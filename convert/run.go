@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"runtime"
 
 	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/focus"
 	"github.com/atrace2/atrace2/mapping"
 	"github.com/atrace2/atrace2/parser"
 )
@@ -35,6 +37,15 @@ type Options struct {
 	// records come. With Strict, a method resolved by name only or
 	// ambiguously is an error.
 	Mapping *mapping.Map
+	// Window, when set, keeps only what lies in the closed window
+	// [From, To] of the wall clock (--from/--to; focus.NewWindow says
+	// how). A trace without a wall clock is then an error
+	// (ErrNoWallClock).
+	Window *focus.Window
+	// Root, when set, keeps only the time spent inside frames whose name
+	// it matches, each subtree from its outermost match (--root;
+	// focus.Root). With a Window, the window applies first.
+	Root *regexp.Regexp
 
 	// The reference paths, which tests set through export_test.go and the
 	// atrace2_reference build tag sets everywhere (reference_on.go):
@@ -95,8 +106,13 @@ const CorruptDepth = 1_000_000
 var ErrStrict = errors.New("strict mode")
 
 // Analyze runs the first pass only: the tables, clocks, per-thread counts
-// and repair counts of the trace, without events.
+// and repair counts of the trace, without events. With a focus (Window,
+// Root) it also reads the trace a second time, to count what the focus
+// keeps (stream.Trace.Focus).
 func Analyze(f *parser.File, opt Options) (*stream.Trace, error) {
+	if opt.focused() {
+		return runFocused(f, opt, nil)
+	}
 	p, err := firstPass(f, opt, 1)
 	if err != nil {
 		return nil, err
@@ -123,7 +139,8 @@ func firstPass(f *parser.File, opt Options, passes int64) (*pass, error) {
 // the trace once when every output is OneRead; once unless the trace has
 // orphan exits when every one is OneRead or has a Rewind; otherwise twice:
 // a first pass finds orphan exits, the tables and the trace end, and the
-// second sends the events.
+// second sends the events. With a focus (Options.Window, Options.Root) it
+// always reads twice, and the events go through the focus stages.
 func Run(f *parser.File, opt Options, outs ...Output) (*stream.Trace, error) {
 	exps := make([]stream.Exporter, len(outs))
 	oneRead, rewindable := len(outs) > 0, len(outs) > 0
@@ -133,6 +150,8 @@ func Run(f *parser.File, opt Options, outs ...Output) (*stream.Trace, error) {
 		rewindable = rewindable && (o.OneRead || o.Rewind != nil)
 	}
 	switch {
+	case opt.focused():
+		return runFocused(f, opt, exps)
 	case opt.twoReads || referenceOnly:
 	case oneRead:
 		return runOnce(f, opt, exps)
