@@ -77,7 +77,9 @@ func (d *Exporter) Begin(t *stream.Trace) error {
 	if d.opt.Obfuscated && slices.ContainsFunc(t.Frames, func(fr stream.Frame) bool { return obfuscatedName(&fr) != "" }) {
 		legend = "; [ ] = the name in the trace, before --mapping renamed it"
 	}
-	if t.Focus.Window {
+	if f := &t.Focus; f.Window && (f.From > 0 || f.To < t.WallEnd) {
+		// Only a window inside the trace can cut a frame: --from 0
+		// without --to dumps what no window dumps.
 		legend += "; | = cut at the window's boundary (--from/--to)"
 	}
 	fmt.Fprintf(d.w, "# %s: %s clock; times in µs; * = synthetic (running before tracing began, or still open at its end), ~ = implicit exit%s\n", t.Name, t.Header.Clock, legend)

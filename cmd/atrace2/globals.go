@@ -9,6 +9,7 @@ import (
 
 	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/focus"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/internal/progress"
@@ -38,6 +39,9 @@ type Globals struct {
 
 	Mapping         string `placeholder:"FILE" help:"Name the methods of a minified (R8 or ProGuard) build as the app's source does, with its mapping.txt: a file, gzipped or not, or a directory (such as app/build/outputs/mapping/) searched for mapping.txt files, of which the one whose map id the trace names is taken. Every output then shows the original names."`
 	MappingMismatch string `name:"mapping-mismatch" default:"error" enum:"error,warn" help:"What to do when the trace names R8 map ids (r8-map-id-… sources) and none is the --mapping file's: error refuses (exit 1), warn says so and goes on. One of: ${enum}."`
+
+	From string `placeholder:"DURATION" help:"Count only what lies at or after this time on the wall clock, since the trace start (the time axis of every output): a Go duration such as 1.5s, 250ms or 1200us. Frames running at it begin there, marked as cut in timelines. With --to, the closed window [from, to]; needs a method trace with a wall clock."`
+	To   string `placeholder:"DURATION" help:"Count only what lies at or before this time on the wall clock, since the trace start: a Go duration. Frames still running at it end there, marked as cut in timelines."`
 
 	// CPUProfile is for atrace2's developers: where a conversion's time goes.
 	CPUProfile string `name:"cpu-profile" hidden:"" type:"path" help:"Write a Go CPU profile of the run to this file."`
@@ -156,6 +160,9 @@ func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*strea
 		return nil, usagef("--max-depth %d: give a depth from 1 to %d", g.MaxDepth, convert.CorruptDepth)
 	}
 	opt := convert.Options{Strict: g.Strict, MaxDepth: g.MaxDepth}
+	if opt.Window, err = g.window(); err != nil {
+		return nil, err
+	}
 	if g.Mapping != "" {
 		methods := stream.MappingMethods(f.Header)
 		if opt.Mapping, err = loadMapping(g, methods); err != nil {
@@ -175,6 +182,9 @@ func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*strea
 	}
 	bar.Clear()
 	var werr *outfile.WriteError
+	if errors.Is(err, convert.ErrNoWallClock) {
+		return nil, fmt.Errorf("%s: --from/--to: the trace has thread-CPU times only, and a window is on the wall clock", src.Name())
+	}
 	if errors.As(err, &werr) {
 		return nil, err // the output's fault, not the trace's: no trace name before it
 	}
@@ -202,4 +212,33 @@ func summarize(g *Globals, src *input.Source, t *stream.Trace) {
 	if s := t.DeobfSummary(); s != "" {
 		fmt.Fprintf(g.env.stderr, "atrace2: %s: %s\n", src.Name(), s)
 	}
+}
+
+// window is the window --from and --to ask for, nil without either: a
+// closed window of wall times since the trace start.
+func (g *Globals) window() (*focus.Window, error) {
+	if g.From == "" && g.To == "" {
+		return nil, nil
+	}
+	if g.Clock == "cpu" || g.Clock == "thread-cpu" {
+		return nil, usagef("--from/--to: a window is on the wall clock, and --clock %s reads thread CPU times only", g.Clock)
+	}
+	w := &focus.Window{To: focus.NoEnd}
+	for _, d := range []struct {
+		flag, val string
+		ns        *int64
+	}{{"--from", g.From, &w.From}, {"--to", g.To, &w.To}} {
+		if d.val == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.val)
+		if err != nil || v < 0 {
+			return nil, usagef("%s %q: give a duration since the trace start, such as 1.5s, 250ms or 1200us", d.flag, d.val)
+		}
+		*d.ns = int64(v)
+	}
+	if w.From > w.To {
+		return nil, usagef("--from %s is after --to %s", g.From, g.To)
+	}
+	return w, nil
 }
