@@ -34,7 +34,7 @@ var ErrEnclose = errors.New("focus: a one-read enclose instruction reached a foc
 //     first, at wall time To, flagged stream.Cut, and drops the rest of the
 //     thread.
 //
-// The rules this gives every output (docs/outputs.md names them):
+// The rules this gives every output:
 //
 //   - A frame is kept when its wall interval [begin, end] meets the window
 //     (end ≥ From and begin ≤ To); one kept frame is one call. A frame
