@@ -37,9 +37,30 @@ func runFocused(f *parser.File, opt Options, exps []stream.Exporter) (*stream.Tr
 		return nil, err
 	}
 	chain := newFocusChain(&opt, p.t, exps)
+	if opt.CPUOnly && opt.Window != nil {
+		if !f.Header.Clock.HasCPU() {
+			return nil, &parser.ClockError{Have: f.Header.Clock, Want: parser.ClockThreadCPU}
+		}
+		narrowToCPU(p.t)
+		chain.cpuOnly = true
+	}
 	p.startSecond([]stream.Exporter{chain})
-	return p.t, p.drive(f, p.exps, false)
+	err = p.drive(f, p.exps, false)
+	if chain.cpuOnly {
+		// The pass ended the open frames at the trace end on the wall
+		// clock, for the window; the exporters have seen no wall time.
+		p.t.WallEnd = 0
+		for i := range p.t.Threads {
+			p.t.Threads[i].LastWall = 0
+		}
+	}
+	return p.t, err
 }
+
+// narrowToCPU makes t, read with both clocks, say what a read of the
+// thread-CPU clock alone says (Options.CPUOnly). Its Header still says
+// what the file holds: the second read decodes both clocks by it.
+func narrowToCPU(t *stream.Trace) { t.HasWall = false }
 
 // focusChain sends the stream through the focus stages to the exporters:
 //
@@ -52,6 +73,7 @@ type focusChain struct {
 	head, tail      *focus.Counter
 	t               *stream.Trace
 	exps            []stream.Exporter
+	cpuOnly         bool // Options.CPUOnly: the exporters get no wall times
 }
 
 // newFocusChain builds the chain the options ask for, and notes the focus
@@ -89,7 +111,14 @@ func (o fanOut) Begin(t *stream.Trace) error {
 	return nil
 }
 
-func (o fanOut) Events(evs []stream.Event) error { return deliver(o.c.exps, evs) }
+func (o fanOut) Events(evs []stream.Event) error {
+	if o.c.cpuOnly {
+		for i := range evs {
+			evs[i].Wall = 0
+		}
+	}
+	return deliver(o.c.exps, evs)
+}
 
 func (o fanOut) Finish() error {
 	c := o.c

@@ -18,6 +18,7 @@ import (
 
 	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/internal/units"
+	"github.com/atrace2/atrace2/parser"
 )
 
 // Exporter writes dmtracedump -o style lines: thread, action, the times on
@@ -82,7 +83,11 @@ func (d *Exporter) Begin(t *stream.Trace) error {
 		// without --to dumps what no window dumps.
 		legend += "; | = cut at the window's boundary (--from/--to)"
 	}
-	fmt.Fprintf(d.w, "# %s: %s clock; times in µs; * = synthetic (running before tracing began, or still open at its end), ~ = implicit exit%s\n", t.Name, t.Header.Clock, legend)
+	clock := t.Header.Clock
+	if !t.HasWall && clock.HasWall() {
+		clock = parser.ClockThreadCPU // a window read the wall clock for --clock cpu (convert.Options.CPUOnly)
+	}
+	fmt.Fprintf(d.w, "# %s: %s clock; times in µs; * = synthetic (running before tracing began, or still open at its end), ~ = implicit exit%s\n", t.Name, clock, legend)
 	fmt.Fprintf(d.w, "# %-7s %-20s %-7s %12s %12s  %s\n", "tid", "thread", "action", "wall", "cpu", "method")
 	d.threads = make([][]byte, len(t.Threads))
 	for i := range t.Threads {

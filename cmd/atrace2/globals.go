@@ -123,7 +123,7 @@ func openTrace(g *Globals, src *input.Source) (*input.Trace, error) {
 	// With --mapping the whole method table is needed before the map is
 	// read (loadMapping): then a streaming file is scanned first.
 	opt := parser.Options{KeyFile: src.Sec, SkipStreamingScan: g.Mapping == ""}
-	if g.Clock != "auto" && g.Clock != "" {
+	if g.Clock != "auto" && g.Clock != "" && !g.windowOnCPU() {
 		opt.Clock, _ = parser.ParseClock(g.Clock)
 	}
 	switch g.TimeUnit {
@@ -163,6 +163,7 @@ func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*strea
 	if opt.Window, err = g.window(); err != nil {
 		return nil, err
 	}
+	opt.CPUOnly = g.windowOnCPU()
 	if g.Mapping != "" {
 		methods := stream.MappingMethods(f.Header)
 		if opt.Mapping, err = loadMapping(g, methods); err != nil {
@@ -184,6 +185,10 @@ func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*strea
 	var werr *outfile.WriteError
 	if errors.Is(err, convert.ErrNoWallClock) {
 		return nil, fmt.Errorf("%s: --from/--to: the trace has thread-CPU times only, and a window is on the wall clock", src.Name())
+	}
+	var ce *parser.ClockError
+	if errors.As(err, &ce) {
+		return nil, usagef("%s: --clock %s: %v", src.Name(), g.Clock, err)
 	}
 	if errors.As(err, &werr) {
 		return nil, err // the output's fault, not the trace's: no trace name before it
@@ -220,9 +225,6 @@ func (g *Globals) window() (*focus.Window, error) {
 	if g.From == "" && g.To == "" {
 		return nil, nil
 	}
-	if g.Clock == "cpu" || g.Clock == "thread-cpu" {
-		return nil, usagef("--from/--to: a window is on the wall clock, and --clock %s reads thread CPU times only", g.Clock)
-	}
 	w := &focus.Window{To: focus.NoEnd}
 	for _, d := range []struct {
 		flag, val string
@@ -241,4 +243,11 @@ func (g *Globals) window() (*focus.Window, error) {
 		return nil, usagef("--from %s is after --to %s", g.From, g.To)
 	}
 	return w, nil
+}
+
+// windowOnCPU reports whether --clock cpu comes with a window: the trace is
+// then read with both clocks, the window on the wall clock, and the
+// outputs get the thread-CPU clock only (convert.Options.CPUOnly).
+func (g *Globals) windowOnCPU() bool {
+	return (g.Clock == "cpu" || g.Clock == "thread-cpu") && (g.From != "" || g.To != "")
 }

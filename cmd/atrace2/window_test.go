@@ -63,6 +63,15 @@ func TestWindowByHand(t *testing.T) {
 	if out != want {
 		t.Errorf("folded:\n%s\nwant:\n%s", out, want)
 	}
+	// --clock cpu reads the window on the wall clock and shows thread CPU
+	// time: only C has some (stacks with none are left out).
+	code, out, errOut = runCLI(t, nil, "folded", "-q", "--clock", "cpu", "--from", "15us", "--to", "30us", path)
+	if code != exitOK {
+		t.Fatalf("folded --clock cpu: exit %d: %s", code, errOut)
+	}
+	if want := "main (tid 1);a.A.run;a.C.run 2\n"; out != want {
+		t.Errorf("folded --clock cpu:\n%s\nwant:\n%s", out, want)
+	}
 	code, out, errOut = runCLI(t, nil, "top", "-q", "--format", "csv", "--from", "15us", "--to", "30us", path)
 	if code != exitOK {
 		t.Fatalf("top: exit %d: %s", code, errOut)
@@ -97,6 +106,7 @@ func TestWindowErrors(t *testing.T) {
 	_, f := sampledFiles(t)
 	cpuOnly := writeCase(t)
 	dual := writeText(t, "window.trace", windowTrace)
+	wallOnly := writeText(t, "wall.trace", strings.Replace(windowTrace, "clock dual", "clock wall", 1))
 	for _, c := range []struct {
 		name   string
 		args   []string
@@ -105,7 +115,7 @@ func TestWindowErrors(t *testing.T) {
 	}{
 		{"from after to", []string{"top", "--from", "2ms", "--to", "1ms", dual}, exitUsage, `^atrace2: --from 2ms is after --to 1ms\n$`},
 		{"not a duration", []string{"folded", "--to", "10", dual}, exitUsage, `^atrace2: --to "10": give a duration since the trace start`},
-		{"clock cpu", []string{"folded", "--clock", "cpu", "--from", "1us", dual}, exitUsage, `^atrace2: --from/--to: a window is on the wall clock, and --clock cpu reads thread CPU times only\n$`},
+		{"clock cpu on a wall-only trace", []string{"folded", "--clock", "cpu", "--from", "1us", wallOnly}, exitUsage, `^atrace2: .*wall.trace: --clock cpu: the trace records the wall clock; it has no thread-cpu times to read\n$`},
 		{"thread-CPU-only trace", []string{"top", "--to", "1ms", cpuOnly}, exitError, `^atrace2: .*v1-dalvik.trace: --from/--to: the trace has thread-CPU times only, and a window is on the wall clock\n$`},
 		{"sampled profile", []string{"folded", "--from", "1ms", f["app.hprof"]}, exitUsage, `^atrace2: .*app.hprof: --from/--to: .* has no timestamps \(a window applies to method traces\)\n$`},
 	} {
@@ -135,21 +145,24 @@ func windowLarge(t *testing.T) string {
 }
 
 // TestWindowFromZero: --from 0 without --to is no window: every output is
-// byte for byte what it is without one. (The repair summary on stderr may
-// add the focus line.)
+// byte for byte what it is without one, on both clocks (--clock cpu with a
+// window reads both and shows one). (The repair summary on stderr may add
+// the focus line.)
 func TestWindowFromZero(t *testing.T) {
 	path := windowLarge(t)
 	dir := t.TempDir()
 	for _, c := range [][]string{
 		{"folded"}, {"top", "--format", "csv"}, {"calls", path, "Class1"}, {"dump"},
 		{"perfetto", "-o", "OUT"}, {"speedscope", "-o", "OUT"}, {"pprof", "-o", "OUT"},
+		{"--clock", "cpu", "folded"}, {"--clock", "cpu", "dump"}, {"--clock", "cpu", "top", "--format", "csv"},
+		{"--clock", "cpu", "perfetto", "-o", "OUT"}, {"--clock", "cpu", "speedscope", "-o", "OUT"}, {"--clock", "cpu", "pprof", "-o", "OUT"},
 	} {
 		var outs [2]string
 		for i, window := range [][]string{nil, {"--from", "0"}} {
 			args := append([]string{"-q"}, c...)
 			file := ""
 			if args[len(args)-1] == "OUT" {
-				file = filepath.Join(dir, fmt.Sprintf("%s-%d", c[0], i))
+				file = filepath.Join(dir, fmt.Sprintf("%s-%d", strings.Join(c, ""), i))
 				args[len(args)-1] = file
 			}
 			args = append(args, window...)
@@ -170,7 +183,7 @@ func TestWindowFromZero(t *testing.T) {
 			outs[i] = out
 		}
 		if outs[0] != outs[1] || len(outs[0]) == 0 {
-			t.Errorf("%s: --from 0 changed the output (%d bytes, %d without)", c[0], len(outs[1]), len(outs[0]))
+			t.Errorf("%v: --from 0 changed the output (%d bytes, %d without)", c, len(outs[1]), len(outs[0]))
 		}
 	}
 }
