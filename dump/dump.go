@@ -195,6 +195,8 @@ func dumpAction(ev *stream.Event) string {
 		unwound = 1
 	}
 	switch {
+	case ev.Flags&(stream.Synthetic|stream.Implicit|stream.Cut) == 0:
+		// most events: one test
 	case ev.Flags&stream.Cut != 0:
 		mark = 3
 	case ev.Flags&stream.Synthetic != 0:
