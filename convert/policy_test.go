@@ -17,7 +17,7 @@ import (
 
 // recorder renders the stream one line per event, for comparison with
 // hand-written expectations: "<thread> <indent><kind><marks> <name> wall= cpu=".
-// Marks: * synthetic, ~ implicit, ! unwound.
+// Marks: * synthetic, ~ implicit, ! unwound, | cut by a window.
 type recorder struct {
 	t     *stream.Trace
 	lines []string
@@ -46,6 +46,9 @@ func (r *recorder) event(ev *stream.Event) error {
 	}
 	if ev.Flags&stream.Unwound != 0 {
 		marks += "!"
+	}
+	if ev.Flags&stream.Cut != 0 {
+		marks += "|"
 	}
 	wall, cpu := "-", "-"
 	if r.t.HasWall {

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"runtime"
 
 	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/focus"
 	"github.com/atrace2/atrace2/mapping"
 	"github.com/atrace2/atrace2/parser"
 )
@@ -45,6 +47,20 @@ type Options struct {
 	// table is complete by then. stream.Trace.Focus says how many threads
 	// were kept.
 	Threads *ThreadFilter
+	// Window, when set, keeps only what lies in the closed window
+	// [From, To] of the wall clock (--from/--to; focus.NewWindow says
+	// how). A trace without a wall clock is then an error
+	// (ErrNoWallClock).
+	Window *focus.Window
+	// Root, when set, keeps only the time spent inside frames whose name
+	// it matches, each subtree from its outermost match (--root;
+	// focus.Root). With a Window, the window applies first.
+	Root *regexp.Regexp
+	// CPUOnly, with a Window, gives the exporters the thread-CPU clock
+	// only, as a trace read with that clock alone (parser.Options.Clock)
+	// gives it, while the window is read on the wall clock: --clock cpu
+	// with --from/--to on a dual-clock trace, opened with both clocks.
+	CPUOnly bool
 
 	// The reference paths, which tests set through export_test.go and the
 	// atrace2_reference build tag sets everywhere (reference_on.go):
@@ -105,8 +121,13 @@ const CorruptDepth = 1_000_000
 var ErrStrict = errors.New("strict mode")
 
 // Analyze runs the first pass only: the tables, clocks, per-thread counts
-// and repair counts of the trace, without events.
+// and repair counts of the trace, without events. With a focus (Window,
+// Root) it also reads the trace a second time, to count what the focus
+// keeps (stream.Trace.Focus).
 func Analyze(f *parser.File, opt Options) (*stream.Trace, error) {
+	if opt.focused() {
+		return runFocused(f, opt, nil)
+	}
 	p, err := firstPass(f, opt, 1)
 	if err != nil {
 		return nil, err
@@ -133,7 +154,8 @@ func firstPass(f *parser.File, opt Options, passes int64) (*pass, error) {
 // the trace once when every output is OneRead; once unless the trace has
 // orphan exits when every one is OneRead or has a Rewind; otherwise twice:
 // a first pass finds orphan exits, the tables and the trace end, and the
-// second sends the events.
+// second sends the events. With a focus (Options.Window, Options.Root) it
+// always reads twice, and the events go through the focus stages.
 func Run(f *parser.File, opt Options, outs ...Output) (*stream.Trace, error) {
 	exps := make([]stream.Exporter, len(outs))
 	oneRead, rewindable := len(outs) > 0, len(outs) > 0
@@ -143,6 +165,8 @@ func Run(f *parser.File, opt Options, outs ...Output) (*stream.Trace, error) {
 		rewindable = rewindable && (o.OneRead || o.Rewind != nil)
 	}
 	switch {
+	case opt.focused():
+		return runFocused(f, opt, exps)
 	case opt.twoReads || referenceOnly:
 	case oneRead:
 		return runOnce(f, opt, exps)

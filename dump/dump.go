@@ -18,6 +18,7 @@ import (
 
 	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/internal/units"
+	"github.com/atrace2/atrace2/parser"
 )
 
 // Exporter writes dmtracedump -o style lines: thread, action, the times on
@@ -25,7 +26,8 @@ import (
 // the indent of depth 256 and the depth in brackets). Repairs are marked:
 // "enter*" opens a frame that was running before tracing began, "exit*"
 // closes one still open when it stopped, "exit~" is an implied exit of a
-// frame above one that exited.
+// frame above one that exited. Under a window (--from/--to), "enter|" and
+// "exit|" begin and end a frame cut at the window's boundary.
 //
 // With Options.Obfuscated, a method a mapping (--mapping) renamed is
 // followed by the name and descriptor the trace gives it, in brackets,
@@ -76,7 +78,16 @@ func (d *Exporter) Begin(t *stream.Trace) error {
 	if d.opt.Obfuscated && slices.ContainsFunc(t.Frames, func(fr stream.Frame) bool { return obfuscatedName(&fr) != "" }) {
 		legend = "; [ ] = the name in the trace, before --mapping renamed it"
 	}
-	fmt.Fprintf(d.w, "# %s: %s clock; times in µs; * = synthetic (running before tracing began, or still open at its end), ~ = implicit exit%s\n", t.Name, t.Header.Clock, legend)
+	if f := &t.Focus; f.Window && (f.From > 0 || f.To < t.WallEnd) {
+		// Only a window inside the trace can cut a frame: --from 0
+		// without --to dumps what no window dumps.
+		legend += "; | = cut at the window's boundary (--from/--to)"
+	}
+	clock := t.Header.Clock
+	if !t.HasWall && clock.HasWall() {
+		clock = parser.ClockThreadCPU // a window read the wall clock for --clock cpu (convert.Options.CPUOnly)
+	}
+	fmt.Fprintf(d.w, "# %s: %s clock; times in µs; * = synthetic (running before tracing began, or still open at its end), ~ = implicit exit%s\n", t.Name, clock, legend)
 	fmt.Fprintf(d.w, "# %-7s %-20s %-7s %12s %12s  %s\n", "tid", "thread", "action", "wall", "cpu", "method")
 	d.threads = make([][]byte, len(t.Threads))
 	for i := range t.Threads {
@@ -155,11 +166,12 @@ func appendMicrosColumn(b []byte, has bool, ns int64) []byte {
 }
 
 // dumpActions holds the padded action column, by [end][unwound][mark]
-// where mark is 0, 1 for synthetic (*) and 2 for implicit (~).
-var dumpActions = func() (a [2][2][3]string) {
+// where mark is 0, 1 for synthetic (*), 2 for implicit (~) and 3 for cut
+// by a window (|).
+var dumpActions = func() (a [2][2][4]string) {
 	for end := range 2 {
 		for unwound := range 2 {
-			for mark, sym := range []string{"", "*", "~"} {
+			for mark, sym := range []string{"", "*", "~", "|"} {
 				name := "enter"
 				if end == 1 {
 					name = "exit"
@@ -183,6 +195,10 @@ func dumpAction(ev *stream.Event) string {
 		unwound = 1
 	}
 	switch {
+	case ev.Flags&(stream.Synthetic|stream.Implicit|stream.Cut) == 0:
+		// most events: one test
+	case ev.Flags&stream.Cut != 0:
+		mark = 3
 	case ev.Flags&stream.Synthetic != 0:
 		mark = 1
 	case ev.Flags&stream.Implicit != 0:

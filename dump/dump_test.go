@@ -26,7 +26,7 @@ func TestDumperLines(t *testing.T) {
 	var events []stream.Event
 	for i, depth := range []int32{0, 1, 5, 255, 256, 257, 600} {
 		for _, kind := range []stream.Kind{stream.Begin, stream.End} {
-			for _, fl := range []stream.Flags{0, stream.Synthetic, stream.Implicit, stream.Unwound, stream.Unwound | stream.Synthetic, stream.Unwound | stream.Implicit} {
+			for _, fl := range []stream.Flags{0, stream.Synthetic, stream.Implicit, stream.Unwound, stream.Unwound | stream.Synthetic, stream.Unwound | stream.Implicit, stream.Cut, stream.Cut | stream.Synthetic} {
 				events = append(events, stream.Event{Kind: kind, Flags: fl, Thread: stream.ThreadIndex(i % 2), Frame: stream.FrameID(i % 2),
 					Depth: depth, Wall: int64(i)*1_234_567 + int64(fl), CPU: int64(i) * 1_000_000_000_000})
 			}
@@ -79,6 +79,8 @@ func referenceDumpLine(tr *stream.Trace, ev *stream.Event) string {
 		}
 	}
 	switch {
+	case ev.Flags&stream.Cut != 0:
+		action += "|"
 	case ev.Flags&stream.Synthetic != 0:
 		action += "*"
 	case ev.Flags&stream.Implicit != 0:

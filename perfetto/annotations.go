@@ -45,6 +45,18 @@ const (
 	SyntheticImplied = "end: the trace has no exit for this method; atrace2 ended it when its caller exited"
 )
 
+// Values of debug.synthetic for a frame a window (--from/--to) cut at its
+// boundary. They are written inline (DebugAnnotation.string_value), not
+// interned, so that the interned data of a trace without a window keeps
+// its bytes: a window cuts few frames, at most the stack of each thread at
+// each boundary.
+const (
+	// CutBegin marks a frame that began before the window.
+	CutBegin = "cut: the frame began before --from; atrace2 began it at the window's start"
+	// CutEnd marks a frame still running at the window's end.
+	CutEnd = "cut: the frame was still running at --to; atrace2 ended it at the window's end"
+)
+
 // The interned string values (DebugAnnotation.string_value_iid).
 const (
 	valBeganBefore = 1 + iota

@@ -29,9 +29,10 @@ const (
 	tagCounterValue = 12 << 3          // TrackEvent.extra_counter_values (int64)
 	tagAnnotation   = 4<<3 | wireBytes // TrackEvent.debug_annotations
 
-	tagAnnNameIID = 1 << 3 // DebugAnnotation.name_iid
-	tagAnnBool    = 2 << 3 // DebugAnnotation.bool_value
-	tagAnnInt     = 4 << 3 // DebugAnnotation.int_value
+	tagAnnNameIID = 1 << 3           // DebugAnnotation.name_iid
+	tagAnnBool    = 2 << 3           // DebugAnnotation.bool_value
+	tagAnnInt     = 4 << 3           // DebugAnnotation.int_value
+	tagAnnString  = 6<<3 | wireBytes // DebugAnnotation.string_value
 
 	tagEventNames = 2<<3 | wireBytes // InternedData.event_names
 	tagLocations  = 4<<3 | wireBytes // InternedData.source_locations
@@ -107,7 +108,10 @@ func (e *Exporter) begin(th *thread, ev *stream.Event, ts, cpu int64) {
 		b = append(b, tagSourceIID0, tagSourceIID1)
 		b = appendVarint(b, iid)
 	}
-	if ev.Flags&stream.Synthetic != 0 {
+	switch {
+	case ev.Flags&stream.Cut != 0:
+		b = appendStringAnnotation(b, annSynthetic, CutBegin)
+	case ev.Flags&stream.Synthetic != 0:
 		b = appendAnnotation(b, annSynthetic, fieldStringIID, valBeganBefore)
 	}
 	set := &th.interned
@@ -165,6 +169,8 @@ func (e *Exporter) end(th *thread, ev *stream.Event, ts, cpu int64) {
 // left by an exception.
 func appendEndFlags(b []byte, fl stream.Flags) []byte {
 	switch {
+	case fl&stream.Cut != 0:
+		b = appendStringAnnotation(b, annSynthetic, CutEnd)
 	case fl&stream.Synthetic != 0:
 		b = appendAnnotation(b, annSynthetic, fieldStringIID, valRunningAtEnd)
 	case fl&stream.Implicit != 0:
@@ -219,6 +225,16 @@ func appendAnnotation(b []byte, name uint64, field annValue, v uint64) []byte {
 		b = append(b, tagAnnStringIID0, tagAnnStringIID1)
 	}
 	b = appendVarint(b, v)
+	return endMsg(b, a)
+}
+
+// appendStringAnnotation appends a debug annotation with an interned name
+// and a string value written out.
+func appendStringAnnotation(b []byte, name uint64, v string) []byte {
+	b, a := beginMsg(b, tagAnnotation)
+	b = append(b, tagAnnNameIID, byte(name), tagAnnString)
+	b = appendVarint(b, uint64(len(v)))
+	b = append(b, v...)
 	return endMsg(b, a)
 }
 

@@ -73,7 +73,7 @@ func (e *Exporter) fastPackets(evs []stream.Event) int {
 		binary.LittleEndian.PutUint64(p[n:], th.fields) // sequence id and flags, the track event's tag
 		te := n + 6                                     // the track event's body, after its length
 		switch {
-		case ev.Kind == stream.Begin && ev.Flags&stream.Synthetic == 0 && th.interned.denseHas(ev.Frame) &&
+		case ev.Kind == stream.Begin && ev.Flags&(stream.Synthetic|stream.Cut) == 0 && th.interned.denseHas(ev.Frame) &&
 			len(th.open) < cap(th.open):
 			// A method already interned on the sequence (in its bitset),
 			// and room for the slice in th.open (begin grows it).

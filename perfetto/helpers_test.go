@@ -42,9 +42,15 @@ type exported struct {
 // recorder that builds the expected slices from the event stream.
 func export(t testing.TB, f *parser.File, opt perfetto.Options) *exported {
 	t.Helper()
+	return exportFocused(t, f, convert.Options{}, opt)
+}
+
+// exportFocused is export with the converter's options (a focus).
+func exportFocused(t testing.TB, f *parser.File, copt convert.Options, opt perfetto.Options) *exported {
+	t.Helper()
 	var buf bytes.Buffer
 	x := &exported{exp: perfetto.New(&buf, opt), want: &recorder{}}
-	tr, err := convert.Run(f, convert.Options{}, convert.Output{Exporter: x.exp}, convert.Output{Exporter: x.want})
+	tr, err := convert.Run(f, copt, convert.Output{Exporter: x.exp}, convert.Output{Exporter: x.want})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,6 +79,7 @@ type recorder struct {
 	stacks     [][]int
 	folded     []int64
 	deepFolded int64
+	seen       int // 1 + the largest thread index with events
 }
 
 func (r *recorder) Begin(t *stream.Trace) error {
@@ -88,6 +95,7 @@ func (r *recorder) Begin(t *stream.Trace) error {
 
 func (r *recorder) event(ev *stream.Event) error {
 	i := ev.Thread
+	r.seen = max(r.seen, int(i)+1)
 	if ev.Depth >= tpMaxDepth {
 		if ev.Kind == stream.Begin {
 			r.folded[i]++
@@ -129,7 +137,10 @@ func (r *recorder) newSlice(ev *stream.Event, ts int64) tpSlice {
 			sl.Args["source.line_number"] = strconv.Itoa(fr.Line)
 		}
 	}
-	if ev.Flags&stream.Synthetic != 0 {
+	switch {
+	case ev.Flags&stream.Cut != 0:
+		sl.Args["debug.synthetic"] = perfetto.CutBegin
+	case ev.Flags&stream.Synthetic != 0:
 		sl.Args["debug.synthetic"] = perfetto.SyntheticBegin
 	}
 	return sl
@@ -141,6 +152,8 @@ func (r *recorder) endSlice(sl *tpSlice, ev *stream.Event, ts int64) {
 		sl.ThreadDur, sl.HasThreadDur = ev.CPU-sl.ThreadTS, true
 	}
 	switch {
+	case ev.Flags&stream.Cut != 0:
+		sl.Args["debug.synthetic"] = perfetto.CutEnd
 	case ev.Flags&stream.Synthetic != 0:
 		sl.Args["debug.synthetic"] = perfetto.SyntheticEnd
 	case ev.Flags&stream.Implicit != 0:
@@ -185,13 +198,19 @@ func (res *tpResult) threadTracks() ([]*tpTrack, [][]tpSlice) {
 
 // checkSlices requires the decoded output to hold exactly the recorder's
 // slices, one thread track per stream thread with its pid, tid and name.
+// (Under a window, the threads after the last one with events in it have
+// none: their tracks, which start at their first event, never start.)
 func checkSlices(t *testing.T, x *exported) {
 	t.Helper()
 	tracks, got := x.got.threadTracks()
-	if len(tracks) != len(x.trace.Threads) {
-		t.Fatalf("%d thread tracks, want %d", len(tracks), len(x.trace.Threads))
+	threads := x.trace.Threads
+	if x.trace.Focus.Window {
+		threads = threads[:x.want.seen]
 	}
-	for i, th := range x.trace.Threads {
+	if len(tracks) != len(threads) {
+		t.Fatalf("%d thread tracks, want %d", len(tracks), len(threads))
+	}
+	for i, th := range threads {
 		td := tracks[i].Desc.Thread
 		if td.GetTid() != int64(th.ID) || td.GetThreadName() != th.Name {
 			t.Errorf("thread track %d is tid %d %q, want %d %q", i, td.GetTid(), td.GetThreadName(), th.ID, th.Name)

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/focus"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/perfetto"
@@ -105,6 +106,53 @@ func TestPolicyByHand(t *testing.T) {
 	}
 	if pid := tracks[0].Desc.Thread.GetPid(); pid != 4321 {
 		t.Errorf("pid %d, want 4321", pid)
+	}
+}
+
+// TestWindowByHand checks the slices of policyDual in the window
+// [150, 320] µs against values worked out by hand: frames crossing a
+// boundary begin or end at it, marked cut, on the trace's own time axis;
+// cut stretches count no thread time; thread 9 (340–350) has nothing in
+// the window.
+func TestWindowByHand(t *testing.T) {
+	w := &focus.Window{From: 150_000, To: 320_000}
+	x := exportFocused(t, openText(t, "policy.trace", policyDual), convert.Options{Window: w}, perfetto.Options{})
+	checkSlices(t, x)
+	tracks, got := x.got.threadTracks()
+	const (
+		cutBegin = perfetto.CutBegin
+		cutEnd   = perfetto.CutEnd
+		implied  = perfetto.SyntheticImplied
+	)
+	wants := map[string][]want{
+		"main": {
+			{"com.example.App.onCreate", 0, 150, 170, -1, cutEnd, "debug.cpu_us=0"},
+			{"com.example.Net.fetch", 1, 150, 0, -1, cutBegin, "debug.exception=true"},
+			{"java.lang.Thread.sleep", 1, 160, 160, -1, cutEnd, "debug.cpu_us=0"},
+		},
+		"worker": {
+			{"com.example.App.onCreate", 0, 150, 170, 7, cutEnd, ""},
+			{"com.example.Util.helper", 1, 200, 100, 5, "", ""},
+			{"com.example.Net.fetch", 2, 200, 100, 5, "", ""},
+			{"java.lang.Thread.sleep", 3, 210, 90, 4, implied, ""},
+			{"com.example.App.load", 1, 305, 15, 1, "", ""},
+			{"<unknown method 0x40>", 2, 310, 0, -1, "", ""},
+		},
+	}
+	base := int64(81734201455) * 1000
+	for i, tr := range tracks {
+		name := tr.Desc.Thread.GetThreadName()
+		w := wants[name]
+		if len(got[i]) != len(w) {
+			t.Fatalf("%s: %d slices, want %d", name, len(got[i]), len(w))
+		}
+		for j, s := range got[i] {
+			checkByHand(t, name, s, w[j], base)
+		}
+		delete(wants, name)
+	}
+	if len(wants) != 0 {
+		t.Errorf("threads missing: %v", wants)
 	}
 }
 

@@ -40,6 +40,12 @@ func (r *recorder) Finish() error                { return nil }
 // export converts a trace file to speedscope JSON, recording the stream.
 func export(t testing.TB, path string, clock parser.Clock, opt Options) ([]byte, *recorder) {
 	t.Helper()
+	return exportFocused(t, path, clock, convert.Options{}, opt)
+}
+
+// exportFocused is export with the converter's options (a focus).
+func exportFocused(t testing.TB, path string, clock parser.Clock, copt convert.Options, opt Options) ([]byte, *recorder) {
+	t.Helper()
 	f, err := parser.Open(path, parser.Options{Clock: clock})
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +56,7 @@ func export(t testing.TB, path string, clock parser.Clock, opt Options) ([]byte,
 	if opt.Exporter == "" {
 		opt.Exporter = "atrace2@test"
 	}
-	if _, err := convert.Run(f, convert.Options{}, convert.Aggregate(New(&buf, opt)), convert.Output{Exporter: rec}); err != nil {
+	if _, err := convert.Run(f, copt, convert.Aggregate(New(&buf, opt)), convert.Output{Exporter: rec}); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes(), rec

@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/focus"
 	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/parser"
 )
@@ -80,6 +82,37 @@ func TestPolicyCPU(t *testing.T) {
 	// The worker's CPU clock wrapped once: 200 + 2^32 µs.
 	if f.Profiles[1].EndValue != 200+1<<32 {
 		t.Errorf("worker endValue %v", f.Profiles[1].EndValue)
+	}
+}
+
+// TestWindow replays the output of a window (--from/--to) over the sample
+// trace and compares it with the stream: frames crossing a boundary begin
+// or end at it, and the time axis is the trace's own (the window does not
+// shift it).
+func TestWindow(t *testing.T) {
+	const from, to = 50_000_000, 200_000_000
+	w := &focus.Window{From: from, To: to}
+	data, rec := exportFocused(t, sampleTrace(t), 0, convert.Options{Window: w}, Options{})
+	f := decode(t, data)
+	var tr trie
+	compareExclusive(t, &tr, replay(t, f, &tr), streamExclusive(rec, false, &tr))
+	var cut, events int
+	for _, p := range f.Profiles {
+		if p.EndValue != float64(rec.t.WallEnd)/1000 {
+			t.Errorf("%s: endValue %v, want the trace end %d µs", p.Name, p.EndValue, rec.t.WallEnd/1000)
+		}
+		for _, e := range p.Events {
+			events++
+			if e.At < from/1000 || e.At > to/1000 {
+				t.Errorf("%s: event at %v µs, outside the window", p.Name, e.At)
+			}
+			if e.At == from/1000 || e.At == to/1000 {
+				cut++
+			}
+		}
+	}
+	if events == 0 || cut == 0 {
+		t.Errorf("%d events, %d at the boundaries", events, cut)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/focus"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/internal/progress"
@@ -40,6 +41,8 @@ type Globals struct {
 	MappingMismatch string `name:"mapping-mismatch" default:"error" enum:"error,warn" help:"What to do when the trace names R8 map ids (r8-map-id-… sources) and none is the --mapping file's: error refuses (exit 1), warn says so and goes on. One of: ${enum}."`
 
 	Thread []string `name:"thread" sep:"none" placeholder:"PATTERN" help:"Keep only the threads whose name matches PATTERN (an RE2 regular expression, unanchored: ^main$ for exactly main) or whose tid, in decimal, is PATTERN; repeat it to keep several. Everything of the other threads disappears, totals and repairs included. Applied first, before --from/--to and --root."`
+	From string `placeholder:"DURATION" help:"Count only what lies at or after this time on the wall clock, since the trace start (the time axis of every output): a Go duration such as 1.5s, 250ms or 1200us. Frames running at it begin there, marked as cut in timelines. With --to, the closed window [from, to]; needs a method trace with a wall clock."`
+	To   string `placeholder:"DURATION" help:"Count only what lies at or before this time on the wall clock, since the trace start: a Go duration. Frames still running at it end there, marked as cut in timelines."`
 
 	// CPUProfile is for atrace2's developers: where a conversion's time goes.
 	CPUProfile string `name:"cpu-profile" hidden:"" type:"path" help:"Write a Go CPU profile of the run to this file."`
@@ -122,7 +125,7 @@ func openTrace(g *Globals, src *input.Source) (*input.Trace, error) {
 	// read (loadMapping), and with --thread the whole thread table before
 	// the first record: then a streaming file is scanned first.
 	opt := parser.Options{KeyFile: src.Sec, SkipStreamingScan: g.Mapping == "" && len(g.Thread) == 0}
-	if g.Clock != "auto" && g.Clock != "" {
+	if g.Clock != "auto" && g.Clock != "" && !g.windowOnCPU() {
 		opt.Clock, _ = parser.ParseClock(g.Clock)
 	}
 	switch g.TimeUnit {
@@ -163,6 +166,10 @@ func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*strea
 		return nil, usagef("--max-depth %d: give a depth from 1 to %d", g.MaxDepth, convert.CorruptDepth)
 	}
 	opt := convert.Options{Strict: g.Strict, MaxDepth: g.MaxDepth, Threads: threads}
+	if opt.Window, err = g.window(); err != nil {
+		return nil, err
+	}
+	opt.CPUOnly = g.windowOnCPU()
 	if g.Mapping != "" {
 		methods := stream.MappingMethods(f.Header)
 		if opt.Mapping, err = loadMapping(g, methods); err != nil {
@@ -182,6 +189,13 @@ func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*strea
 	}
 	bar.Clear()
 	var werr *outfile.WriteError
+	if errors.Is(err, convert.ErrNoWallClock) {
+		return nil, fmt.Errorf("%s: --from/--to: the trace has thread-CPU times only, and a window is on the wall clock", src.Name())
+	}
+	var ce *parser.ClockError
+	if errors.As(err, &ce) {
+		return nil, usagef("%s: --clock %s: %v", src.Name(), g.Clock, err)
+	}
 	if errors.As(err, &werr) {
 		return nil, err // the output's fault, not the trace's: no trace name before it
 	}
@@ -215,4 +229,37 @@ func summarize(g *Globals, src *input.Source, t *stream.Trace) {
 	if s := t.Focus.Summary(); s != "" {
 		fmt.Fprintf(g.env.stderr, "atrace2: %s: %s\n", src.Name(), s)
 	}
+}
+
+// window is the window --from and --to ask for, nil without either: a
+// closed window of wall times since the trace start.
+func (g *Globals) window() (*focus.Window, error) {
+	if g.From == "" && g.To == "" {
+		return nil, nil
+	}
+	w := &focus.Window{To: focus.NoEnd}
+	for _, d := range []struct {
+		flag, val string
+		ns        *int64
+	}{{"--from", g.From, &w.From}, {"--to", g.To, &w.To}} {
+		if d.val == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.val)
+		if err != nil || v < 0 {
+			return nil, usagef("%s %q: give a duration since the trace start, such as 1.5s, 250ms or 1200us", d.flag, d.val)
+		}
+		*d.ns = int64(v)
+	}
+	if w.From > w.To {
+		return nil, usagef("--from %s is after --to %s", g.From, g.To)
+	}
+	return w, nil
+}
+
+// windowOnCPU reports whether --clock cpu comes with a window: the trace is
+// then read with both clocks, the window on the wall clock, and the
+// outputs get the thread-CPU clock only (convert.Options.CPUOnly).
+func (g *Globals) windowOnCPU() bool {
+	return (g.Clock == "cpu" || g.Clock == "thread-cpu") && (g.From != "" || g.To != "")
 }

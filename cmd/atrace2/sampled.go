@@ -21,6 +21,9 @@ func readSampled(g *Globals, src *input.Source) (*stacks.Sampled, error) {
 	if g.Clock != "auto" && g.Clock != "" {
 		return nil, usagef("%s: --clock %s: a sampled profile has no clocks to choose from (--clock applies to method traces)", src.Name(), g.Clock)
 	}
+	if g.From != "" || g.To != "" {
+		return nil, usagef("%s: --from/--to: %s has no timestamps (a window applies to method traces)", src.Name(), input.DescribeSampledFormat(src.Format))
+	}
 	p, err := src.ReadSampled()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src.Name(), err)

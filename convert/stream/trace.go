@@ -57,6 +57,11 @@ const (
 	Implicit
 	// Unwound marks an end caused by an exception (record action 2).
 	Unwound
+	// Cut marks a begin or end that a window (--from/--to, package focus)
+	// made at its boundary: the frame began before the window's start and
+	// is begun at it, or was still running at the window's end and is
+	// ended there. The begin of an orphan frame cut so is also Synthetic.
+	Cut
 )
 
 // Event is one step of the balanced stream: a small value, no pointers.

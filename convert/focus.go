@@ -1,0 +1,134 @@
+package convert
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/focus"
+	"github.com/atrace2/atrace2/parser"
+)
+
+// ErrNoWallClock is the error of a window (Options.Window) on a trace
+// without a wall clock: the window's times are wall times.
+var ErrNoWallClock = errors.New("a window (--from/--to) needs the wall clock, and the trace has thread-CPU times only")
+
+// focused reports whether the options ask for a focus stage.
+func (opt *Options) focused() bool { return opt.Window != nil || opt.Root != nil }
+
+// runFocused is Run with a focus: the stack policy runs on the whole
+// trace, and its stream goes through the focus stages (package focus),
+// the window first, to every exporter. It reads the trace twice, whatever
+// the outputs can take: the stages need the orphan frames opened at their
+// thread's start, which the second read does (no one-read stream.Enclose
+// instruction reaches them). The unfocused path has no stage and no
+// branch per record.
+func runFocused(f *parser.File, opt Options, exps []stream.Exporter) (*stream.Trace, error) {
+	if w := opt.Window; w != nil {
+		if !f.Header.Clock.HasWall() {
+			return nil, ErrNoWallClock
+		}
+		if w.From < 0 || w.From > w.To {
+			return nil, fmt.Errorf("window [%d, %d] ns: the start must lie between 0 and the end", w.From, w.To)
+		}
+	}
+	p, err := firstPass(f, opt, 2)
+	if err != nil {
+		return nil, err
+	}
+	chain := newFocusChain(&opt, p.t, exps)
+	if opt.CPUOnly && opt.Window != nil {
+		if !f.Header.Clock.HasCPU() {
+			return nil, &parser.ClockError{Have: f.Header.Clock, Want: parser.ClockThreadCPU}
+		}
+		narrowToCPU(p.t)
+		chain.cpuOnly = true
+	}
+	p.startSecond([]stream.Exporter{chain})
+	err = p.drive(f, p.exps, false)
+	if chain.cpuOnly {
+		// The pass ended the open frames at the trace end on the wall
+		// clock, for the window; the exporters have seen no wall time.
+		p.t.WallEnd = 0
+		for i := range p.t.Threads {
+			p.t.Threads[i].LastWall = 0
+		}
+	}
+	return p.t, err
+}
+
+// narrowToCPU makes t, read with both clocks, say what a read of the
+// thread-CPU clock alone says (Options.CPUOnly). Its Header still says
+// what the file holds: the second read decodes both clocks by it.
+func narrowToCPU(t *stream.Trace) { t.HasWall = false }
+
+// focusChain sends the stream through the focus stages to the exporters:
+//
+//	head Counter → window → root → tail Counter → exporters
+//
+// The counters give the totals and what the focus kept, which Finish
+// writes into the Trace's Focus before the exporters' Finish.
+type focusChain struct {
+	stream.Exporter // the head
+	head, tail      *focus.Counter
+	t               *stream.Trace
+	exps            []stream.Exporter
+	cpuOnly         bool // Options.CPUOnly: the exporters get no wall times
+}
+
+// newFocusChain builds the chain the options ask for, and notes the focus
+// in t.Focus. A run with no exporter (Analyze) still counts.
+func newFocusChain(opt *Options, t *stream.Trace, exps []stream.Exporter) *focusChain {
+	c := &focusChain{t: t, exps: exps}
+	c.tail = focus.NewCounter(fanOut{c})
+	var e stream.Exporter = c.tail
+	if opt.Root != nil {
+		e = focus.NewRoot(e, opt.Root)
+		t.Focus.Root = opt.Root.String()
+	}
+	if w := opt.Window; w != nil {
+		e = focus.NewWindow(e, *w)
+		t.Focus.Window, t.Focus.From, t.Focus.To = true, w.From, w.To
+		if w.To == focus.NoEnd {
+			t.Focus.To = t.WallEnd
+		}
+	}
+	c.head = focus.NewCounter(e)
+	c.Exporter = c.head
+	return c
+}
+
+// fanOut is the end of a focus chain: it gives the stream to every
+// exporter, and the counts to the Trace before their Finish.
+type fanOut struct{ c *focusChain }
+
+func (o fanOut) Begin(t *stream.Trace) error {
+	for _, e := range o.c.exps {
+		if err := e.Begin(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (o fanOut) Events(evs []stream.Event) error {
+	if o.c.cpuOnly {
+		for i := range evs {
+			evs[i].Wall = 0
+		}
+	}
+	return deliver(o.c.exps, evs)
+}
+
+func (o fanOut) Finish() error {
+	c := o.c
+	fs := &c.t.Focus
+	fs.FramesTotal, fs.WallTotal = c.head.Frames, c.head.Wall
+	fs.FramesKept, fs.WallKept = c.tail.Frames, c.tail.Wall
+	for _, e := range c.exps {
+		if err := e.Finish(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
