@@ -1,7 +1,0 @@
-// Package focus narrows the balanced event stream to what the user asked
-// to see, once, before any exporter, so that every output agrees. Each
-// focus is a stage: a stream.Exporter that wraps the next one, passes
-// Begin and Finish on and filters and rewrites the events (--root: Root).
-// A stage needs the orphan frames opened at their thread's start, so a
-// focused trace is read in two passes (convert.Run).
-package focus
