@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 
@@ -39,10 +40,13 @@ type Globals struct {
 	Mapping         string `placeholder:"FILE" help:"Name the methods of a minified (R8 or ProGuard) build as the app's source does, with its mapping.txt: a file, gzipped or not, or a directory (such as app/build/outputs/mapping/) searched for mapping.txt files, of which the one whose map id the trace names is taken. Every output then shows the original names."`
 	MappingMismatch string `name:"mapping-mismatch" default:"error" enum:"error,warn" help:"What to do when the trace names R8 map ids (r8-map-id-… sources) and none is the --mapping file's: error refuses (exit 1), warn says so and goes on. One of: ${enum}."`
 
+	Root string `placeholder:"PATTERN" help:"Keep only the time spent inside methods whose <class>.<method> matches this regular expression (RE2, unanchored; the names --mapping gives): in every stack the outermost matching frame becomes the root and the frames outside it are dropped; stacks without a match are dropped, and stacks that become equal merge. Timelines keep only the matching frames' subtrees; recursion counts once, at the outermost match."`
+
 	// CPUProfile is for atrace2's developers: where a conversion's time goes.
 	CPUProfile string `name:"cpu-profile" hidden:"" type:"path" help:"Write a Go CPU profile of the run to this file."`
 
-	env *env
+	env    *env
+	rootRE *regexp.Regexp // --root, compiled once (rootPattern)
 }
 
 // pairInputs reads trace arguments: a NAME.sec argument is the key file of
@@ -147,6 +151,11 @@ func openTrace(g *Globals, src *input.Source) (*input.Trace, error) {
 // outputs (one read or two, see convert.Run) and prints the repair
 // summary. With no outputs it only analyses the trace.
 func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*stream.Trace, error) {
+	root, err := g.rootPattern()
+	if err != nil {
+		return nil, err
+	}
+	outs = rootOutputs(root, outs)
 	f, err := openTrace(g, src)
 	if err != nil {
 		return nil, err
@@ -182,6 +191,9 @@ func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*strea
 		return nil, fmt.Errorf("%s: %w", src.Name(), err)
 	}
 	summarize(g, src, t)
+	if len(outs) > 0 {
+		noRootMatch(g, src, t.Frames)
+	}
 	if opt.Mapping == nil {
 		hintTrace(g, src.Name(), t.Header.Methods)
 	}
