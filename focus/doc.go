@@ -1,0 +1,14 @@
+// Package focus narrows the balanced event stream to what the user asked
+// to see, once, before any exporter, so that every output agrees. Each
+// focus is a stage: a stream.Exporter that wraps the next one, passes
+// Begin and Finish on and filters and rewrites the events (--from/--to:
+// NewWindow; --root: Root). Package convert chains them, the window
+// first, between two Counters, which count the whole stream and what the
+// focus kept (stream.FocusStats).
+//
+// A stage needs the orphan frames opened at their thread's start, so a
+// focused trace is read in two passes (convert.Run): a one-read
+// stream.Enclose instruction is refused.
+//
+// The package imports the standard library and convert/stream only.
+package focus
