@@ -1,7 +1,7 @@
 package focus
 
 import (
-	"fmt"
+	"errors"
 	"regexp"
 
 	"github.com/atrace2/atrace2/convert/stream"
@@ -32,11 +32,12 @@ type Root struct {
 	known []bool  // per FrameID: match is computed (frames added after Begin)
 	root  []int32 // per thread: the depth of its root, -1 outside one
 	out   []stream.Event
-	in    Tally // what the stage was given
-	kept  Tally // what it passed on
 }
 
 var _ stream.Exporter = (*Root)(nil)
+
+// errEnclose refuses the stream of one read, which a stage cannot take.
+var errEnclose = errors.New("focus: invariant violation: a one-read enclose instruction reached a focus stage")
 
 // NewRoot returns the stage that keeps the subtrees of the frames whose
 // name re matches and passes them to next.
@@ -50,8 +51,6 @@ func (r *Root) Begin(t *stream.Trace) error {
 	r.match, r.known = r.match[:0], r.known[:0]
 	r.grow(stream.FrameID(len(t.Frames) - 1))
 	r.root = r.root[:0]
-	r.in.reset()
-	r.kept.reset()
 	return r.next.Begin(t)
 }
 
@@ -80,11 +79,10 @@ func (r *Root) matches(id stream.FrameID) bool {
 
 // Events passes on the events inside a root, depths rewritten.
 func (r *Root) Events(evs []stream.Event) error {
-	r.in.Add(evs)
 	out := r.out[:0]
 	for _, ev := range evs {
 		if ev.Kind == stream.Enclose {
-			return fmt.Errorf("--root: invariant violation: an enclose instruction reached the focus stage")
+			return errEnclose
 		}
 		for int(ev.Thread) >= len(r.root) {
 			r.root = append(r.root, -1)
@@ -106,18 +104,8 @@ func (r *Root) Events(evs []stream.Event) error {
 	if len(out) == 0 {
 		return nil
 	}
-	r.kept.Add(out)
 	return r.next.Events(out)
 }
 
 // Finish finishes the next exporter.
 func (r *Root) Finish() error { return r.next.Finish() }
-
-// Pattern is the pattern the stage matches.
-func (r *Root) Pattern() string { return r.re.String() }
-
-// In is what the stage was given since Begin: calls and wall time.
-func (r *Root) In() Tally { return r.in }
-
-// Kept is what the stage passed on since Begin.
-func (r *Root) Kept() Tally { return r.kept }

@@ -17,7 +17,7 @@ import (
 // EmptyStackName names the one frame given to samples without a Java frame
 // (hprof's "<empty>" traces: the thread ran no Java code when it was
 // sampled), so that their count stays visible in every output.
-const EmptyStackName = "(no Java frames)"
+const EmptyStackName = samples.EmptyStackName
 
 // UnknownThreadName names the thread of samples whose file does not say
 // which thread they ran on (JVM hprof without thread=y, ART profiles).

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 
@@ -43,11 +44,13 @@ type Globals struct {
 	Thread []string `name:"thread" sep:"none" placeholder:"PATTERN" help:"Keep only the threads whose name matches PATTERN (an RE2 regular expression, unanchored: ^main$ for exactly main) or whose tid, in decimal, is PATTERN; repeat it to keep several. Everything of the other threads disappears, totals and repairs included. Applied first, before --from/--to and --root."`
 	From string `placeholder:"DURATION" help:"Count only what lies at or after this time on the wall clock, since the trace start (the time axis of every output): a Go duration such as 1.5s, 250ms or 1200us. Frames running at it begin there, marked as cut in timelines. With --to, the closed window [from, to]; needs a method trace with a wall clock."`
 	To   string `placeholder:"DURATION" help:"Count only what lies at or before this time on the wall clock, since the trace start: a Go duration. Frames still running at it end there, marked as cut in timelines."`
+	Root string `placeholder:"PATTERN" help:"Keep only the time spent inside methods whose <class>.<method> matches this regular expression (RE2, unanchored; the names --mapping gives): in every stack the outermost matching frame becomes the root and the frames outside it are dropped; stacks without a match are dropped, and stacks that become equal merge. Timelines keep only the matching frames' subtrees; recursion counts once, at the outermost match."`
 
 	// CPUProfile is for atrace2's developers: where a conversion's time goes.
 	CPUProfile string `name:"cpu-profile" hidden:"" type:"path" help:"Write a Go CPU profile of the run to this file."`
 
-	env *env
+	env    *env
+	rootRE *regexp.Regexp // --root, compiled once (rootPattern)
 }
 
 // pairInputs reads trace arguments: a NAME.sec argument is the key file of
@@ -157,6 +160,10 @@ func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*strea
 	if err != nil {
 		return nil, err
 	}
+	root, err := g.rootPattern()
+	if err != nil {
+		return nil, err
+	}
 	f, err := openTrace(g, src)
 	if err != nil {
 		return nil, err
@@ -165,7 +172,7 @@ func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*strea
 	if g.MaxDepth < 1 || g.MaxDepth > convert.CorruptDepth {
 		return nil, usagef("--max-depth %d: give a depth from 1 to %d", g.MaxDepth, convert.CorruptDepth)
 	}
-	opt := convert.Options{Strict: g.Strict, MaxDepth: g.MaxDepth, Threads: threads}
+	opt := convert.Options{Strict: g.Strict, MaxDepth: g.MaxDepth, Threads: threads, Root: root}
 	if opt.Window, err = g.window(); err != nil {
 		return nil, err
 	}
@@ -206,6 +213,9 @@ func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*strea
 		return nil, noThreadMatches(g, src.Name(), t.Focus.ThreadsTotal, "records", listedThreads(t.Header.Threads))
 	}
 	summarize(g, src, t)
+	if len(outs) > 0 {
+		noRootMatch(g, src, t.Frames)
+	}
 	if opt.Mapping == nil {
 		hintTrace(g, src.Name(), t.Header.Methods)
 	}

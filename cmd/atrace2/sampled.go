@@ -15,9 +15,13 @@ import (
 // unchanged otherwise.
 
 // readSampled reads a source that is a sampled profile into its call
-// tree. It prints the reader's notes, applies --clock and --strict, and
-// names the frames with --mapping.
+// tree. It prints the reader's notes, applies --clock and --strict,
+// names the frames with --mapping and then keeps what --root asks for.
 func readSampled(g *Globals, src *input.Source) (*stacks.Sampled, error) {
+	root, err := g.rootPattern()
+	if err != nil {
+		return nil, err
+	}
 	if g.Clock != "auto" && g.Clock != "" {
 		return nil, usagef("%s: --clock %s: a sampled profile has no clocks to choose from (--clock applies to method traces)", src.Name(), g.Clock)
 	}
@@ -48,6 +52,7 @@ func readSampled(g *Globals, src *input.Source) (*stacks.Sampled, error) {
 	if err != nil {
 		return nil, err
 	}
+	rootSampled(g, src, p, root)
 	s, err := stacks.FromSamples(src.Path, p)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src.Name(), err)
