@@ -12,7 +12,9 @@
 // thread belongs to the stack open between them, so no time is counted
 // twice, recursion included, and the lines of a thread add up to its time
 // inside methods. The clock is wall time when the trace has it, else
-// thread CPU time (the same rule as the speedscope timeline).
+// thread CPU time (the same rule as the speedscope timeline), or, with
+// Options.OffCPU on a trace with both clocks, the stack's off-CPU time:
+// max(0, exclusive wall − exclusive thread CPU), clamped per stack.
 //
 // Format details, chosen for the consumers above:
 //
@@ -43,6 +45,7 @@
 package folded
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -57,6 +60,46 @@ import (
 type Options struct {
 	// NoThread leaves out the thread frame at the root of every stack.
 	NoThread bool
+	// OffCPU makes each stack's value its exclusive off-CPU time
+	// (stacks.Node.OffCPU) instead of the main clock's; the trace must
+	// have both clocks.
+	OffCPU bool
+}
+
+// ErrNoOffCPU is returned for Options.OffCPU on a trace without both a wall
+// and a thread-CPU clock.
+var ErrNoOffCPU = errors.New("folded: off-CPU time needs a trace with both the wall and the thread-CPU clock")
+
+// clock says which value of a node a line sums.
+type clock uint8
+
+const (
+	wallClock   clock = iota // exclusive wall ns
+	cpuClock                 // exclusive thread CPU ns
+	offCPUClock              // exclusive off-CPU ns
+)
+
+// clockOf chooses the clock: off-CPU when asked, else the trace's main
+// clock (wall if present, else thread CPU).
+func clockOf(t *stream.Trace, opt Options) clock {
+	switch {
+	case opt.OffCPU:
+		return offCPUClock
+	case !t.HasWall && t.HasCPU:
+		return cpuClock
+	}
+	return wallClock
+}
+
+// nodeValue is node n's exclusive time on clock c.
+func nodeValue(n *stacks.Node, c clock) int64 {
+	switch c {
+	case cpuClock:
+		return n.CPU
+	case offCPUClock:
+		return n.OffCPU()
+	}
+	return n.Wall
 }
 
 // threadFrame is the root frame of a thread's stacks: "main (tid 4821)".
@@ -70,7 +113,7 @@ func threadFrame(th *stream.Thread) string {
 // writes (see the package doc).
 func lines(tree *stacks.Tree, opt Options) map[string]int64 {
 	t := tree.Trace()
-	cpu := !t.HasWall && t.HasCPU
+	c := clockOf(t, opt)
 	names := make([]string, len(t.Frames))
 	for i := range t.Frames {
 		names[i] = clean(t.Frames[i].Name)
@@ -83,10 +126,7 @@ func lines(tree *stacks.Tree, opt Options) map[string]int64 {
 	var buf []byte
 	var ids []stream.FrameID
 	for i, n := range tree.Nodes() {
-		v := n.Wall
-		if cpu {
-			v = n.CPU
-		}
+		v := nodeValue(&n, c)
 		if n.IsRoot() || v == 0 {
 			continue
 		}
@@ -117,6 +157,9 @@ func appendFrames(buf []byte, ids []stream.FrameID, names []string) []byte {
 func Write(w io.Writer, tree *stacks.Tree, opt Options) error {
 	if tree == nil || tree.Trace() == nil {
 		return fmt.Errorf("folded: the call tree has no trace")
+	}
+	if t := tree.Trace(); opt.OffCPU && !(t.HasWall && t.HasCPU) {
+		return ErrNoOffCPU
 	}
 	if !fastPath {
 		return writeSorted(w, lines(tree, opt), roundMicros)

@@ -33,10 +33,10 @@ type lineNode struct {
 
 type lineEdge struct{ parent, name int32 }
 
-// newLineTree folds a call tree on the trace's main clock.
+// newLineTree folds a call tree on the clock of opt (clockOf).
 func newLineTree(tree *stacks.Tree, opt Options) *lineTree {
 	t := tree.Trace()
-	cpu := !t.HasWall && t.HasCPU
+	c := clockOf(t, opt)
 	nodes := tree.Nodes()
 	lt := &lineTree{ids: make(map[string]int32), nodes: make([]lineNode, 1, len(nodes)+1)}
 	lt.nodes[0] = lineNode{name: -1, first: -1, next: -1}
@@ -63,11 +63,7 @@ func newLineTree(tree *stacks.Tree, opt Options) *lineTree {
 			at[i] = lt.add(0, threadName[n.Thread])
 		}
 		if !n.IsRoot() {
-			v := n.Wall
-			if cpu {
-				v = n.CPU
-			}
-			lt.nodes[at[i]].sum += v
+			lt.nodes[at[i]].sum += nodeValue(n, c)
 		}
 	}
 	return lt

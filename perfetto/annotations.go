@@ -24,6 +24,15 @@ const (
 	annSynthesized                     // bool: the mapping marks the method as made by the compiler
 )
 
+// annOffCPU is the annotation of a slice's exclusive off-CPU µs, written
+// with its end when it is above 0, on traces with both clocks only: its
+// name is interned by such a sequence's first packet (firstPacket), so
+// that single-clock traces keep their bytes.
+const annOffCPU = annSynthesized + 1 // int: exclusive wall µs − exclusive thread CPU µs, when > 0
+
+// offCPUName is annOffCPU's name: trace_processor shows debug.offcpu_us.
+const offCPUName = "offcpu_us"
+
 // argNames are the names of annObfuscated and annSynthesized, in order.
 var argNames = [...]string{"obfuscated", "synthesized"}
 

@@ -54,7 +54,10 @@
 // With both clocks each event carries the thread's CPU time as an
 // incremental extra counter value, from which trace_processor computes the
 // slices' thread_ts and thread_dur ("Thread duration" in the UI,
-// docs/outputs.md §2.6).
+// docs/outputs.md §2.6), and each end the slice's exclusive off-CPU time,
+// debug.offcpu_us, when it is above 0: each open slice keeps the sum of
+// its closed children's inclusive wall minus CPU µs (openSlice.child), so
+// its own exclusive difference is known at its end.
 //
 // The hot path (one packet per event) is encoded by hand with protowire; the
 // few descriptor packets are marshalled from the generated types of

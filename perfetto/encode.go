@@ -132,7 +132,7 @@ func (e *Exporter) begin(th *thread, ev *stream.Event, ts, cpu int64) {
 		b = endMsg(b, d)
 	}
 	e.out = endMsg(b, pkt)
-	th.open = append(th.open, openSlice{ts, cpu})
+	th.open = append(th.open, openSlice{ts: ts, cpu: cpu})
 }
 
 // end writes a SLICE_END, with no name so that it closes the innermost open
@@ -161,8 +161,25 @@ func (e *Exporter) end(th *thread, ev *stream.Event, ts, cpu int64) {
 	if e.counter && cpu == o.cpu && ts > o.ts {
 		b = appendAnnotation(b, annCPU, fieldInt, 0)
 	}
+	if e.counter {
+		if off := offCPU(th, &o, ts, cpu); off > 0 {
+			b = appendAnnotation(b, annOffCPU, fieldInt, uint64(off))
+		}
+	}
 	b = endMsg(b, te)
 	e.out = endMsg(b, pkt)
+}
+
+// offCPU returns the exclusive off-CPU µs of slice o, popped from th.open,
+// which ends at wall ts and thread CPU cpu (it may be below 0, when the
+// CPU clock ran ahead), and adds the slice's inclusive difference to its
+// parent's children.
+func offCPU(th *thread, o *openSlice, ts, cpu int64) int64 {
+	incl := (ts - o.ts) - (cpu - o.cpu)
+	if k := len(th.open); k > 0 {
+		th.open[k-1].child += incl
+	}
+	return incl - o.child
 }
 
 // appendEndFlags marks how a frame ended: completed by the converter, or

@@ -86,7 +86,11 @@ type thread struct {
 }
 
 // openSlice is where a written slice began, for the annotations of its end.
-type openSlice struct{ ts, cpu int64 }
+// child sums, over the slice's closed children, their inclusive wall µs
+// minus their inclusive thread-CPU µs (with both clocks only): the
+// slice's exclusive off-CPU time at its end is its own inclusive
+// difference minus child (offCPU).
+type openSlice struct{ ts, cpu, child int64 }
 
 var _ stream.Exporter = (*Exporter)(nil)
 

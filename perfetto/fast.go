@@ -91,7 +91,7 @@ func (e *Exporter) fastPackets(evs []stream.Event) int {
 			}
 			k := len(th.open)
 			th.open = th.open[:k+1]
-			th.open[k] = openSlice{ts, cpu}
+			th.open[k] = openSlice{ts: ts, cpu: cpu}
 		case ev.Kind == stream.End && ev.Flags == 0:
 			var o openSlice
 			if k := len(th.open); k > 0 {
@@ -107,6 +107,17 @@ func (e *Exporter) fastPackets(evs []stream.Event) int {
 				if cpu == o.cpu && ts > o.ts { // appendAnnotation(annCPU, fieldInt, 0)
 					binary.LittleEndian.PutUint64(p[n:], tagAnnotation|4<<8|tagAnnNameIID<<16|annCPU<<24|tagAnnInt<<32)
 					n += 6
+				}
+				// offCPU inlined: calls cost spills in this loop.
+				incl := (ts - o.ts) - (cpu - o.cpu)
+				if k := len(th.open); k > 0 {
+					th.open[k-1].child += incl
+				}
+				if off := incl - o.child; off > 0 { // appendAnnotation(annOffCPU, fieldInt, off)
+					binary.LittleEndian.PutUint64(p[n:], tagAnnotation|tagAnnNameIID<<16|annOffCPU<<24|tagAnnInt<<32)
+					m := varint.PutUvarint(p, n+5, uint64(off))
+					p[n+1] = byte(m - n - 2)
+					n = m
 				}
 			}
 		default:

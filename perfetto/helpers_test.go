@@ -80,6 +80,11 @@ type recorder struct {
 	folded     []int64
 	deepFolded int64
 	seen       int // 1 + the largest thread index with events
+	// off sums, per open slice (parallel to stacks), the wall µs minus the
+	// thread-CPU µs of the stretches between two events of the thread when
+	// it was on top: its exclusive off-CPU time at its end.
+	off  [][]int64
+	last [][2]int64 // per thread: µs wall and CPU of its previous event
 }
 
 func (r *recorder) Begin(t *stream.Trace) error {
@@ -90,6 +95,8 @@ func (r *recorder) Begin(t *stream.Trace) error {
 	r.slices = make([][]tpSlice, len(t.Threads))
 	r.stacks = make([][]int, len(t.Threads))
 	r.folded = make([]int64, len(t.Threads))
+	r.off = make([][]int64, len(t.Threads))
+	r.last = make([][2]int64, len(t.Threads))
 	return nil
 }
 
@@ -107,8 +114,14 @@ func (r *recorder) event(ev *stream.Event) error {
 	if r.cpuOnly {
 		ts = r.base + ev.CPU
 	}
+	us, cpu := ev.Wall/1000, ev.CPU/1000 // the output's µs
+	if off := r.off[i]; len(off) > 0 {
+		off[len(off)-1] += (us - r.last[i][0]) - (cpu - r.last[i][1])
+	}
+	r.last[i] = [2]int64{us, cpu}
 	if ev.Kind == stream.Begin {
 		r.stacks[i] = append(r.stacks[i], len(r.slices[i]))
+		r.off[i] = append(r.off[i], 0)
 		r.slices[i] = append(r.slices[i], r.newSlice(ev, ts))
 		return nil
 	}
@@ -118,7 +131,12 @@ func (r *recorder) event(ev *stream.Event) error {
 	}
 	sl := &r.slices[i][st[len(st)-1]]
 	r.stacks[i] = st[:len(st)-1]
+	off := r.off[i][len(st)-1]
+	r.off[i] = r.off[i][:len(st)-1]
 	r.endSlice(sl, ev, ts)
+	if r.dual && off > 0 {
+		sl.Args["debug.offcpu_us"] = strconv.FormatInt(off, 10)
+	}
 	return nil
 }
 

@@ -115,6 +115,12 @@ func (e *Exporter) firstPacket(i int) *pb.TracePacket {
 			ClockId: proto.Uint32(clockRealtime), Timestamp: proto.Uint64(uint64(e.baseNs)),
 		})
 	}
+	interned := staticInterned()
+	if e.counter {
+		interned.DebugAnnotationNames = append(interned.DebugAnnotationNames, &pb.DebugAnnotationName{
+			Iid: proto.Uint64(annOffCPU), Name: proto.String(offCPUName),
+		})
+	}
 	return &pb.TracePacket{
 		TrustedPacketSequenceId: proto.Uint32(e.threads[i].seq),
 		SequenceFlags:           proto.Uint32(seqCleared),
@@ -124,7 +130,7 @@ func (e *Exporter) firstPacket(i int) *pb.TracePacket {
 			TrackEventDefaults: defaults,
 		},
 		Data:         &pb.TracePacket_ClockSnapshot{ClockSnapshot: &pb.ClockSnapshot{Clocks: clocks}},
-		InternedData: staticInterned(),
+		InternedData: interned,
 	}
 }
 

@@ -315,12 +315,14 @@ func expectSlices(tr *stream.Trace, evs []stream.Event) map[string]*tpThreadRows
 	type open struct {
 		slice   int
 		us, cpu int64 // µs: begin time, thread CPU time
+		off     int64 // µs: wall − CPU of the stretches when the slice was on top
 	}
 	type state struct {
-		rows   *tpThreadRows
-		args   []map[string]string
-		stack  []open
-		folded int64
+		rows            *tpThreadRows
+		args            []map[string]string
+		stack           []open
+		folded          int64
+		lastUS, lastCPU int64 // µs: the thread's previous written event
 	}
 	threads := make([]state, len(tr.Threads))
 	for i, th := range tr.Threads {
@@ -339,6 +341,13 @@ func expectSlices(tr *stream.Trace, evs []stream.Event) map[string]*tpThreadRows
 		if cpuTimeline {
 			us = cpu
 		}
+		// Each stretch between two events goes to the slice on top: its
+		// exclusive off-CPU time, summed independently of the exporter's
+		// inclusive-minus-children.
+		if k := len(th.stack); k > 0 {
+			th.stack[k-1].off += (us - th.lastUS) - (cpu - th.lastCPU)
+		}
+		th.lastUS, th.lastCPU = us, cpu
 		if ev.Kind == stream.Begin {
 			fr := &tr.Frames[ev.Frame]
 			row := tpSliceRow{TS: strconv.FormatInt(base+us*1000, 10), Dur: "-1",
@@ -359,7 +368,7 @@ func expectSlices(tr *stream.Trace, evs []stream.Event) map[string]*tpThreadRows
 			if ev.Flags&stream.Synthetic != 0 {
 				args["debug.synthetic"] = perfetto.SyntheticBegin
 			}
-			th.stack = append(th.stack, open{len(th.rows.Slices), us, cpu})
+			th.stack = append(th.stack, open{slice: len(th.rows.Slices), us: us, cpu: cpu})
 			th.rows.Slices = append(th.rows.Slices, row)
 			th.args = append(th.args, args)
 			continue
@@ -374,6 +383,9 @@ func expectSlices(tr *stream.Trace, evs []stream.Event) map[string]*tpThreadRows
 		}
 		if dual && cpu == o.cpu && dur > 0 {
 			args["debug.cpu_us"] = "0"
+		}
+		if dual && o.off > 0 {
+			args["debug.offcpu_us"] = strconv.FormatInt(o.off, 10)
 		}
 		switch {
 		case ev.Flags&stream.Synthetic != 0:

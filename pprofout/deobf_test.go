@@ -91,10 +91,11 @@ func TestRenamedFrames(t *testing.T) {
 	}
 	// onCreate runs 0-7 µs of CPU and 0-8 µs of wall time, 3 µs of each in
 	// its callees.
-	wantSamples := `com.ex.App.onCreate 1 4000 5000 synthesized=true thread=main tid=1
-com.ex.App.onCreate;com.ex.App.log 1 1000 1000 synthesized=true thread=main tid=1
-com.ex.App.onCreate;com.ex.App.log 1 1000 1000 thread=main tid=1
-com.ex.App.onCreate;com.ex.Bare.run 1 1000 1000 thread=main tid=1
+	// The last value is offcpu: wall − CPU.
+	wantSamples := `com.ex.App.onCreate 1 4000 5000 1000 synthesized=true thread=main tid=1
+com.ex.App.onCreate;com.ex.App.log 1 1000 1000 0 synthesized=true thread=main tid=1
+com.ex.App.onCreate;com.ex.App.log 1 1000 1000 0 thread=main tid=1
+com.ex.App.onCreate;com.ex.Bare.run 1 1000 1000 0 thread=main tid=1
 `
 	if g := labelDump(p); g != wantSamples {
 		t.Errorf("samples:\n%swant:\n%s", g, wantSamples)

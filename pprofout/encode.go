@@ -300,13 +300,16 @@ func (e *encoder) flush() error {
 // sample encodes one Sample as a field of the Profile.
 func (e *encoder) sample(s *sampleAcc, c clocks) {
 	m := e.locations(e.msg[:0], s.path)
-	var vals [3]uint64
+	var vals [4]uint64
 	v := append(vals[:0], uint64(s.calls))
 	if c.cpu {
 		v = append(v, uint64(s.cpu))
 	}
 	if c.wall {
 		v = append(v, uint64(s.wall))
+	}
+	if c.off {
+		v = append(v, uint64(s.off))
 	}
 	m, e.sub = appendRepeated(m, fieldSampleValue, v, e.sub)
 	m = append(m, e.labels[s.label]...)

@@ -85,7 +85,8 @@ func TestSampleTypes(t *testing.T) {
 	cpuOnly := strings.Replace(strings.Replace(recursionWall, "clock wall", "clock thread-cpu", 1),
 		"version 2", "version 2\noption elapsed-time-usec=31", 1)
 	for _, c := range []struct{ name, trace, types, dflt, values string }{
-		{"dual", policyCases[0].trace, "calls/count cpu/nanoseconds wall/nanoseconds", "wall", "1 5000 17000"},
+		// offcpu follows wall, which stays the default: 17000 − 5000.
+		{"dual", policyCases[0].trace, "calls/count cpu/nanoseconds wall/nanoseconds offcpu/nanoseconds", "wall", "1 5000 17000 12000"},
 		{"wall", recursionWall, "calls/count wall/nanoseconds", "wall", "1 17000"},
 		// With one time, the text form gives the thread-CPU clock the same
 		// numbers the wall-only trace has; the duration comes from the key.

@@ -143,11 +143,20 @@ func checkConventions(t testing.TB, p *profile.Profile) {
 	for _, st := range p.SampleType {
 		types = append(types, st.Type+"/"+st.Unit)
 	}
-	last := p.SampleType[len(p.SampleType)-1].Type
-	if types[0] != "calls/count" || p.DefaultSampleType != last {
-		t.Errorf("sample types %v default %q: want calls/count first and the default last", types, p.DefaultSampleType)
+	// offcpu, derived from both clocks, comes after them, last; the default
+	// is the last measured clock before it (docs/outputs.md §1.2).
+	measured := types
+	if types[len(types)-1] == "offcpu/nanoseconds" {
+		measured = types[:len(types)-1]
+		if !slices.Equal(measured, []string{"calls/count", "cpu/nanoseconds", "wall/nanoseconds"}) {
+			t.Errorf("sample types %v: want offcpu only after cpu and wall", types)
+		}
 	}
-	for _, typ := range types[1:] {
+	last := measured[len(measured)-1]
+	if types[0] != "calls/count" || p.DefaultSampleType+"/nanoseconds" != last {
+		t.Errorf("sample types %v default %q: want calls/count first and the default the last measured clock", types, p.DefaultSampleType)
+	}
+	for _, typ := range measured[1:] {
 		if typ != "cpu/nanoseconds" && typ != "wall/nanoseconds" {
 			t.Errorf("unexpected sample type %s", typ)
 		}

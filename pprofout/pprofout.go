@@ -6,10 +6,12 @@
 //     counts recursion twice (§1.3, the pattern of Go's own trace-to-pprof
 //     code in internal/trace/traceviewer/pprof.go);
 //   - sample types calls/count, cpu/nanoseconds, wall/nanoseconds with the
-//     clocks the traces have, the preferred one last and named by
-//     default_sample_type, and the constant period type calls/count so that
-//     -diff_base and merging work between any two atrace2 profiles (§1.2,
-//     §1.5);
+//     clocks the traces have, the preferred one named by
+//     default_sample_type (wall, else cpu), then offcpu/nanoseconds when
+//     every trace has both clocks (the stack's exclusive off-CPU time,
+//     stacks.Node.OffCPU), and the constant period type calls/count so
+//     that -diff_base and merging work between any two atrace2 profiles
+//     (§1.2, §1.5);
 //   - labels thread (string) and tid (number) on every sample, synthetic
 //     on samples whose frame the converter began or ended (§1.3 item 7),
 //     and synthesized=true on samples whose frame (the sample's leaf) a
@@ -59,6 +61,10 @@ const (
 	TypeCalls = "calls" // frame instances with exactly the sample's stack
 	TypeCPU   = "cpu"   // exclusive thread-CPU time
 	TypeWall  = "wall"  // exclusive wall time
+	// TypeOffCPU is the exclusive off-CPU time, derived from both clocks:
+	// per stack of the call tree, max(0, wall − cpu), summed over the
+	// stacks of the sample (more than one only when nodes merge).
+	TypeOffCPU = "offcpu"
 )
 
 // Label keys on samples.
@@ -136,8 +142,8 @@ func sampleKeyOf(label, path int32) sampleKey {
 
 // sampleAcc holds one sample's sums.
 type sampleAcc struct {
-	path, label      int32
-	calls, cpu, wall int64
+	path, label           int32
+	calls, cpu, wall, off int64
 }
 
 // traceInfo is what the header and comments need from each trace.
@@ -306,6 +312,9 @@ func (b *Builder) addNode(t *stream.Trace, n *stacks.Node, label, path int32) {
 	}
 	if t.HasWall {
 		s.wall += n.Wall
+	}
+	if t.HasWall && t.HasCPU {
+		s.off += n.OffCPU()
 	}
 }
 

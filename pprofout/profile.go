@@ -10,8 +10,9 @@ import (
 	"github.com/atrace2/atrace2/internal/units"
 )
 
-// clocks says which time sample types a profile holds.
-type clocks struct{ cpu, wall bool }
+// clocks says which time sample types a profile holds: off is the off-CPU
+// time, derived from the other two.
+type clocks struct{ cpu, wall, off bool }
 
 // commonClocks is the set of clocks every trace has. Merged traces keep
 // only those, as pprof itself does when it merges profiles
@@ -23,6 +24,7 @@ func (b *Builder) commonClocks() clocks {
 		c.cpu = c.cpu && ti.t.HasCPU
 		c.wall = c.wall && ti.t.HasWall
 	}
+	c.off = c.cpu && c.wall
 	return c
 }
 
@@ -59,6 +61,11 @@ func (b *Builder) build(withSamples bool) (*profile.Profile, error) {
 	if c.wall {
 		p.SampleType = append(p.SampleType, &profile.ValueType{Type: TypeWall, Unit: "nanoseconds"})
 		p.DefaultSampleType = TypeWall
+	}
+	if c.off {
+		// After wall, which stays the default: a profile of old and one
+		// of new still compare (-diff_base keeps the common types).
+		p.SampleType = append(p.SampleType, &profile.ValueType{Type: TypeOffCPU, Unit: "nanoseconds"})
 	}
 	for _, fn := range b.funcs {
 		p.Function[fn.ID-1] = fn
@@ -102,6 +109,9 @@ func (b *Builder) samplesInto(p *profile.Profile, c clocks) {
 		}
 		if c.wall {
 			v = append(v, acc.wall)
+		}
+		if c.off {
+			v = append(v, acc.off)
 		}
 		lb := sets[acc.label]
 		s := &structs[i]
@@ -229,6 +239,9 @@ func (b *Builder) comments(c clocks) []string {
 		}
 		if !c.wall && t.HasWall {
 			out = append(out, fmt.Sprintf("%s: wall/nanoseconds left out: not every merged trace has a wall clock", name))
+		}
+		if !c.off && t.HasWall && t.HasCPU {
+			out = append(out, fmt.Sprintf("%s: offcpu/nanoseconds left out: not every merged trace has both clocks", name))
 		}
 	}
 	return out

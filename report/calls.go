@@ -68,7 +68,7 @@ func (p *Profile) Calls(opt CallsOptions) *CallsReport {
 		return r
 	}
 	slices.SortFunc(match, func(a, b int32) int {
-		return cmp.Or(cmp.Compare(st[b].incl[p.Clocks[0]], st[a].incl[p.Clocks[0]]), p.byName(a, b))
+		return cmp.Or(cmp.Compare(st[b].incl.at(p.Clocks[0]), st[a].incl.at(p.Clocks[0])), p.byName(a, b))
 	})
 	if opt.Limit > 0 && len(match) > opt.Limit {
 		match = match[:opt.Limit]

@@ -41,6 +41,11 @@ Sorting, --threshold and diff's text table use the first clock: wall when
 the trace has it. Use --clock cpu to rank by thread CPU time. CSV and JSON
 carry every clock, times in ns.
 
+offcpu (--clock offcpu, top --sort offcpu; dual-clock traces): per stack,
+exclusive wall minus exclusive thread CPU time, at least 0: the time the
+thread was on the stack but blocked, waiting or descheduled. It is summed
+like the clocks, and shown first, beside the wall time it is part of.
+
 Sampled profiles (hprof text, Android 5.x ART profiles) count stacks
 instead of timing calls: every "time" above is a number of samples (the
 clock is called samples; CSV columns end in _count, and JSON's *_ns fields

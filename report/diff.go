@@ -149,7 +149,7 @@ func Diff(before, after *Profile, opt DiffOptions) (*DiffReport, error) {
 			r.NewOnly++
 		}
 	}
-	r.filter(opt.Threshold.limit(ototal[clocks[0]]))
+	r.filter(opt.Threshold.limit(ototal.at(clocks[0])))
 	sortDiff(r.Rows, opt.Sort)
 	if opt.Limit > 0 && len(r.Rows) > opt.Limit {
 		r.Rows = r.Rows[:opt.Limit]
@@ -179,7 +179,7 @@ func commonClocks(a, b []Basis) []Basis {
 func changes(before, after times, clocks []Basis) []Change {
 	out := make([]Change, len(clocks))
 	for i, c := range clocks {
-		out[i] = newChange(before[c], after[c])
+		out[i] = newChange(before.at(c), after.at(c))
 	}
 	return out
 }

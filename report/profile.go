@@ -16,22 +16,42 @@ const (
 	Wall    Basis = iota // wall-clock time
 	CPU                  // thread CPU time
 	Samples              // sample counts of a sampled profile: not a time
+	// OffCPU is the off-CPU time derived from a dual-clock trace: per
+	// stack, max(0, exclusive wall − exclusive thread CPU)
+	// (stacks.Node.OffCPU), summed like the measured clocks.
+	OffCPU
 )
 
-// String returns the name used in CSV headers and JSON: wall, cpu or
-// samples.
+// String returns the name used in CSV headers and JSON: wall, cpu,
+// samples or offcpu.
 func (b Basis) String() string {
 	switch b {
 	case Wall:
 		return "wall"
 	case CPU:
 		return "cpu"
+	case OffCPU:
+		return "offcpu"
 	}
 	return "samples"
 }
 
-// times holds one value per basis, indexed by Basis.
+// slot is where a basis's values are in times. OffCPU shares the slot of
+// Samples: a method trace has no sample counts and a sampled profile no
+// off-CPU time, and three values per node in each of the profile's
+// per-node arrays keep top's peak memory where it was.
+func (b Basis) slot() int {
+	if b == OffCPU {
+		return int(Samples)
+	}
+	return int(b)
+}
+
+// times holds one value per basis, indexed by Basis.slot.
 type times [3]int64
+
+// at returns the value of basis b.
+func (t *times) at(b Basis) int64 { return t[b.slot()] }
 
 func (t *times) add(u times) {
 	for i := range t {
@@ -86,6 +106,10 @@ type Profile struct {
 // ErrNoClock is returned for a trace that carries no times at all.
 var ErrNoClock = errors.New("the trace has neither a wall nor a thread-CPU clock")
 
+// ErrNoOffCPU refuses the off-CPU clock of a profile that lacks the wall or
+// the thread-CPU clock it is derived from.
+var ErrNoOffCPU = errors.New("off-CPU time needs a trace with both the wall and the thread-CPU clock")
+
 // NewProfile annotates a finished call tree.
 func NewProfile(tree *stacks.Tree) (*Profile, error) {
 	if tree == nil || tree.Trace() == nil {
@@ -104,13 +128,33 @@ func NewProfile(tree *stacks.Tree) (*Profile, error) {
 	}
 	frameMethod := p.indexMethods(t.Frames)
 	self := make([]times, len(p.nodes))
+	dual := t.HasWall && t.HasCPU
 	for i := range p.nodes {
 		if nd := &p.nodes[i]; !nd.IsRoot() {
 			self[i] = times{Wall: nd.Wall, CPU: nd.CPU}
+			if dual {
+				self[i][OffCPU.slot()] = nd.OffCPU()
+			}
 		}
 	}
 	p.annotate(frameMethod, self)
 	return p, nil
+}
+
+// UseOffCPU makes the off-CPU time the profile's first clock, which sorting,
+// thresholds and diff's text table use, followed by the wall clock it is a
+// part of (its thread-CPU part is what --clock cpu shows). It returns
+// ErrNoOffCPU unless the profile has both the wall and the thread-CPU
+// clock.
+func (p *Profile) UseOffCPU() error {
+	if len(p.Clocks) > 0 && p.Clocks[0] == OffCPU {
+		return nil
+	}
+	if !slices.Contains(p.Clocks, Wall) || !slices.Contains(p.Clocks, CPU) {
+		return ErrNoOffCPU
+	}
+	p.Clocks = []Basis{OffCPU, Wall}
+	return nil
 }
 
 // indexMethods merges frames into methods and returns each frame's method.
@@ -358,7 +402,7 @@ func (p *Profile) edges() map[edgeKey]*edge {
 func pick(t times, clocks []Basis) []int64 {
 	out := make([]int64, len(clocks))
 	for i, c := range clocks {
-		out[i] = t[c]
+		out[i] = t.at(c)
 	}
 	return out
 }
@@ -367,8 +411,8 @@ func pick(t times, clocks []Basis) []int64 {
 func pct(part, whole times, clocks []Basis) []float64 {
 	out := make([]float64, len(clocks))
 	for i, c := range clocks {
-		if whole[c] != 0 {
-			out[i] = 100 * float64(part[c]) / float64(whole[c])
+		if w := whole.at(c); w != 0 {
+			out[i] = 100 * float64(part.at(c)) / float64(w)
 		}
 	}
 	return out

@@ -12,11 +12,15 @@ const (
 	SortIncl  = "incl"  // inclusive time (diff: its absolute change), largest first
 	SortCalls = "calls" // calls (diff: their absolute change), most first
 	SortName  = "name"  // method name, then signature, A to Z
+	// SortOffCPU (top only) orders by exclusive off-CPU time, largest
+	// first: SortExcl on the off-CPU clock, which it makes the first
+	// (Profile.UseOffCPU).
+	SortOffCPU = "offcpu"
 )
 
 // TopOptions select the rows of a top report.
 type TopOptions struct {
-	Sort      string // SortExcl (default), SortIncl, SortCalls or SortName
+	Sort      string // SortExcl (default), SortIncl, SortCalls, SortName or SortOffCPU
 	Limit     int    // rows per table; 0 for every method
 	PerThread bool   // one table per thread instead of all threads combined
 }
@@ -96,7 +100,11 @@ func checkSort(s string) error {
 
 // Top builds the flat profile.
 func (p *Profile) Top(opt TopOptions) (*TopReport, error) {
-	if err := checkSort(opt.Sort); err != nil {
+	if opt.Sort == SortOffCPU {
+		if err := p.UseOffCPU(); err != nil {
+			return nil, fmt.Errorf("sort order %q: %w", SortOffCPU, err)
+		}
+	} else if err := checkSort(opt.Sort); err != nil {
 		return nil, err
 	}
 	if opt.Sort == "" {

@@ -73,6 +73,15 @@ type buildNode struct {
 	calls, wall, cpu int64
 }
 
+// OffCPU returns the node's exclusive off-CPU ns: the time the thread was
+// on this stack but not running (blocked, waiting, descheduled), that is
+// max(0, Wall − CPU). It is derived where it is read rather than stored:
+// it means something only when the trace has both clocks, and the clamp at
+// 0 (thread CPU clocks tick coarsely and can run ahead of the wall clock
+// over a short stack) applies per node, the tree's distinct stack, so that
+// every view sums the same values.
+func (n *Node) OffCPU() int64 { return max(0, n.Wall-n.CPU) }
+
 // IsRoot reports whether n is a thread's root.
 func (n *Node) IsRoot() bool { return n.Parent == NoNode }
 

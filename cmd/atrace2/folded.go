@@ -23,11 +23,14 @@ func (c *FoldedCmd) Help() string {
 "<thread> (tid <id>);<class>.<method>;... VALUE", outermost frame first,
 VALUE being the stack's exclusive time in microseconds. The time is wall
 time when the trace has a wall clock, else thread CPU time; --clock cpu
-chooses thread CPU time for a dual-clock trace. Feed it to flamegraph.pl,
-inferno-flamegraph or speedscope:
+chooses thread CPU time for a dual-clock trace, and --clock offcpu its
+off-CPU time: per stack, exclusive wall minus exclusive thread CPU time (at
+least 0), the time the thread was on the stack but blocked, waiting or
+descheduled. Feed it to flamegraph.pl, inferno-flamegraph or speedscope:
 
   atrace2 folded app.trace | flamegraph.pl > app.svg
   atrace2 folded --clock cpu app.trace | inferno-flamegraph > app-cpu.svg
+  atrace2 folded --clock offcpu app.trace | flamegraph.pl > app-offcpu.svg
 
 For a sampled profile (hprof text, Android 5.x ART profile) VALUE is the
 stack's sample count (for JVM hprof cpu=times, its CPU time in
@@ -62,7 +65,7 @@ func (c *FoldedCmd) Run(g *Globals) error {
 	if _, err := convertTrace(g, src, convert.Aggregate(tb)); err != nil {
 		return err
 	}
-	if err := writeFolded(out, src, tb.Tree(), folded.Options{NoThread: c.NoThread}); err != nil {
+	if err := writeFolded(out, src, tb.Tree(), folded.Options{NoThread: c.NoThread, OffCPU: g.Clock == offCPUClock}); err != nil {
 		return err
 	}
 	return out.Commit()

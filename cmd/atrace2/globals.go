@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,7 +33,7 @@ type env struct {
 type Globals struct {
 	Quiet  bool   `short:"q" help:"Print nothing on stderr but errors: no repair summary and no warnings."`
 	Strict bool   `help:"Fail (exit 1) when the trace needed any repair (orphan exits, open frames, unknown ids, lost bytes …) or the reader had to work around anything, or when --mapping resolved a method by name only (no descriptor matched) or ambiguously."`
-	Clock  string `default:"auto" enum:"auto,wall,cpu,thread-cpu,dual" help:"Clock to read: wall, cpu (thread CPU time) or dual; auto reads every clock the trace has. It can narrow a dual-clock trace to one clock, and it sets the clock of a streaming trace whose summary is missing (there it is otherwise guessed from the record size). One of: ${enum}."`
+	Clock  string `default:"auto" enum:"auto,wall,cpu,thread-cpu,dual,offcpu" help:"Clock to read: wall, cpu (thread CPU time) or dual; auto reads every clock the trace has. It can narrow a dual-clock trace to one clock, and it sets the clock of a streaming trace whose summary is missing (there it is otherwise guessed from the record size). offcpu (folded, top and diff) reads both clocks and shows off-CPU time: per stack, exclusive wall time minus exclusive thread CPU time (at least 0), the time the thread was on the stack but not running. One of: ${enum}."`
 
 	TimeUnit string `name:"time-unit" default:"auto" enum:"auto,us,ns" help:"Unit of an ART V2 trace's times: us or ns. auto takes it from the trace's summary, or guesses it from the size of the time steps when the summary is missing (a warning says so). Other traces always count µs. One of: ${enum}."`
 
@@ -42,15 +43,30 @@ type Globals struct {
 	MappingMismatch string `name:"mapping-mismatch" default:"error" enum:"error,warn" help:"What to do when the trace names R8 map ids (r8-map-id-… sources) and none is the --mapping file's: error refuses (exit 1), warn says so and goes on. One of: ${enum}."`
 
 	Thread []string `name:"thread" sep:"none" placeholder:"PATTERN" help:"Keep only the threads whose name matches PATTERN (an RE2 regular expression, unanchored: ^main$ for exactly main) or whose tid, in decimal, is PATTERN; repeat it to keep several. Everything of the other threads disappears, totals and repairs included. Applied first, before --from/--to and --root."`
-	From string `placeholder:"DURATION" help:"Count only what lies at or after this time on the wall clock, since the trace start (the time axis of every output): a Go duration such as 1.5s, 250ms or 1200us. Frames running at it begin there, marked as cut in timelines. With --to, the closed window [from, to]; needs a method trace with a wall clock."`
-	To   string `placeholder:"DURATION" help:"Count only what lies at or before this time on the wall clock, since the trace start: a Go duration. Frames still running at it end there, marked as cut in timelines."`
-	Root string `placeholder:"PATTERN" help:"Keep only the time spent inside methods whose <class>.<method> matches this regular expression (RE2, unanchored; the names --mapping gives): in every stack the outermost matching frame becomes the root and the frames outside it are dropped; stacks without a match are dropped, and stacks that become equal merge. Timelines keep only the matching frames' subtrees; recursion counts once, at the outermost match."`
+	From   string   `placeholder:"DURATION" help:"Count only what lies at or after this time on the wall clock, since the trace start (the time axis of every output): a Go duration such as 1.5s, 250ms or 1200us. Frames running at it begin there, marked as cut in timelines. With --to, the closed window [from, to]; needs a method trace with a wall clock."`
+	To     string   `placeholder:"DURATION" help:"Count only what lies at or before this time on the wall clock, since the trace start: a Go duration. Frames still running at it end there, marked as cut in timelines."`
+	Root   string   `placeholder:"PATTERN" help:"Keep only the time spent inside methods whose <class>.<method> matches this regular expression (RE2, unanchored; the names --mapping gives): in every stack the outermost matching frame becomes the root and the frames outside it are dropped; stacks without a match are dropped, and stacks that become equal merge. Timelines keep only the matching frames' subtrees; recursion counts once, at the outermost match."`
 
 	// CPUProfile is for atrace2's developers: where a conversion's time goes.
 	CPUProfile string `name:"cpu-profile" hidden:"" type:"path" help:"Write a Go CPU profile of the run to this file."`
 
 	env    *env
 	rootRE *regexp.Regexp // --root, compiled once (rootPattern)
+}
+
+// offCPUClock is --clock's derived clock: off-CPU time.
+const offCPUClock = "offcpu"
+
+// offCPUCommands are the commands that can show off-CPU time (--clock
+// offcpu); pprof has it as a sample type of every dual-clock profile.
+var offCPUCommands = []string{"folded", "top", "diff"}
+
+// checkClock refuses --clock offcpu on a command that cannot show it.
+func (g *Globals) checkClock(cmd string) error {
+	if g.Clock == offCPUClock && !slices.Contains(offCPUCommands, cmd) {
+		return usagef("--clock offcpu: %s cannot show off-CPU time; folded, top and diff can (pprof profiles of dual-clock traces carry it as the sample type offcpu)", cmd)
+	}
+	return nil
 }
 
 // pairInputs reads trace arguments: a NAME.sec argument is the key file of
@@ -131,6 +147,9 @@ func openTrace(g *Globals, src *input.Source) (*input.Trace, error) {
 	if g.Clock != "auto" && g.Clock != "" && !g.windowOnCPU() {
 		opt.Clock, _ = parser.ParseClock(g.Clock)
 	}
+	if g.Clock == offCPUClock {
+		opt.Clock = parser.ClockDual // off-CPU time is derived from both
+	}
 	switch g.TimeUnit {
 	case "us":
 		opt.TimeUnit = time.Microsecond
@@ -144,6 +163,9 @@ func openTrace(g *Globals, src *input.Source) (*input.Trace, error) {
 	bar.Clear()
 	if err != nil {
 		var ce *parser.ClockError
+		if errors.As(err, &ce) && g.Clock == offCPUClock {
+			return nil, usagef("%s: --clock offcpu: the trace records the %s clock; off-CPU time needs both the wall and the thread-CPU clock", src.Name(), ce.Have)
+		}
 		if errors.As(err, &ce) {
 			return nil, usagef("%s: --clock %s: %v", src.Name(), g.Clock, err)
 		}

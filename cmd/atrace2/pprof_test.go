@@ -65,7 +65,8 @@ func TestPprofToFileAndStdout(t *testing.T) {
 	if !strings.Contains(strings.Join(p.Comments, "\n"), synth) {
 		t.Errorf("comments %q lack %q", p.Comments, synth)
 	}
-	if len(p.SampleType) != 3 || p.DefaultSampleType != "wall" || p.Mapping[0].File != sample {
+	// calls, cpu, wall and the derived offcpu (the sample has both clocks).
+	if len(p.SampleType) != 4 || p.DefaultSampleType != "wall" || p.Mapping[0].File != sample {
 		t.Errorf("sample types %v default %q mapping %q", p.SampleType, p.DefaultSampleType, p.Mapping[0].File)
 	}
 	var threads []string

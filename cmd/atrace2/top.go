@@ -17,7 +17,7 @@ import (
 // TopCmd prints the flat profile: Traceview's profile table, dmtracedump's
 // exclusive and inclusive profiles.
 type TopCmd struct {
-	Sort      string `default:"excl" enum:"excl,incl,calls,name" help:"Order rows by exclusive time, inclusive time, calls (largest first) or method name. One of: ${enum}."`
+	Sort      string `default:"excl" enum:"excl,incl,calls,name,offcpu" help:"Order rows by exclusive time, inclusive time, calls (largest first), method name, or exclusive off-CPU time (a dual-clock trace; as --clock offcpu). One of: ${enum}."`
 	Limit     int    `name:"limit" short:"n" placeholder:"N" default:"50" help:"Print at most N rows per table (default 50); 0 prints every method."`
 	PerThread bool   `help:"Print one table per thread, busiest first, instead of one table for all threads combined."`
 	reportFlags
@@ -135,5 +135,10 @@ func loadProfile(g *Globals, in input.Arg) (*report.Profile, error) {
 		return nil, fmt.Errorf("%s: %w", in.Name(), err)
 	}
 	p.Name = in.Name() // "<stdin>" rather than "-"
+	if g.Clock == offCPUClock {
+		if err := p.UseOffCPU(); err != nil {
+			return nil, usagef("%s: --clock offcpu: %v", in.Name(), err)
+		}
+	}
 	return p, nil
 }
