@@ -24,6 +24,18 @@
 // resolution rules one by one with hand-computed output. They need no
 // browser.
 //
+// The TestFocus* tests check issue 23's focus (--thread, --from/--to,
+// --root and the off-CPU clock) in every output: folded, pprof, top,
+// speedscope, dump and Perfetto (imported with trace_processor, which
+// they require as perfetto/trace_processor_test.go does: ATRACE2_TP).
+// Their expectations come from hand-computed cases (focus_test.go) and
+// from an oracle (focus_oracle_test.go) that replays a tracegen
+// description with the issue's rules and shares no code with atrace2;
+// on generated traces of several shapes (focus_props_test.go) they check
+// that --from 0 is no window, that a window split in two adds up on the
+// wall clock, that a --root matching every outermost frame is no root,
+// and that every output equals the oracle under each focus.
+//
 // Setup: .ci/setup-browser.sh installs chromium and runs npm ci here. The
 // browser test skips with a message when node, chromium or node_modules are
 // missing, unless ATRACE2_E2E=require (CI sets it), which turns the skip
