@@ -61,14 +61,19 @@ func (f *FocusStats) Summary() string {
 		parts = append(parts, fmt.Sprintf("%s of %s %s (%s)",
 			units.Count(int64(f.ThreadsKept)), units.Count(int64(f.ThreadsTotal)), threads, threadFlags(f.ThreadPatterns)))
 	}
+	var stages []string
 	if f.Window {
-		parts = append(parts, fmt.Sprintf("window %s to %s: %s of %s frames, %s of %s wall time",
-			units.Duration(f.From), units.Duration(f.To),
-			units.Count(f.FramesKept), units.Count(f.FramesTotal),
-			units.Duration(f.WallKept), units.Duration(f.WallTotal)))
+		stages = append(stages, fmt.Sprintf("window %s to %s", units.Duration(f.From), units.Duration(f.To)))
 	}
 	if f.Root != "" {
-		parts = append(parts, "root "+f.Root)
+		stages = append(stages, "root "+f.Root)
+	}
+	if len(stages) > 0 {
+		// The counts are taken before the window and after the root: what
+		// the two stages kept together.
+		parts = append(parts, fmt.Sprintf("%s: %s of %s frames, %s of %s wall time", strings.Join(stages, ", "),
+			units.Count(f.FramesKept), units.Count(f.FramesTotal),
+			units.Duration(f.WallKept), units.Duration(f.WallTotal)))
 	}
 	return "focus: " + strings.Join(parts, "; ")
 }

@@ -11,7 +11,9 @@ func TestFocusSummary(t *testing.T) {
 		{FocusStats{ThreadPatterns: []string{"main"}, ThreadsKept: 1, ThreadsTotal: 12}, "focus: 1 of 12 threads (--thread main)"},
 		{FocusStats{ThreadPatterns: []string{"main", "Render Thread"}, ThreadsKept: 0, ThreadsTotal: 1}, `focus: 0 of 1 thread (--thread main --thread "Render Thread")`},
 		{FocusStats{Window: true, From: 1_500_000, To: 2_000_000_000, FramesKept: 3, FramesTotal: 1234, WallKept: 250_000_000, WallTotal: 4_000_000_000, Root: "a.B.c"},
-			"focus: window 1.5 ms to 2 s: 3 of 1,234 frames, 250 ms of 4 s wall time; root a.B.c"},
+			"focus: window 1.5 ms to 2 s, root a.B.c: 3 of 1,234 frames, 250 ms of 4 s wall time"},
+		{FocusStats{Root: "Looper", FramesKept: 2, FramesTotal: 6, WallKept: 55_000, WallTotal: 170_000},
+			"focus: root Looper: 2 of 6 frames, 55 µs of 170 µs wall time"},
 	} {
 		if got := c.f.Summary(); got != c.want {
 			t.Errorf("%+v: Summary() = %q, want %q", c.f, got, c.want)
