@@ -28,28 +28,8 @@ func (p *Profile) KeepThreads(keep func(th *Thread) bool) (kept, total int) {
 	}
 	clear(p.Samples[len(out):])
 	p.Samples, p.Unlisted = out, nil
-	p.compactFrames()
+	p.keepUsedFrames()
 	return kept, total
-}
-
-// compactFrames drops the frames no sample uses, keeping the order of the
-// others, and sets MaxDepth to the deepest stack's length.
-func (p *Profile) compactFrames() {
-	index := make([]int, len(p.Frames)) // old index → new index + 1
-	var frames []Frame
-	p.MaxDepth = 0
-	for i := range p.Samples {
-		s := &p.Samples[i]
-		for j, f := range s.Stack {
-			if index[f] == 0 {
-				frames = append(frames, p.Frames[f])
-				index[f] = len(frames)
-			}
-			s.Stack[j] = index[f] - 1
-		}
-		p.MaxDepth = max(p.MaxDepth, len(s.Stack))
-	}
-	p.Frames = frames
 }
 
 // ThreadName is the name of a thread as the outputs show it: its own, or
