@@ -1,7 +1,6 @@
 package focus
 
 import (
-	"errors"
 	"regexp"
 
 	"github.com/atrace2/atrace2/convert/stream"
@@ -35,9 +34,6 @@ type Root struct {
 }
 
 var _ stream.Exporter = (*Root)(nil)
-
-// errEnclose refuses the stream of one read, which a stage cannot take.
-var errEnclose = errors.New("focus: invariant violation: a one-read enclose instruction reached a focus stage")
 
 // NewRoot returns the stage that keeps the subtrees of the frames whose
 // name re matches and passes them to next.
@@ -82,7 +78,7 @@ func (r *Root) Events(evs []stream.Event) error {
 	out := r.out[:0]
 	for _, ev := range evs {
 		if ev.Kind == stream.Enclose {
-			return errEnclose
+			return ErrEnclose
 		}
 		for int(ev.Thread) >= len(r.root) {
 			r.root = append(r.root, -1)

@@ -1,6 +1,7 @@
 package focus_test
 
 import (
+	"errors"
 	"regexp"
 	"slices"
 	"strings"
@@ -237,7 +238,7 @@ func TestRootRefusesEnclose(t *testing.T) {
 	r := focus.NewRoot(rec, regexp.MustCompile(`A`))
 	_ = r.Begin(trace("A"))
 	err := r.Events([]stream.Event{{Kind: stream.Enclose}})
-	if err == nil || !strings.Contains(err.Error(), "invariant violation") {
-		t.Fatalf("err = %v, want an invariant violation", err)
+	if !errors.Is(err, focus.ErrEnclose) {
+		t.Fatalf("err = %v, want focus.ErrEnclose", err)
 	}
 }
