@@ -13,6 +13,17 @@ import (
 // without a wall clock: the window's times are wall times.
 var ErrNoWallClock = errors.New("a window (--from/--to) needs the wall clock, and the trace has thread-CPU times only")
 
+// WindowAfterEndError is the error of a window that starts after the
+// trace's last record: it would keep nothing, and an empty output reads
+// as a trace without calls rather than as a window in the wrong place.
+type WindowAfterEndError struct {
+	From, End int64 // ns since the trace start: Window.From and Trace.WallEnd
+}
+
+func (e *WindowAfterEndError) Error() string {
+	return fmt.Sprintf("window starts at %d ns, after the trace end at %d ns", e.From, e.End)
+}
+
 // focused reports whether the options ask for a focus stage.
 func (opt *Options) focused() bool { return opt.Window != nil || opt.Root != nil }
 
@@ -35,6 +46,9 @@ func runFocused(f *parser.File, opt Options, exps []stream.Exporter) (*stream.Tr
 	p, err := firstPass(f, opt, 2)
 	if err != nil {
 		return nil, err
+	}
+	if w := opt.Window; w != nil && w.From > p.t.WallEnd {
+		return nil, &WindowAfterEndError{From: w.From, End: p.t.WallEnd}
 	}
 	chain := newFocusChain(&opt, p.t, exps)
 	if opt.CPUOnly && opt.Window != nil {

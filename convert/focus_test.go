@@ -143,6 +143,20 @@ func TestWindowErrors(t *testing.T) {
 	if err == nil {
 		t.Errorf("window [5, 4]: no error")
 	}
+	// The last record is at 30 µs: a window from there keeps its instant,
+	// one from a nanosecond later keeps nothing and is refused.
+	late, err := tracegen.ParseText("version 3\nclock dual\nthread 1 main\nmethod 0x4 a.A run ()V A.java\n1 enter 0x4 1 10\n1 exit 0x4 2 30\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := convertBytesTo(t, late.Regular(), convert.Options{Window: &focus.Window{From: 30000, To: focus.NoEnd}}, &recorder{}); err != nil {
+		t.Errorf("window from the last record: %v", err)
+	}
+	_, err = convertBytesTo(t, late.Regular(), convert.Options{Window: &focus.Window{From: 30001, To: focus.NoEnd}}, &recorder{})
+	var after *convert.WindowAfterEndError
+	if !errors.As(err, &after) || after.From != 30001 || after.End != 30000 {
+		t.Errorf("window after the end: %v, want WindowAfterEndError{30001, 30000}", err)
+	}
 }
 
 // TestWindowThenRoot: the window applies first, then the root, and the

@@ -15,6 +15,7 @@ import (
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/internal/progress"
+	"github.com/atrace2/atrace2/internal/units"
 	"github.com/atrace2/atrace2/parser"
 )
 
@@ -220,6 +221,10 @@ func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*strea
 	var werr *outfile.WriteError
 	if errors.Is(err, convert.ErrNoWallClock) {
 		return nil, fmt.Errorf("%s: --from/--to: the trace has thread-CPU times only, and a window is on the wall clock", src.Name())
+	}
+	var late *convert.WindowAfterEndError
+	if errors.As(err, &late) {
+		return nil, fmt.Errorf("%s: --from %s is after the trace's end at %s: nothing to keep", src.Name(), g.From, units.Duration(late.End))
 	}
 	var ce *parser.ClockError
 	if errors.As(err, &ce) {

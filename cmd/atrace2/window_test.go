@@ -114,6 +114,7 @@ func TestWindowErrors(t *testing.T) {
 		stderr string // regexp
 	}{
 		{"from after to", []string{"top", "--from", "2ms", "--to", "1ms", dual}, exitUsage, `^atrace2: --from 2ms is after --to 1ms\n$`},
+		{"from after the trace end", []string{"folded", "--from", "51us", dual}, exitError, `^atrace2: .*window.trace: --from 51us is after the trace's end at 50 µs: nothing to keep\n$`},
 		{"not a duration", []string{"folded", "--to", "10", dual}, exitUsage, `^atrace2: --to "10": give a duration since the trace start`},
 		{"clock cpu on a wall-only trace", []string{"folded", "--clock", "cpu", "--from", "1us", wallOnly}, exitUsage, `^atrace2: .*wall.trace: --clock cpu: the trace records the wall clock; it has no thread-cpu times to read\n$`},
 		{"thread-CPU-only trace", []string{"top", "--to", "1ms", cpuOnly}, exitError, `^atrace2: .*v1-dalvik.trace: --from/--to: the trace has thread-CPU times only, and a window is on the wall clock\n$`},
