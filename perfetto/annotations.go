@@ -66,6 +66,11 @@ const (
 	CutEnd = "cut: the frame was still running at --to; atrace2 ended it at the window's end"
 )
 
+// BothNotes is the debug.synthetic of a frame whose begin and end both have
+// a note, one of them a window's cut: trace_processor keeps one value per
+// arg, the end's, so the end carries both.
+func BothNotes(begin, end string) string { return begin + " | " + end }
+
 // The interned string values (DebugAnnotation.string_value_iid).
 const (
 	valBeganBefore = 1 + iota

@@ -132,7 +132,7 @@ func (e *Exporter) begin(th *thread, ev *stream.Event, ts, cpu int64) {
 		b = endMsg(b, d)
 	}
 	e.out = endMsg(b, pkt)
-	th.open = append(th.open, openSlice{ts: ts, cpu: cpu})
+	th.open = append(th.open, openSlice{ts: ts, cpu: cpu, began: ev.Flags & (stream.Cut | stream.Synthetic)})
 }
 
 // end writes a SLICE_END, with no name so that it closes the innermost open
@@ -152,7 +152,7 @@ func (e *Exporter) end(th *thread, ev *stream.Event, ts, cpu int64) {
 		b = appendCounter(b, th, cpu)
 	}
 	if ev.Flags != 0 {
-		b = appendEndFlags(b, ev.Flags)
+		b = appendEndFlags(b, ev.Flags, o.began)
 	}
 	if ev.Depth == MaxDepth-1 && th.folded > 0 {
 		b = appendAnnotation(b, annFolded, fieldInt, uint64(th.folded))
@@ -170,6 +170,27 @@ func (e *Exporter) end(th *thread, ev *stream.Event, ts, cpu int64) {
 	e.out = endMsg(b, pkt)
 }
 
+// beginNote is the debug.synthetic of a begin flagged fl (Cut or Synthetic).
+func beginNote(fl stream.Flags) string {
+	if fl&stream.Cut != 0 {
+		return CutBegin
+	}
+	return SyntheticBegin
+}
+
+// endNote is the debug.synthetic of an end flagged fl, "" for none.
+func endNote(fl stream.Flags) string {
+	switch {
+	case fl&stream.Cut != 0:
+		return CutEnd
+	case fl&stream.Synthetic != 0:
+		return SyntheticEnd
+	case fl&stream.Implicit != 0:
+		return SyntheticImplied
+	}
+	return ""
+}
+
 // offCPU returns the exclusive off-CPU µs of slice o, popped from th.open,
 // which ends at wall ts and thread CPU cpu (it may be below 0, when the
 // CPU clock ran ahead), and adds the slice's inclusive difference to its
@@ -183,8 +204,14 @@ func offCPU(th *thread, o *openSlice, ts, cpu int64) int64 {
 }
 
 // appendEndFlags marks how a frame ended: completed by the converter, or
-// left by an exception.
-func appendEndFlags(b []byte, fl stream.Flags) []byte {
+// left by an exception. The end's debug.synthetic replaces the begin's in
+// trace_processor's args, so when a window made either note, the end
+// writes both (BothNotes); without a window a frame never has both.
+func appendEndFlags(b []byte, fl, began stream.Flags) []byte {
+	if began != 0 && fl&(stream.Cut|stream.Synthetic|stream.Implicit) != 0 && (began|fl)&stream.Cut != 0 {
+		b = appendStringAnnotation(b, annSynthetic, BothNotes(beginNote(began), endNote(fl)))
+		fl &^= stream.Cut | stream.Synthetic | stream.Implicit
+	}
 	switch {
 	case fl&stream.Cut != 0:
 		b = appendStringAnnotation(b, annSynthetic, CutEnd)

@@ -90,7 +90,10 @@ type thread struct {
 // minus their inclusive thread-CPU µs (with both clocks only): the
 // slice's exclusive off-CPU time at its end is its own inclusive
 // difference minus child (offCPU).
-type openSlice struct{ ts, cpu, child int64 }
+type openSlice struct {
+	ts, cpu, child int64
+	began          stream.Flags // the begin's Cut or Synthetic flag, for a note at the end that must keep it
+}
 
 var _ stream.Exporter = (*Exporter)(nil)
 

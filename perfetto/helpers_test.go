@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/atrace2/atrace2/convert"
@@ -169,13 +170,24 @@ func (r *recorder) endSlice(sl *tpSlice, ev *stream.Event, ts int64) {
 	if r.dual && ev.CPU != sl.ThreadTS {
 		sl.ThreadDur, sl.HasThreadDur = ev.CPU-sl.ThreadTS, true
 	}
+	end := ""
 	switch {
 	case ev.Flags&stream.Cut != 0:
-		sl.Args["debug.synthetic"] = perfetto.CutEnd
+		end = perfetto.CutEnd
 	case ev.Flags&stream.Synthetic != 0:
-		sl.Args["debug.synthetic"] = perfetto.SyntheticEnd
+		end = perfetto.SyntheticEnd
 	case ev.Flags&stream.Implicit != 0:
-		sl.Args["debug.synthetic"] = perfetto.SyntheticImplied
+		end = perfetto.SyntheticImplied
+	}
+	// A window's cut at either end keeps both notes (the end's value
+	// would replace the begin's).
+	begin := sl.Args["debug.synthetic"]
+	switch {
+	case end == "":
+	case begin != "" && (strings.HasPrefix(begin, "cut:") || strings.HasPrefix(end, "cut:")):
+		sl.Args["debug.synthetic"] = perfetto.BothNotes(begin, end)
+	default:
+		sl.Args["debug.synthetic"] = end
 	}
 	if ev.Flags&stream.Unwound != 0 {
 		sl.Args["debug.exception"] = "true"

@@ -124,14 +124,17 @@ func TestWindowByHand(t *testing.T) {
 		cutEnd   = perfetto.CutEnd
 		implied  = perfetto.SyntheticImplied
 	)
+	// onCreate runs across the whole window on both threads: its end
+	// carries both cuts, as trace_processor keeps the end's value.
+	both := perfetto.BothNotes(cutBegin, cutEnd)
 	wants := map[string][]want{
 		"main": {
-			{"com.example.App.onCreate", 0, 150, 170, -1, cutEnd, "debug.cpu_us=0"},
+			{"com.example.App.onCreate", 0, 150, 170, -1, both, "debug.cpu_us=0"},
 			{"com.example.Net.fetch", 1, 150, 0, -1, cutBegin, "debug.exception=true"},
 			{"java.lang.Thread.sleep", 1, 160, 160, -1, cutEnd, "debug.cpu_us=0"},
 		},
 		"worker": {
-			{"com.example.App.onCreate", 0, 150, 170, 7, cutEnd, ""},
+			{"com.example.App.onCreate", 0, 150, 170, 7, both, ""},
 			{"com.example.Util.helper", 1, 200, 100, 5, "", ""},
 			{"com.example.Net.fetch", 2, 200, 100, 5, "", ""},
 			{"java.lang.Thread.sleep", 3, 210, 90, 4, implied, ""},
