@@ -114,6 +114,9 @@ func rank(a, b []float64) (ranks, error) {
 // makes the table smaller: the two rank sums add up to a constant, so their
 // distances from their means are equal.
 func exactP(rk ranks, n1, n2 int) float64 {
+	if len(rk.groups) == 1 {
+		return 1 // every value equal: every choice has the same sum
+	}
 	n := n1 + n2
 	m, obs := n1, rk.sumA
 	if n2 < n1 {
@@ -121,73 +124,99 @@ func exactP(rk ranks, n1, n2 int) float64 {
 	}
 	mean := m * (n + 1)
 	dev := abs(obs - mean)
-	var counts []uint64
-	if len(rk.groups) == n {
-		counts = noTiesCounts(m, n)
-	} else {
-		counts = sumCounts(rk.groups, m, n)
-	}
+	lo, counts := cachedCounts(rk.groups, m)
 	var hit, all uint64
-	for s, c := range counts {
+	for i, c := range counts {
 		all += c
-		if abs(s-mean) >= dev {
+		if abs(lo+i-mean) >= dev {
 			hit += c
 		}
 	}
 	return float64(hit) / float64(all)
 }
 
-var noTies struct {
+// The null distribution depends only on m and the sizes of the tie groups
+// in order, which repeat: always without ties (all sizes 1), and often for
+// the small values of short methods. A few hundred are kept (each at most
+// 6.4 kB: 2·20·20+1 sums), and forgotten all at once when there are more.
+const cacheMax = 256
+
+var cache struct {
 	sync.Mutex
-	m map[[2]int][]uint64
+	m map[string]cached
 }
 
-// noTiesCounts is sumCounts for N distinct values, which depends only on
-// (m, N): it is computed once per pair and kept (at most 12.8 kB each).
-func noTiesCounts(m, n int) []uint64 {
-	noTies.Lock()
-	defer noTies.Unlock()
-	key := [2]int{m, n}
-	if c, ok := noTies.m[key]; ok {
-		return c
-	}
-	gs := make([]group, n)
-	for i := range gs {
-		gs[i] = group{t: 1, r: 2 * (i + 1)}
-	}
-	c := sumCounts(gs, m, n)
-	if noTies.m == nil {
-		noTies.m = make(map[[2]int][]uint64)
-	}
-	noTies.m[key] = c
-	return c
+type cached struct {
+	lo     int
+	counts []uint64
 }
 
-// sumCounts returns, for each doubled rank sum s, the number of ways to
-// choose m of the n pooled values whose doubled ranks add up to s. It
-// counts by dynamic programming over the groups of equal values: taking j
-// of a group of t values adds j·r to the sum in C(t, j) ways. The counts
-// are at most C(40, 20) < 2⁶³ for n ≤ 2·ExactMax.
-func sumCounts(gs []group, m, n int) []uint64 {
+func cachedCounts(gs []group, m int) (int, []uint64) {
+	key := make([]byte, 0, len(gs)+1)
+	key = append(key, byte(m))
+	for _, g := range gs {
+		key = append(key, byte(g.t)) // t ≤ 2·ExactMax
+	}
+	cache.Lock()
+	c, ok := cache.m[string(key)]
+	cache.Unlock()
+	if ok {
+		return c.lo, c.counts
+	}
+	c.lo, c.counts = sumCounts(gs, m)
+	cache.Lock()
+	if len(cache.m) >= cacheMax || cache.m == nil {
+		cache.m = make(map[string]cached)
+	}
+	cache.m[string(key)] = c
+	cache.Unlock()
+	return c.lo, c.counts
+}
+
+// sumCounts returns, for each doubled rank sum lo+i, the number counts[i]
+// of ways to choose m of the pooled values whose doubled ranks add up to
+// it. It counts by dynamic programming over the groups of equal values:
+// taking j of a group of t values adds j·r to the sum in C(t, j) ways. Row
+// k of the table holds the counts for k values chosen, nonzero only
+// between lo[k] and hi[k]. The counts are at most C(40, 20) < 2⁶³ for
+// n ≤ 2·ExactMax.
+func sumCounts(gs []group, m int) (int, []uint64) {
+	n := 0
+	for _, g := range gs {
+		n += g.t
+	}
 	width := 2*m*n + 1 // doubled ranks are at most 2n
 	tab := make([]uint64, (m+1)*width)
+	lo, hi := make([]int, m+1), make([]int, m+1)
+	for k := 1; k <= m; k++ {
+		lo[k], hi[k] = width, -1 // empty
+	}
 	tab[0] = 1
 	seen := 0 // values in the groups so far
+	var binom [2*ExactMax + 1]uint64
 	for _, g := range gs {
+		for j := 1; j <= g.t; j++ {
+			binom[j] = binomial(g.t, j)
+		}
 		for k := min(seen, m); k >= 0; k-- {
-			row := tab[k*width : (k+1)*width]
-			for s, c := range row {
-				if c == 0 {
-					continue
+			if hi[k] < lo[k] {
+				continue
+			}
+			src := tab[k*width+lo[k] : k*width+hi[k]+1]
+			for j := 1; j <= g.t && k+j <= m; j++ {
+				off := (k+j)*width + lo[k] + j*g.r
+				dst := tab[off : off+len(src)]
+				b := binom[j]
+				for i, c := range src {
+					dst[i] += c * b
 				}
-				for j := 1; j <= g.t && k+j <= m; j++ {
-					tab[(k+j)*width+s+j*g.r] += c * binomial(g.t, j)
-				}
+				lo[k+j] = min(lo[k+j], lo[k]+j*g.r)
+				hi[k+j] = max(hi[k+j], hi[k]+j*g.r)
 			}
 		}
 		seen += g.t
 	}
-	return tab[m*width:]
+	return lo[m], slices.Clone(tab[m*width+lo[m] : m*width+hi[m]+1]) // not the whole table
 }
 
 // binomial returns C(n, k) for the small n of the exact test.
