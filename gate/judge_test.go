@@ -3,6 +3,7 @@ package gate
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -252,5 +253,31 @@ func TestResultJSON(t *testing.T) {
 		`"old_median":2000000,"new_median":2000000,"delta":0,"pct":0,"p":1,"threshold":"+2ms"},"o":"regressed"}` + "\n"
 	if b.String() != want {
 		t.Errorf("JSON:\n got %s\nwant %s", b.String(), want)
+	}
+}
+
+// TestNoChangeFalsePositives: two sides from one skewed distribution, with
+// the loosest rule (any increase): regressed needs an increase and p <
+// alpha, so it happens about alpha/2 of the time. For 5 vs 5 without ties
+// that is exactly 4/252 = 0.016 (U ≤ 2 on the upper side).
+func TestNoChangeFalsePositives(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	r := mustRule(t, "incl>+0ns")
+	const trials = 4000
+	regressed := 0
+	for range trials {
+		s := Series{Subject: "a.B.c", Kind: Method, Metric: "incl", Clock: "wall",
+			Old: make([]float64, 5), New: make([]float64, 5)}
+		for i := range s.Old {
+			s.Old[i] = math.Round(1e6 * (1 + rng.ExpFloat64()))
+			s.New[i] = math.Round(1e6 * (1 + rng.ExpFloat64()))
+		}
+		if Judge(&r, &s, 0.05).Verdict == Regressed {
+			regressed++
+		}
+	}
+	// σ of the rate over 4000 trials ≈ 0.002.
+	if rate := float64(regressed) / trials; math.Abs(rate-4.0/252) > 0.008 {
+		t.Errorf("no change: regressed in %.4f of the trials, want about %.4f", rate, 4.0/252)
 	}
 }
