@@ -36,7 +36,7 @@ func TestPprofHTTP(t *testing.T) {
 	}
 	client := &http.Client{Timeout: 30 * time.Second}
 	for page, want := range map[string]string{
-		"":                  "android.os.Looper.loop", // redirects to the flame graph
+		"":                  "android.os.Looper.loop",                // redirects to the flame graph
 		"flamegraph":        `"FullName":"main","FileName":"thread"`, // rooted by thread (-tagroot=thread)
 		"top":               `"CumFormat":"345.42ms"`,                // -unit=auto, not 345415us
 		"top?si=calls":      `"FlatFormat":"160",`,                   // counts stay bare
