@@ -66,6 +66,7 @@ func (v *viewing) close() {
 	v.l.Close()
 	if v.remove != nil {
 		v.remove()
+		v.remove = nil
 	}
 }
 
