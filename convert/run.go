@@ -264,6 +264,11 @@ func (p *pass) drive(f *parser.File, exps []stream.Exporter, strict bool) error 
 	if p.mode == abandoned {
 		return nil // the exporters start over (runSpeculative)
 	}
+	if p.progress != nil {
+		// The reading is over, even when the last record ended before the
+		// end of the file: a progress line then shows what Finish writes.
+		p.progress(p.total, p.total)
+	}
 	for _, e := range exps {
 		if err := e.Finish(); err != nil {
 			return err

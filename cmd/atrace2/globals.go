@@ -28,6 +28,7 @@ type env struct {
 	inputs         outfile.Inputs  // the inputs no output may overwrite
 	cpuProfile     string          // --cpu-profile's file, which no output may replace
 	said           map[string]bool // mapping warnings and hints already printed (mapping.go)
+	written        writeProgress   // the outputs' writing, shown on the progress line (progress.go)
 }
 
 // Globals are the flags every command takes.
@@ -126,7 +127,7 @@ func (e *env) createOutput(path string, binary bool, what string) (*outfile.File
 	if outfile.SamePath(path, e.cpuProfile) {
 		return nil, usagef("refusing to write the %s output over the --cpu-profile file %s", what, e.cpuProfile)
 	}
-	return outfile.Create(path, outfile.Options{What: what, Binary: binary, Stdout: e.stdout, Inputs: &e.inputs})
+	return outfile.Create(path, outfile.Options{What: what, Binary: binary, Stdout: e.stdout, Inputs: &e.inputs, Progress: &e.written})
 }
 
 // progressBar returns the bar of one input, or nil when none is shown.
@@ -211,6 +212,7 @@ func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*strea
 	}
 	bar := progressBar(g, src.Name())
 	opt.Progress = bar.Func()
+	g.env.written.set(bar)
 	var t *stream.Trace
 	if len(outs) == 0 {
 		t, err = convert.Analyze(f.File, opt)
@@ -218,6 +220,10 @@ func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*strea
 		t, err = convert.Run(f.File, opt, outs...)
 	}
 	bar.Clear()
+	if err == nil && len(outs) > 0 {
+		// The outputs written after the conversion get a line of their own.
+		defer g.env.written.set(progressBar(g, src.Name()).Finishing())
+	}
 	var werr *outfile.WriteError
 	if errors.Is(err, convert.ErrNoWallClock) {
 		return nil, fmt.Errorf("%s: --from/--to: the trace has thread-CPU times only, and a window is on the wall clock", src.Name())

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/internal/openview"
 	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/perfetto"
 )
@@ -13,6 +14,7 @@ type PerfettoCmd struct {
 	Output      string   `short:"o" placeholder:"FILE" help:"Write the Perfetto trace to FILE (- for standard output). By default it goes to standard output, which must not be a terminal; app.perfetto-trace is a good name."`
 	ProcessName string   `placeholder:"NAME" help:"Name of the process track, such as the app's package name. By default it is the trace's file name without its extension."`
 	Trace       []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file."`
+	openFlags   `embed:""`
 }
 
 // Run converts the trace.
@@ -24,6 +26,11 @@ func (c *PerfettoCmd) Run(g *Globals) error {
 	if err := requireMethodTrace(src, "Perfetto needs a method trace"); err != nil {
 		return err
 	}
+	view, err := c.openFlags.start(&c.Output, perfetto.DefaultProcessName(src.Path)+".perfetto-trace")
+	if err != nil {
+		return err
+	}
+	defer view.close()
 	if (c.Output == "" || c.Output == "-") && outfile.IsTerminal(g.env.stdout) {
 		return usagef("refusing to write binary Perfetto data to a terminal: use -o %s or redirect stdout",
 			perfetto.DefaultProcessName(src.Path)+".perfetto-trace")
@@ -45,7 +52,7 @@ func (c *PerfettoCmd) Run(g *Globals) error {
 			fmt.Fprintf(g.env.stderr, "atrace2: %s: warning: %s\n", src.Name(), w)
 		}
 	}
-	return nil
+	return view.serve(g, &c.openFlags, openview.Perfetto)
 }
 
 // perfettoOutput declares the Perfetto exporter to convert: a timeline

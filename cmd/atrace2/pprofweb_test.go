@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +36,10 @@ func TestPprofHTTP(t *testing.T) {
 	}
 	client := &http.Client{Timeout: 30 * time.Second}
 	for page, want := range map[string]string{
-		"":                  "android.os.Looper.loop", // redirects to the flame graph
+		"":                  "android.os.Looper.loop",                // redirects to the flame graph
+		"flamegraph":        `"FullName":"main","FileName":"thread"`, // rooted by thread (-tagroot=thread)
+		"top":               `"CumFormat":"345.42ms"`,                // -unit=auto, not 345415us
+		"top?si=calls":      `"FlatFormat":"160",`,                   // counts stay bare
 		"top?si=cpu":        "android.app.ActivityThread.handleBindApplication",
 		"source?f=Activity": "android/app/Activity.java",
 		"peek?f=Looper":     "android.os.MessageQueue.next",
@@ -181,6 +185,42 @@ func TestPprofHTTPFlags(t *testing.T) {
 	} {
 		if code, _, errOut := runCLI(t, nil, args...); code != 80 || !strings.Contains(errOut, "source-path") {
 			t.Errorf("%v: exit %d, %q; want a usage error", args, code, errOut)
+		}
+	}
+}
+
+// TestPprofHTTPDotHint: without Graphviz's dot on PATH, --http says once at
+// the start that the graph view needs it; with dot, or with -q, it does not.
+func TestPprofHTTPDotHint(t *testing.T) {
+	const hint = "atrace2: hint: the graph view needs Graphviz's dot"
+	withDot := t.TempDir()
+	if err := os.WriteFile(filepath.Join(withDot, "dot"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path  string
+		quiet bool
+		want  int
+	}{
+		{t.TempDir(), false, 1},
+		{t.TempDir(), true, 0},
+		{withDot, false, 0},
+	} {
+		if c.path == withDot && runtime.GOOS == "windows" {
+			continue // dot.exe there
+		}
+		t.Setenv("PATH", c.path)
+		args := []string{"pprof", "--http", "127.0.0.1:0", "--no-browser", sample}
+		if c.quiet {
+			args = append(args[:1], append([]string{"-q"}, args[1:]...)...)
+		}
+		s, done, _, stderr := serve(t, args...)
+		s.stop()
+		if code := <-done; code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if n := strings.Count(stderr.String(), hint); n != c.want {
+			t.Errorf("PATH %s, quiet %v: the hint %d times, want %d:\n%s", c.path, c.quiet, n, c.want, stderr)
 		}
 	}
 }

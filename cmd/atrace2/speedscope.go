@@ -2,14 +2,17 @@ package main
 
 import (
 	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/internal/openview"
+	"github.com/atrace2/atrace2/perfetto"
 	"github.com/atrace2/atrace2/speedscope"
 	"github.com/atrace2/atrace2/stacks"
 )
 
 // SpeedscopeCmd converts one trace into a speedscope file.
 type SpeedscopeCmd struct {
-	Output string   `short:"o" placeholder:"FILE" help:"Write the speedscope file to FILE (- for standard output, the default). Name it app.speedscope.json: speedscope recognises that suffix, and the file's $schema as well."`
-	Trace  []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a sampled profile (hprof text, Android 5.x ART profile)."`
+	Output    string   `short:"o" placeholder:"FILE" help:"Write the speedscope file to FILE (- for standard output, the default). Name it app.speedscope.json: speedscope recognises that suffix, and the file's $schema as well."`
+	Trace     []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a sampled profile (hprof text, Android 5.x ART profile)."`
+	openFlags `embed:""`
 }
 
 // Help is shown by atrace2 speedscope --help.
@@ -38,6 +41,11 @@ func (c *SpeedscopeCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	view, err := c.openFlags.start(&c.Output, perfetto.DefaultProcessName(src.Path)+".speedscope.json")
+	if err != nil {
+		return err
+	}
+	defer view.close()
 	var s *stacks.Sampled
 	if src.Sampled {
 		if s, err = readSampled(g, src); err != nil {
@@ -54,12 +62,18 @@ func (c *SpeedscopeCmd) Run(g *Globals) error {
 		if err := speedscope.WriteSampled(out, s, opt); err != nil {
 			return err
 		}
-		return out.Commit()
+		if err := out.Commit(); err != nil {
+			return err
+		}
+		return view.serve(g, &c.openFlags, openview.Speedscope)
 	}
 	exp := speedscope.New(out, opt)
 	defer exp.Close()
 	if _, err := convertTrace(g, src, convert.Aggregate(exp)); err != nil {
 		return err
 	}
-	return out.Commit()
+	if err := out.Commit(); err != nil {
+		return err
+	}
+	return view.serve(g, &c.openFlags, openview.Speedscope)
 }

@@ -27,6 +27,7 @@ type File struct {
 	old    fs.FileInfo // the file the output replaces, if any
 	closed bool        // flushed and closed (a temporary file not yet renamed)
 	done   bool        // renamed into place, or removed
+	prog   Progress    // Options.Progress, told Done when the writing stops
 }
 
 var _ io.Writer = (*File)(nil)
@@ -42,6 +43,19 @@ type Options struct {
 	Stdout io.Writer
 	// Inputs, when set, are the files the output must not replace.
 	Inputs *Inputs
+	// Progress, when set, is told of the writing (a progress line).
+	Progress Progress
+}
+
+// Progress follows the writing of an output.
+type Progress interface {
+	// Wrote is called with the size of each chunk written to the file,
+	// stdout or device (a buffer's worth, not each small write), on the
+	// goroutine that writes it.
+	Wrote(n int)
+	// Done is called once the output is committed or aborted; no Wrote
+	// follows.
+	Done()
 }
 
 // RefusedError is an output the command line asks for that would do harm:
@@ -69,8 +83,8 @@ func Create(path string, opt Options) (*File, error) {
 			pending.addStdout(fresh)
 			w = lockedWriter{fresh}
 		}
-		return &File{bufferedWriter: newBuffered(&namedWriter{w, stdoutName, true}),
-			fresh: fresh, null: isNull(opt.Stdout), name: stdoutName}, nil
+		return &File{bufferedWriter: newBuffered(&namedWriter{w, stdoutName, true, opt.Progress}),
+			fresh: fresh, null: isNull(opt.Stdout), name: stdoutName, prog: opt.Progress}, nil
 	}
 	if err := opt.Inputs.Check(path, opt.What); err != nil {
 		return nil, err
@@ -87,8 +101,8 @@ func Create(path string, opt Options) (*File, error) {
 			f.Close()
 			return nil, refusef("refusing to write binary %s data to the terminal %s: use a file", opt.What, path)
 		}
-		return &File{bufferedWriter: newBuffered(&namedWriter{f, path, false}), direct: f, final: path,
-			null: isNull(f), name: path}, nil
+		return &File{bufferedWriter: newBuffered(&namedWriter{f, path, false, opt.Progress}), direct: f, final: path,
+			null: isNull(f), name: path, prog: opt.Progress}, nil
 	}
 	name := path
 	path, err := linkTarget(path)
@@ -110,8 +124,8 @@ func Create(path string, opt Options) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating %s: %w", name, pathErr(err))
 	}
-	return &File{bufferedWriter: newBuffered(&namedWriter{tmp, name, false}), tmp: tmp, final: path,
-		name: name, old: old}, nil
+	return &File{bufferedWriter: newBuffered(&namedWriter{tmp, name, false, opt.Progress}), tmp: tmp, final: path,
+		name: name, old: old, prog: opt.Progress}, nil
 }
 
 // keep gives the temporary file that replaces old its owner, where this
@@ -297,9 +311,13 @@ func (o *File) Abort() {
 	}
 }
 
-// stop ends the writing goroutine, if there is one.
+// stop ends the writing goroutine, if there is one, and tells the
+// progress that the writing is over.
 func (o *File) stop() {
 	if a, ok := o.bufferedWriter.(*asyncWriter); ok {
 		a.stop()
+	}
+	if o.prog != nil {
+		o.prog.Done()
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -113,5 +114,54 @@ func TestEmptyFile(t *testing.T) {
 			t.Errorf("%s: can be taken back %v, want %v", c.name, got, c.rewinder)
 		}
 		f.Close()
+	}
+}
+
+// countProgress counts what an output's Progress is told.
+type countProgress struct {
+	mu           sync.Mutex
+	bytes, dones int
+	afterDone    bool
+}
+
+func (c *countProgress) Wrote(n int) {
+	c.mu.Lock()
+	c.bytes += n
+	c.afterDone = c.afterDone || c.dones > 0
+	c.mu.Unlock()
+}
+
+func (c *countProgress) Done() { c.mu.Lock(); c.dones++; c.mu.Unlock() }
+
+// TestProgress: an output's Progress is told of every byte written, on
+// both writers, and Done once, at Commit or at Abort, with no write after.
+func TestProgress(t *testing.T) {
+	defer func(a bool) { asyncWrites = a }(asyncWrites)
+	for _, async := range []bool{false, true} {
+		asyncWrites = async
+		for _, commit := range []bool{true, false} {
+			var c countProgress
+			out, err := Create(filepath.Join(t.TempDir(), "out"), Options{What: "test", Progress: &c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			data := bytes.Repeat([]byte("x"), 3<<20+5)
+			for i := 0; i < len(data); i += 1000 {
+				out.Write(data[i:min(i+1000, len(data))])
+			}
+			if commit {
+				if err := out.Commit(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out.Abort()
+			want := len(data)
+			if !commit {
+				want = c.bytes // whatever was written before the abort
+			}
+			if c.bytes != want || c.dones != 1 || c.afterDone {
+				t.Errorf("async %v, commit %v: %d bytes (want %d), Done %d times, write after Done %v", async, commit, c.bytes, want, c.dones, c.afterDone)
+			}
+		}
 	}
 }

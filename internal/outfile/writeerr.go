@@ -35,14 +35,19 @@ func writeErr(name string, stdout bool, err error) error {
 
 // namedWriter is the writer under an output's buffer: it names the output
 // in its errors, once per chunk written rather than per small write.
+// It also tells the output's Progress, if any, of each chunk.
 type namedWriter struct {
 	w      io.Writer
 	name   string
 	stdout bool
+	prog   Progress
 }
 
 func (n *namedWriter) Write(p []byte) (int, error) {
 	k, err := n.w.Write(p)
+	if n.prog != nil {
+		n.prog.Wrote(k)
+	}
 	return k, writeErr(n.name, n.stdout, err)
 }
 

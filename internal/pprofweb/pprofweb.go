@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -93,7 +94,7 @@ func Serve(p *profile.Profile, l *Listener, o ServeOptions) error {
 		return fmt.Errorf("pprof: serving: %s is not a TCP address", l.ln.Addr())
 	}
 	hostport := net.JoinHostPort(l.host, fmt.Sprint(tcp.Port))
-	args := []string{"-http", hostport, "-source_path=", "-trim_path="}
+	args := append([]string{"-http", hostport, "-source_path=", "-trim_path="}, viewFlags(p)...)
 	var src *sourceMirror
 	if o.SourcePath != "" {
 		var err error
@@ -111,6 +112,9 @@ func Serve(p *profile.Profile, l *Listener, o ServeOptions) error {
 	if !tcp.IP.IsLoopback() && o.Stderr != nil {
 		fmt.Fprintf(o.Stderr, "atrace2: warning: --http %s is not a loopback address: anyone who can reach this machine over the network can read the profile\n", hostport)
 	}
+	if !o.Quiet && o.Stderr != nil && !haveDot() {
+		fmt.Fprintln(o.Stderr, noDotHint)
+	}
 	d := newDriver(p, args, o.Stderr, o.Quiet)
 	d.ui.browser = !o.NoBrowser
 	hosts := newHostCheck(l.host, tcp)
@@ -118,6 +122,51 @@ func Serve(p *profile.Profile, l *Listener, o ServeOptions) error {
 		return serveHTTP(a, l.ln, guard(handler(a.Handlers, src), hosts, tcp.IP.IsLoopback()), o)
 	}
 	return d.run()
+}
+
+// viewFlags are the driver's settings for every page of the UI (they are
+// pprof's config, not URL parameters):
+//
+//   - -tagroot=thread roots the flame graph, graph and top by thread:
+//     a pseudo frame "thread:NAME" per value of the thread label
+//     (docs/outputs.md §1.2), so that each thread is a subtree rather than
+//     every thread merged under the root. pprof has no URL parameter for
+//     it, so it stays on for the whole session; the flame graph's pivot
+//     merges a method's calls across threads. A profile with no thread
+//     label (a sampled profile whose file records none) gets "-tagroot=",
+//     which pprof would otherwise report on every page as matching no
+//     sample.
+//   - -unit=auto shows each time in the largest unit that keeps it at 1 or
+//     more (475.83ms, 232us) instead of pprof's default, the smallest unit
+//     of the profile (475832us). -unit=ms would label the calls sample
+//     type's counts "160ms": pprof applies a unit it cannot convert to as
+//     a mere suffix. The flame graph scales its numbers itself either way.
+//
+// Both are set explicitly, because the driver keeps its config in a
+// package variable across runs in one process.
+func viewFlags(p *profile.Profile) []string {
+	root := "-tagroot="
+	for _, s := range p.Sample {
+		if len(s.Label[threadLabel]) > 0 {
+			root += threadLabel
+			break
+		}
+	}
+	return []string{root, "-unit=auto"}
+}
+
+// threadLabel is the string label that names a sample's thread
+// (docs/outputs.md §1.2).
+const threadLabel = "thread"
+
+// noDotHint is printed at the start when Graphviz's dot, which pprof runs
+// for the graph view, is not on PATH.
+const noDotHint = "atrace2: hint: the graph view needs Graphviz's dot, which is not on PATH: install Graphviz (apt install graphviz, brew install graphviz, winget install graphviz); the flame graph, top and peek work without it"
+
+// haveDot reports whether pprof's graph view can run dot.
+func haveDot() bool {
+	_, err := exec.LookPath("dot")
+	return err == nil
 }
 
 // handler serves pprof's pages (pages) under /ui/, and the source view when
