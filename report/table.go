@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -13,14 +14,24 @@ import (
 
 // TextOptions shape the text output.
 type TextOptions struct {
-	// Width is the line width to fit: method names are shortened from the
-	// left to keep lines within it. 0 never shortens them.
+	// Width is the line width to fit: method names are shortened to keep
+	// lines within it. 0 never shortens them.
 	Width int
+	// Fit also leaves columns out, the least useful first, when the
+	// method names would otherwise be shortened below minNameWidth: for a
+	// terminal, where a longer line wraps. A line after the table names
+	// the columns left out.
+	Fit bool
 }
 
 // minNameWidth is the narrowest a method column is shortened to, however
 // narrow the terminal: below it names become unreadable.
 const minNameWidth = 40
+
+// fitNameWidth is the narrowest a method column is shortened to when a
+// table leaves columns out to fit a terminal (TextOptions.Fit): a little
+// narrower than minNameWidth, which keeps the calls on 80 columns.
+const fitNameWidth = 36
 
 // truncate shortens name to at most w characters by cutting it on the left
 // and writing "…" in its place, which keeps the method name and as much of
@@ -42,46 +53,192 @@ func truncate(name string, w int) string {
 	return "…" + name[i:]
 }
 
+// shorten fits a method's label, name followed by its JVM signature sig
+// ("" when the name alone is shown), into w characters. The signature goes
+// first, as it tells overloads apart and the name says what the method is:
+// its parameters are cut on the right ("(Landroid/view/V…)V"), then the
+// return type goes ("(…)"), and only then is the name cut on the left as
+// truncate does.
+func shorten(name, sig string, w int) string {
+	n, ns := utf8.RuneCountInString(name), utf8.RuneCountInString(sig)
+	if w <= 0 || n+ns <= w {
+		return name + sig
+	}
+	if ns == 0 {
+		return truncate(name, w)
+	}
+	params, ret := sig, ""
+	if i := strings.LastIndexByte(sig, ')'); strings.HasPrefix(sig, "(") && i > 0 {
+		params, ret = sig[1:i], sig[i+1:]
+	}
+	short := "(…)" + ret
+	if room := w - n - utf8.RuneCountInString(short); room > 0 {
+		// Keep as much of the parameters as fits before the "…".
+		keep := 0
+		for i := range params {
+			if keep == room {
+				return name + "(" + params[:i] + "…)" + ret
+			}
+			keep++
+		}
+	} else if room == 0 {
+		return name + short
+	}
+	if n+3 <= w {
+		return name + "(…)"
+	}
+	return truncate(name, w-3) + "(…)"
+}
+
 // table lays out rows of cells in aligned columns. The last column holds
 // method names: it is left-aligned, never padded, and shortened to fit the
 // width; the other columns are right-aligned unless marked left.
 type table struct {
 	header []string
 	left   []bool // per column but the last
-	rows   [][]string
+	// drop ranks the columns but the last for TextOptions.Fit: 0 is never
+	// left out; while lines do not fit, the columns of the highest rank
+	// left go out together.
+	drop []int
+	rows []row
+}
+
+// row is a table's line: cells, the last one being a method label with
+// its signature from sig on (len(last cell) when it has none).
+type row struct {
+	cells []string
+	sig   int
 }
 
 const gap = "  "
 
-func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+// add appends a line whose last cell is printed as is, or cut on the left.
+func (t *table) add(cells ...string) {
+	t.rows = append(t.rows, row{cells, len(cells[len(cells)-1])})
+}
 
-// write prints the table so that lines fit width (0: no limit).
-func (t *table) write(w *bufio.Writer, width int) {
+// addMethod appends a line whose last cell is a method's label (label):
+// when it must be shortened, its signature is shortened first.
+func (t *table) addMethod(name, sig string, overloaded bool, cells ...string) {
+	if !overloaded {
+		sig = ""
+	}
+	t.rows = append(t.rows, row{append(cells, name+sig), len(name)})
+}
+
+// write prints the table so that lines fit opt.Width (0: no limit), and
+// returns the headers of the columns it left out (TextOptions.Fit), which
+// the report names once after its tables (writeLeftOut).
+func (t *table) write(w *bufio.Writer, opt TextOptions) []string {
+	all := append([]row{{t.header, len(t.header[len(t.header)-1])}}, t.rows...)
 	n := len(t.header) - 1
 	widths := make([]int, n)
-	for _, r := range append([][]string{t.header}, t.rows...) {
+	nameMax := 0
+	for _, r := range all {
 		for i := 0; i < n; i++ {
-			widths[i] = max(widths[i], utf8.RuneCountInString(r[i]))
+			widths[i] = max(widths[i], utf8.RuneCountInString(r.cells[i]))
 		}
+		nameMax = max(nameMax, utf8.RuneCountInString(r.cells[n]))
+	}
+	keep := make([]bool, n)
+	for i := range keep {
+		keep[i] = true
+	}
+	var dropped []string
+	minName := minNameWidth
+	if opt.Fit && opt.Width > 0 {
+		minName = fitNameWidth
+		dropped = t.fit(keep, widths, opt.Width-min(nameMax, minName))
 	}
 	nameWidth := 0
-	if width > 0 {
+	if opt.Width > 0 {
 		used := 0
-		for _, cw := range widths {
-			used += cw + len(gap)
+		for i, cw := range widths {
+			if keep[i] {
+				used += cw + len(gap)
+			}
 		}
-		nameWidth = max(width-used, minNameWidth)
+		nameWidth = max(opt.Width-used, minName)
 	}
-	for _, r := range append([][]string{t.header}, t.rows...) {
+	for _, r := range all {
 		var line strings.Builder
 		for i := 0; i < n; i++ {
-			line.WriteString(pad(r[i], widths[i], i < len(t.left) && t.left[i]))
-			line.WriteString(gap)
+			if keep[i] {
+				line.WriteString(pad(r.cells[i], widths[i], i < len(t.left) && t.left[i]))
+				line.WriteString(gap)
+			}
 		}
-		line.WriteString(truncate(r[n], nameWidth))
+		last := r.cells[n]
+		line.WriteString(shorten(last[:r.sig], last[r.sig:], nameWidth))
 		w.WriteString(strings.TrimRight(line.String(), " "))
 		w.WriteByte('\n')
 	}
+	return dropped
+}
+
+// leftOut gathers the columns the tables of a report left out, each once.
+type leftOut []string
+
+func (l *leftOut) add(cols []string) {
+	for _, c := range cols {
+		if !slices.Contains(*l, c) {
+			*l = append(*l, c)
+		}
+	}
+}
+
+// write says which columns were left out, after the report's tables, on
+// one line that fits the width: naming them when it can.
+func (l leftOut) write(w *bufio.Writer, width int) {
+	if len(l) == 0 {
+		return
+	}
+	what := plural(int64(len(l)), "column")
+	line := fmt.Sprintf("(%s left out to fit %d columns: %s; --wide prints them)", what, width, strings.Join(l, ", "))
+	if utf8.RuneCountInString(line) > width {
+		line = fmt.Sprintf("(%s left out to fit %d columns; --wide prints them)", what, width)
+	}
+	w.WriteString(line)
+	w.WriteByte('\n')
+}
+
+// fit clears keep for the columns left out so that the kept ones take at
+// most room characters with their gaps, and returns their headers.
+func (t *table) fit(keep []bool, widths []int, room int) []string {
+	used := 0
+	for _, cw := range widths {
+		used += cw + len(gap)
+	}
+	var dropped []string
+	for used > room {
+		rank := 0
+		for i, k := range keep {
+			if k && i < len(t.drop) {
+				rank = max(rank, t.drop[i])
+			}
+		}
+		if rank == 0 {
+			break
+		}
+		for i := range keep {
+			if keep[i] && i < len(t.drop) && t.drop[i] == rank {
+				keep[i] = false
+				used -= widths[i] + len(gap)
+				dropped = append(dropped, t.columnName(i))
+			}
+		}
+	}
+	return dropped
+}
+
+// columnName names column i in the line after the table: its header, or
+// for a "%" column the header before it and "%".
+func (t *table) columnName(i int) string {
+	h := t.header[i]
+	if h == "%" && i > 0 {
+		return t.header[i-1] + " %"
+	}
+	return h
 }
 
 func pad(s string, w int, left bool) string {

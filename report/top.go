@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/atrace2/atrace2/convert/stream"
 )
 
 // Sort orders of the top and diff tables.
@@ -46,11 +48,16 @@ type Header struct {
 	// Focus says what --thread, --from/--to and --root kept
 	// (stream.FocusStats.Summary); "" without a focus.
 	Focus string `json:"focus,omitempty"`
+	// SamplingIntervalNanos is, for a trace that looks recorded in
+	// sampling mode, the typical step between samples (Notes say so);
+	// 0 otherwise.
+	SamplingIntervalNanos int64 `json:"sampling_interval_ns,omitempty"`
 }
 
 // header is the report header of p.
 func (p *Profile) header() Header {
-	return Header{Trace: p.Name, Clocks: clockNames(p.Clocks), CallsUnknown: p.CallsUnknown, Notes: p.Notes, Focus: p.Focus}
+	return Header{Trace: p.Name, Clocks: clockNames(p.Clocks), CallsUnknown: p.CallsUnknown, Notes: p.Notes, Focus: p.Focus,
+		SamplingIntervalNanos: samplingInterval(p.Sampling)}
 }
 
 // TopTable is the profile of one thread, or of all threads when Thread is
@@ -188,4 +195,11 @@ func sortTop(rows []TopRow, by string) {
 		}
 		return cmp.Or(c, cmp.Compare(a.Method, b.Method), cmp.Compare(a.Signature, b.Signature))
 	})
+}
+
+func samplingInterval(s stream.Sampling) int64 {
+	if !s.Likely {
+		return 0
+	}
+	return s.Interval
 }
