@@ -131,27 +131,40 @@ func TestFitLeavesColumnsOut(t *testing.T) {
 func TestShorten(t *testing.T) {
 	const name = "com.example.ui.FeedAdapter.bind" // 31 characters
 	const sig = "(Landroid/view/View;I)V"          // 23
+	const park = "java.util.concurrent.locks.LockSupport.parkNanos"
 	for _, c := range []struct {
 		name, sig string
 		w         int
+		abbrev    bool
 		want      string
 	}{
-		{name, sig, 0, name + sig},
-		{name, sig, 54, name + sig},
-		{name, sig, 53, name + "(Landroid/view/View…)V"}, {name, sig, 52, name + "(Landroid/view/Vie…)V"},
-		{name, sig, 36, name + "(L…)V"},
-		{name, sig, 35, name + "(…)V"},
-		{name, sig, 34, name + "(…)"},
-		{name, sig, 20, "…FeedAdapter.bind(…)"},
-		{name, "", 20, "…ui.FeedAdapter.bind"},
-		{"a.b", "(I)V", 4, "…(…)"},
-		{"a.ü", "(ÜÜÜÜ)V", 9, "a.ü(ÜÜ…)V"},
+		{name, sig, 0, false, name + sig},
+		{name, sig, 54, false, name + sig},
+		{name, sig, 53, false, name + "(Landroid/view/View…)V"},
+		{name, sig, 52, false, name + "(Landroid/view/Vie…)V"},
+		{name, sig, 36, false, name + "(L…)V"},
+		{name, sig, 35, false, name + "(…)V"},
+		{name, sig, 34, false, name + "(…)"},
+		{name, sig, 20, false, "…FeedAdapter.bind(…)"},
+		{name, sig, 20, true, "…FeedAdapter.bind(…)"},
+		{name, "", 20, false, "…ui.FeedAdapter.bind"},
+		{name, "", 24, true, "c.e.ui.FeedAdapter.bind"},
+		{"a.b", "(I)V", 4, false, "…(…)"},
+		{"a.ü", "(ÜÜÜÜ)V", 9, false, "a.ü(ÜÜ…)V"},
+		{park, "", 48, true, park},
+		{park, "", 45, true, "j.util.concurrent.locks.LockSupport.parkNanos"},
+		{park, "", 33, true, "j.u.c.locks.LockSupport.parkNanos"},
+		{park, "", 29, true, "j.u.c.l.LockSupport.parkNanos"},
+		{park, "", 25, true, "….l.LockSupport.parkNanos"},
+		{park, "", 25, false, "…ks.LockSupport.parkNanos"},
+		{"com.example.App.fib", "(IJLjava/lang/String;)V", 18, true, "c.e.App.fib(…)"},
+		{"a.B$c.d", "", 6, true, "…B$c.d"},
 	} {
-		if got := shorten(c.name, c.sig, c.w); got != c.want {
-			t.Errorf("shorten(%q, %q, %d) = %q, want %q", c.name, c.sig, c.w, got, c.want)
+		if got := shorten(c.name, c.sig, c.w, c.abbrev); got != c.want {
+			t.Errorf("shorten(%q, %q, %d, %v) = %q, want %q", c.name, c.sig, c.w, c.abbrev, got, c.want)
 		}
-		if c.w > 0 && utf8.RuneCountInString(shorten(c.name, c.sig, c.w)) > c.w {
-			t.Errorf("shorten(%q, %q, %d) is longer than %d", c.name, c.sig, c.w, c.w)
+		if c.w > 0 && utf8.RuneCountInString(shorten(c.name, c.sig, c.w, c.abbrev)) > c.w {
+			t.Errorf("shorten(%q, %q, %d, %v) is longer than %d", c.name, c.sig, c.w, c.abbrev, c.w)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/atrace2/atrace2/internal/units"
@@ -57,15 +58,15 @@ func truncate(name string, w int) string {
 // ("" when the name alone is shown), into w characters. The signature goes
 // first, as it tells overloads apart and the name says what the method is:
 // its parameters are cut on the right ("(Landroid/view/V…)V"), then the
-// return type goes ("(…)"), and only then is the name cut on the left as
-// truncate does.
-func shorten(name, sig string, w int) string {
+// return type goes ("(…)"), and only then is the name shortened
+// (shortenName).
+func shorten(name, sig string, w int, abbrev bool) string {
 	n, ns := utf8.RuneCountInString(name), utf8.RuneCountInString(sig)
 	if w <= 0 || n+ns <= w {
 		return name + sig
 	}
 	if ns == 0 {
-		return truncate(name, w)
+		return shortenName(name, w, abbrev)
 	}
 	params, ret := sig, ""
 	if i := strings.LastIndexByte(sig, ')'); strings.HasPrefix(sig, "(") && i > 0 {
@@ -87,7 +88,28 @@ func shorten(name, sig string, w int) string {
 	if n+3 <= w {
 		return name + "(…)"
 	}
-	return truncate(name, w-3) + "(…)"
+	return shortenName(name, w-3, abbrev) + "(…)"
+}
+
+// shortenName fits a method's <class>.<method> into w characters. With
+// abbrev, the package names are first cut to their initial, outermost
+// first ("j.u.c.locks.LockSupport.park"); what is still too long is cut on
+// the left (truncate).
+func shortenName(name string, w int, abbrev bool) string {
+	n := utf8.RuneCountInString(name)
+	if !abbrev || n <= w {
+		return truncate(name, w)
+	}
+	parts := strings.Split(name, ".")
+	for i := 0; i < len(parts)-2 && n > w; i++ {
+		r, size := utf8.DecodeRuneInString(parts[i])
+		if !unicode.IsLower(r) {
+			break // the class: packages are lower case
+		}
+		n -= utf8.RuneCountInString(parts[i]) - 1
+		parts[i] = parts[i][:size]
+	}
+	return truncate(strings.Join(parts, "."), w)
 }
 
 // table lays out rows of cells in aligned columns. The last column holds
@@ -169,7 +191,7 @@ func (t *table) write(w *bufio.Writer, opt TextOptions) []string {
 			}
 		}
 		last := r.cells[n]
-		line.WriteString(shorten(last[:r.sig], last[r.sig:], nameWidth))
+		line.WriteString(shorten(last[:r.sig], last[r.sig:], nameWidth, opt.Fit))
 		w.WriteString(strings.TrimRight(line.String(), " "))
 		w.WriteByte('\n')
 	}
