@@ -89,3 +89,28 @@ func slicesContains(s []string, v string) bool {
 	}
 	return false
 }
+
+// TestTextOutputsOnTerminal: speedscope refuses a terminal before reading
+// the trace, as pprof does; folded prints short stacks there and refuses
+// long ones with the same kind of hint.
+func TestTextOutputsOnTerminal(t *testing.T) {
+	out, stderr, code := runOnTerminal(t, 80, "speedscope", sample)
+	want := "atrace2: refusing to write a speedscope profile (one long line of JSON) to a terminal: use -o app.speedscope.json (then open it at https://www.speedscope.app), redirect stdout, or pipe it to speedscope -\n"
+	if code != exitUsage || out != "" || stderr != want {
+		t.Errorf("speedscope: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	out, stderr, code = runOnTerminal(t, 80, "folded", "-q", sample) // 137 KiB of stacks
+	want = "atrace2: refusing to write more than 64 KiB of folded stacks to a terminal: use -o app.folded, or pipe them to flamegraph.pl > app.svg, inferno-flamegraph > app.svg or less\n"
+	if code != exitUsage || out != "" || stderr != want {
+		t.Errorf("folded: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	out, stderr, code = runOnTerminal(t, 80, "folded", "-q", "--thread", "^main$", "--root", "onCreate$", sample)
+	if code != 0 || !strings.HasPrefix(out, "main (tid ") || stderr != "" {
+		t.Errorf("short folded stacks: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	// The same stacks on a pipe are whole.
+	c, piped, _ := runCLI(t, nil, "folded", "-q", "--thread", "^main$", "--root", "onCreate$", sample)
+	if c != 0 || piped != out {
+		t.Errorf("folded on a terminal differs from folded on a pipe:\n%s\n%s", out, piped)
+	}
+}

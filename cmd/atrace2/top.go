@@ -26,7 +26,7 @@ type TopCmd struct {
 
 // Help is the detailed help: what the columns mean.
 func (c *TopCmd) Help() string {
-	return "One row per method: exclusive and inclusive time on each clock with their percentages of the total, calls, recursive calls and the mean exclusive time per call (text shows it on the first clock; csv and json on every clock).\n\n" + report.Definitions
+	return "One row per method: exclusive and inclusive time on each clock with their percentages of the total, calls, recursive calls and the mean exclusive time per call (text shows it on the first clock; csv and json on every clock).\n\n" + report.TimeDefinitions + "\n\n" + report.TopDefinitions
 }
 
 // Run prints the report.
