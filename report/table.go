@@ -130,13 +130,14 @@ type table struct {
 type row struct {
 	cells []string
 	sig   int
+	mark  string // after the method's label, kept when it is shortened
 }
 
 const gap = "  "
 
 // add appends a line whose last cell is printed as is, or cut on the left.
 func (t *table) add(cells ...string) {
-	t.rows = append(t.rows, row{cells, len(cells[len(cells)-1])})
+	t.rows = append(t.rows, row{cells: cells, sig: len(cells[len(cells)-1])})
 }
 
 // addMethod appends a line whose last cell is a method's label (label):
@@ -145,14 +146,17 @@ func (t *table) addMethod(name, sig string, overloaded bool, cells ...string) {
 	if !overloaded {
 		sig = ""
 	}
-	t.rows = append(t.rows, row{append(cells, name+sig), len(name)})
+	t.rows = append(t.rows, row{cells: append(cells, name+sig), sig: len(name)})
 }
+
+// mark appends s to the method label of the last row, after shortening.
+func (t *table) mark(s string) { t.rows[len(t.rows)-1].mark = s }
 
 // write prints the table so that lines fit opt.Width (0: no limit), and
 // returns the headers of the columns it left out (TextOptions.Fit), which
-// the report names once after its tables (writeLeftOut).
+// the report names once after its tables (leftOut).
 func (t *table) write(w *bufio.Writer, opt TextOptions) []string {
-	all := append([]row{{t.header, len(t.header[len(t.header)-1])}}, t.rows...)
+	all := append([]row{{cells: t.header, sig: len(t.header[len(t.header)-1])}}, t.rows...)
 	n := len(t.header) - 1
 	widths := make([]int, n)
 	nameMax := 0
@@ -191,7 +195,12 @@ func (t *table) write(w *bufio.Writer, opt TextOptions) []string {
 			}
 		}
 		last := r.cells[n]
-		line.WriteString(shorten(last[:r.sig], last[r.sig:], nameWidth, opt.Fit))
+		room := nameWidth
+		if room > 0 {
+			room = max(1, room-utf8.RuneCountInString(r.mark))
+		}
+		line.WriteString(shorten(last[:r.sig], last[r.sig:], room, opt.Fit))
+		line.WriteString(r.mark)
 		w.WriteString(strings.TrimRight(line.String(), " "))
 		w.WriteByte('\n')
 	}

@@ -44,6 +44,9 @@ func (r *TopReport) writeTable(w *bufio.Writer, t *TopTable, opt TextOptions, fi
 	if first {
 		r.writeFocus(w, t)
 		writeNotes(w, r.Notes)
+		if r.anyIdle() {
+			w.WriteString(idleLegend + "\n")
+		}
 	}
 	w.WriteByte('\n')
 	tb := &table{}
@@ -70,8 +73,30 @@ func (r *TopReport) writeTable(w *bufio.Writer, t *TopTable, opt TextOptions, fi
 			cells = append(cells, count(row.Calls), count(row.Recursive), value(r.Clocks[0], row.MeanExcl[0]))
 		}
 		tb.addMethod(row.Method, row.Signature, row.Overloaded, cells...)
+		if row.Idle {
+			tb.mark(idleMark)
+		}
 	}
 	return tb.write(w, opt)
+}
+
+// idleMark follows the name of a method that waits (TopRow.Idle), which
+// idleLegend explains under the header.
+const (
+	idleMark   = " (idle)"
+	idleLegend = "(idle): the method waits (park, wait, sleep, poll): its time is idle, not work"
+)
+
+// anyIdle reports whether a row of the report is marked idle.
+func (r *TopReport) anyIdle() bool {
+	for i := range r.Tables {
+		for j := range r.Tables[i].Rows {
+			if r.Tables[i].Rows[j].Idle {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // The ranks of the columns a table leaves out on a narrow terminal

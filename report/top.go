@@ -90,7 +90,34 @@ type TopRow struct {
 	Incl       []int64   `json:"incl_ns"`
 	InclPct    []float64 `json:"incl_pct"` // of the table's total
 	MeanExcl   []int64   `json:"mean_excl_ns"`
+	// Idle marks a well-known method that waits (IsIdle): its time is a
+	// thread's idle time, not work.
+	Idle bool `json:"idle,omitempty"`
 }
+
+// idleMethods are the well-known methods in which a thread waits for a
+// lock, a message, a condition or a timeout: at the top of every table
+// summed over the threads of an app, where they are idle time.
+var idleMethods = map[string]bool{
+	"java.util.concurrent.locks.LockSupport.park":      true,
+	"java.util.concurrent.locks.LockSupport.parkNanos": true,
+	"java.util.concurrent.locks.LockSupport.parkUntil": true,
+	"sun.misc.Unsafe.park":                             true,
+	"jdk.internal.misc.Unsafe.park":                    true,
+	"java.lang.Thread.parkFor$":                        true,
+	"java.lang.Object.wait":                            true,
+	"java.lang.Thread.sleep":                           true,
+	"java.lang.VMThread.sleep":                         true,
+	"android.os.SystemClock.sleep":                     true,
+	"android.os.MessageQueue.nativePollOnce":           true,
+	"libcore.io.Linux.poll":                            true,
+	"libcore.io.Posix.poll":                            true,
+}
+
+// IsIdle reports whether a method (<class>.<method>) is one in which a
+// thread is known to wait: parking, Object.wait, sleeping, polling its
+// message queue or a file descriptor.
+func IsIdle(method string) bool { return idleMethods[method] }
 
 // ErrNoCalls refuses to sort a sampled profile by the calls it does not
 // count.
@@ -158,6 +185,9 @@ func (p *Profile) topTable(st []stat, present []int32, total times, opt TopOptio
 	sortTop(t.Rows, opt.Sort)
 	if opt.Limit > 0 && len(t.Rows) > opt.Limit {
 		t.Rows = t.Rows[:opt.Limit]
+	}
+	for i := range t.Rows {
+		t.Rows[i].Idle = IsIdle(t.Rows[i].Method)
 	}
 	return t
 }
