@@ -132,6 +132,7 @@ func TestShorten(t *testing.T) {
 	const name = "com.example.ui.FeedAdapter.bind" // 31 characters
 	const sig = "(Landroid/view/View;I)V"          // 23
 	const park = "java.util.concurrent.locks.LockSupport.parkNanos"
+	const submit = "androidx.recyclerview.widget.AsyncListDiffer.submitList" // 55
 	for _, c := range []struct {
 		name, sig string
 		w         int
@@ -140,24 +141,28 @@ func TestShorten(t *testing.T) {
 	}{
 		{name, sig, 0, false, name + sig},
 		{name, sig, 54, false, name + sig},
-		{name, sig, 53, false, name + "(Landroid/view/View…)V"},
-		{name, sig, 52, false, name + "(Landroid/view/Vie…)V"},
-		{name, sig, 36, false, name + "(L…)V"},
-		{name, sig, 35, false, name + "(…)V"},
-		{name, sig, 34, false, name + "(…)"},
-		{name, sig, 20, false, "…FeedAdapter.bind(…)"},
-		{name, sig, 20, true, "…FeedAdapter.bind(…)"},
+		{name, sig, 53, false, name + "(View,int)"},
+		{name, sig, 41, false, name + "(View,int)"},
+		{name, sig, 40, false, "…m.example.ui.FeedAdapter.bind(View,int)"},
+		{name, sig, 40, true, "c.example.ui.FeedAdapter.bind(View,int)"},
+		{name, sig, 24, false, "…eedAdapter.bind(View,…)"},
+		{name, sig, 12, false, "…er.bind(V…)"},
+		{submit, "(Ljava/util/List;)V", 56, false, "…dx.recyclerview.widget.AsyncListDiffer.submitList(List)"},
+		{submit, "(Ljava/util/List;Ljava/lang/Runnable;)V", 56, false, "…erview.widget.AsyncListDiffer.submitList(List,Runnable)"},
 		{name, "", 20, false, "…ui.FeedAdapter.bind"},
 		{name, "", 24, true, "c.e.ui.FeedAdapter.bind"},
 		{"a.b", "(I)V", 4, false, "…(…)"},
-		{"a.ü", "(ÜÜÜÜ)V", 9, false, "a.ü(ÜÜ…)V"},
+		{"a.ü", "([[ZJ)V", 9, false, "a.ü(boo…)"},
+		{"a.b", "([[ZJ)V", 30, false, "a.b([[ZJ)V"},
+		{"a.b", "(Ljava/lang/String;[[ZJ)V", 23, false, "a.b(String,boolean[][…)"},
+		{"a.b", "(Lbroken)V", 8, false, "a.b(Lb…)"},
 		{park, "", 48, true, park},
 		{park, "", 45, true, "j.util.concurrent.locks.LockSupport.parkNanos"},
 		{park, "", 33, true, "j.u.c.locks.LockSupport.parkNanos"},
 		{park, "", 29, true, "j.u.c.l.LockSupport.parkNanos"},
 		{park, "", 25, true, "….l.LockSupport.parkNanos"},
 		{park, "", 25, false, "…ks.LockSupport.parkNanos"},
-		{"com.example.App.fib", "(IJLjava/lang/String;)V", 18, true, "c.e.App.fib(…)"},
+		{"com.example.App.fib", "(IJLjava/lang/String;)V", 27, true, "c.example.App.fib(int,lo…)"},
 		{"a.B$c.d", "", 6, true, "…B$c.d"},
 	} {
 		if got := shorten(c.name, c.sig, c.w, c.abbrev); got != c.want {

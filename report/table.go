@@ -55,11 +55,12 @@ func truncate(name string, w int) string {
 }
 
 // shorten fits a method's label, name followed by its JVM signature sig
-// ("" when the name alone is shown), into w characters. The signature goes
-// first, as it tells overloads apart and the name says what the method is:
-// its parameters are cut on the right ("(Landroid/view/V…)V"), then the
-// return type goes ("(…)"), and only then is the name shortened
-// (shortenName).
+// ("" when the name alone is shown), into w characters. The signature is
+// what tells overloads apart, so it is shortened first but kept: to the
+// simple names of its parameter types ("(View,int)" for
+// "(Landroid/view/View;I)V"), which get at least a third of the width, cut
+// on the right beyond it ("(View,in…)"); the name is then shortened to the
+// rest (shortenName).
 func shorten(name, sig string, w int, abbrev bool) string {
 	n, ns := utf8.RuneCountInString(name), utf8.RuneCountInString(sig)
 	if w <= 0 || n+ns <= w {
@@ -68,27 +69,85 @@ func shorten(name, sig string, w int, abbrev bool) string {
 	if ns == 0 {
 		return shortenName(name, w, abbrev)
 	}
-	params, ret := sig, ""
-	if i := strings.LastIndexByte(sig, ')'); strings.HasPrefix(sig, "(") && i > 0 {
-		params, ret = sig[1:i], sig[i+1:]
+	compact := compactSignature(sig)
+	nc := utf8.RuneCountInString(compact)
+	if n+nc <= w {
+		return name + compact
 	}
-	short := "(…)" + ret
-	if room := w - n - utf8.RuneCountInString(short); room > 0 {
-		// Keep as much of the parameters as fits before the "…".
-		keep := 0
-		for i := range params {
-			if keep == room {
-				return name + "(" + params[:i] + "…)" + ret
-			}
-			keep++
+	room := min(nc, max(w-n, w/3, 3))
+	if room < nc {
+		compact = truncateRight(compact[:len(compact)-1], room-1) + ")"
+	}
+	return shortenName(name, max(1, w-utf8.RuneCountInString(compact)), abbrev) + compact
+}
+
+// compactSignature writes a JVM method descriptor's parameters as the
+// simple names of their types: "(Ljava/util/List;[IJ)V" becomes
+// "(List,int[],long)". A signature that is not a descriptor is returned as
+// it is.
+func compactSignature(sig string) string {
+	if !strings.HasPrefix(sig, "(") {
+		return sig
+	}
+	end := strings.IndexByte(sig, ')')
+	if end < 0 {
+		return sig
+	}
+	var b strings.Builder
+	b.WriteByte('(')
+	params := sig[1:end]
+	for i := 0; i < len(params); {
+		if i > 0 {
+			b.WriteByte(',')
 		}
-	} else if room == 0 {
-		return name + short
+		dims := 0
+		for i < len(params) && params[i] == '[' {
+			dims++
+			i++
+		}
+		if i == len(params) {
+			return sig
+		}
+		if params[i] == 'L' {
+			semi := strings.IndexByte(params[i:], ';')
+			if semi < 0 {
+				return sig
+			}
+			class := params[i+1 : i+semi]
+			b.WriteString(class[strings.LastIndexByte(class, '/')+1:])
+			i += semi + 1
+		} else {
+			prim, ok := primitives[params[i]]
+			if !ok {
+				return sig
+			}
+			b.WriteString(prim)
+			i++
+		}
+		b.WriteString(strings.Repeat("[]", dims))
 	}
-	if n+3 <= w {
-		return name + "(…)"
+	b.WriteByte(')')
+	return b.String()
+}
+
+var primitives = map[byte]string{'B': "byte", 'C': "char", 'D': "double", 'F': "float", 'I': "int", 'J': "long", 'S': "short", 'Z': "boolean"}
+
+// truncateRight shortens s to at most w characters by cutting it on the
+// right and writing "…" in its place.
+func truncateRight(s string, w int) string {
+	if utf8.RuneCountInString(s) <= w {
+		return s
 	}
-	return shortenName(name, w-3, abbrev) + "(…)"
+	if w <= 1 {
+		return "…"
+	}
+	i, k := 0, 0
+	for k < w-1 {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		k++
+	}
+	return s[:i] + "…"
 }
 
 // shortenName fits a method's <class>.<method> into w characters. With

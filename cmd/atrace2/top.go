@@ -45,7 +45,7 @@ func (c *TopCmd) Run(g *Globals) error {
 // reportFlags are the output flags of top, calls and diff.
 type reportFlags struct {
 	Format string `default:"text" enum:"text,csv,json" help:"Output format: aligned text for a terminal, or csv or json (every clock, times in ns) for scripts. One of: ${enum}."`
-	Wide   bool   `help:"Print every column and method names whole. By default a table fits the terminal: the least useful columns are left out (a line after the table names them) and long names are shortened, the signature of an overload first, then the class from the left (…ui.FeedAdapter.bind); output that is not a terminal keeps every column and shortens names to 160 columns."`
+	Wide   bool   `help:"Print every column and method names whole. By default a table fits the terminal: the least useful columns are left out (a line after the table names them) and long names are shortened: an overload's signature to its parameter types' simple names (bind(View,int)), the class from the left (…ui.FeedAdapter.bind); output that is not a terminal keeps every column and shortens names to 160 columns."`
 }
 
 // reportWriter is what every report can do.
