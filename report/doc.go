@@ -6,8 +6,9 @@
 //
 // # Definitions
 //
-// [Definitions] states what every column means, in the words the commands'
-// --help prints: how inclusive time avoids double-counting recursion, and
+// [TimeDefinitions], [TopDefinitions], [CallsDefinitions] and
+// [DiffDefinitions] state what every column means, in the words the
+// commands' --help prints: how inclusive time avoids double-counting recursion, and
 // how parents and children split a method's inclusive time so that the rows
 // add up to it exactly. In short, for a method M and the time of each
 // stack (thread, call stack) of the tree:

@@ -2,9 +2,11 @@ package report
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/internal/units"
 	"github.com/atrace2/atrace2/stacks"
 )
 
@@ -91,6 +93,9 @@ type Profile struct {
 	// Focus says what --thread, --from/--to and --root kept
 	// (stream.FocusStats.Summary); "" without a focus.
 	Focus string
+	// Sampling is the guess whether the trace was recorded in sampling
+	// mode (stream.Trace.Sampling); then Notes say so too.
+	Sampling stream.Sampling
 	// unknownThread is the index of stacks.UnknownThreadName in Threads,
 	// -1 when every stack has its thread.
 	unknownThread int
@@ -125,6 +130,10 @@ func NewProfile(tree *stacks.Tree) (*Profile, error) {
 	}
 	if len(p.Clocks) == 0 {
 		return nil, ErrNoClock
+	}
+	p.Sampling = t.Sampling
+	if n := SamplingNote(t.Sampling); n != "" {
+		p.Notes = append(p.Notes, n)
 	}
 	frameMethod := p.indexMethods(t.Frames)
 	self := make([]times, len(p.nodes))
@@ -425,4 +434,14 @@ func clockNames(clocks []Basis) []string {
 		out[i] = c.String()
 	}
 	return out
+}
+
+// SamplingNote is the caveat of a trace recorded in sampling mode, as info
+// and the pprof comment word it; "" for an instrumented trace.
+func SamplingNote(s stream.Sampling) string {
+	if !s.Likely {
+		return ""
+	}
+	return fmt.Sprintf("looks like a sampling-mode trace (about %s between samples): calls count sampled entries and times are approximate",
+		units.Duration(s.Interval))
 }

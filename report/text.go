@@ -11,18 +11,20 @@ import (
 // one for all threads.
 func (r *TopReport) WriteText(w io.Writer, opt TextOptions) error {
 	bw := newWriter(w)
+	var out leftOut
 	for i := range r.Tables {
 		if i > 0 {
 			bw.WriteByte('\n')
 		}
-		r.writeTable(bw, &r.Tables[i], opt, i == 0)
+		out.add(r.writeTable(bw, &r.Tables[i], opt, i == 0))
 	}
+	out.write(bw, opt.Width)
 	return flush(bw)
 }
 
 // writeTable prints one table; the report's notes go under the first
-// table's header only.
-func (r *TopReport) writeTable(w *bufio.Writer, t *TopTable, opt TextOptions, first bool) {
+// table's header only. It returns the columns it left out.
+func (r *TopReport) writeTable(w *bufio.Writer, t *TopTable, opt TextOptions, first bool) []string {
 	who := fmt.Sprintf("all %d threads", t.Threads)
 	switch {
 	case t.Threads == 1 && t.Thread == nil:
@@ -42,15 +44,24 @@ func (r *TopReport) writeTable(w *bufio.Writer, t *TopTable, opt TextOptions, fi
 	if first {
 		r.writeFocus(w, t)
 		writeNotes(w, r.Notes)
+		if r.anyIdle() {
+			w.WriteString(idleLegend + "\n")
+		}
 	}
 	w.WriteByte('\n')
 	tb := &table{}
-	for _, c := range r.Clocks {
+	for i, c := range r.Clocks {
 		c = strings.ToUpper(c)
 		tb.header = append(tb.header, "EXCL "+c, "%", "INCL "+c, "%")
+		if i == 0 {
+			tb.drop = append(tb.drop, 0, 0, 0, 0)
+		} else {
+			tb.drop = append(tb.drop, dropOtherTime, dropOtherPct, dropOtherIncl, dropOtherPct)
+		}
 	}
 	if !r.CallsUnknown {
 		tb.header = append(tb.header, "CALLS", "RECURSIVE", "EXCL "+strings.ToUpper(r.Clocks[0])+"/CALL")
+		tb.drop = append(tb.drop, dropCalls, dropRecursive, dropMean)
 	}
 	tb.header = append(tb.header, "METHOD")
 	for _, row := range t.Rows {
@@ -61,10 +72,46 @@ func (r *TopReport) writeTable(w *bufio.Writer, t *TopTable, opt TextOptions, fi
 		if !r.CallsUnknown {
 			cells = append(cells, count(row.Calls), count(row.Recursive), value(r.Clocks[0], row.MeanExcl[0]))
 		}
-		tb.add(append(cells, label(row.Method, row.Signature, row.Overloaded))...)
+		tb.addMethod(row.Method, row.Signature, row.Overloaded, cells...)
+		if row.Idle {
+			tb.mark(idleMark)
+		}
 	}
-	tb.write(w, opt.Width)
+	return tb.write(w, opt)
 }
+
+// idleMark follows the name of a method that waits (TopRow.Idle), which
+// idleLegend explains under the header.
+const (
+	idleMark   = " (idle)"
+	idleLegend = "(idle): the method waits (park, wait, sleep, poll): its time is idle, not work"
+)
+
+// anyIdle reports whether a row of the report is marked idle.
+func (r *TopReport) anyIdle() bool {
+	for i := range r.Tables {
+		for j := range r.Tables[i].Rows {
+			if r.Tables[i].Rows[j].Idle {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// The ranks of the columns a table leaves out on a narrow terminal
+// (table.drop), first out first: the percentages of the clocks after the
+// first, the mean per call, the recursive calls, the inclusive then the
+// exclusive times of the clocks after the first, and the calls. The first
+// clock's times and percentages always stay.
+const (
+	dropCalls = 1 + iota
+	dropOtherTime
+	dropOtherIncl
+	dropRecursive
+	dropMean
+	dropOtherPct
+)
 
 // writeFocus says under the first table's header what the focus kept, or,
 // without a focus, that a table of several threads sums them, and how to
@@ -101,14 +148,19 @@ func (r *CallsReport) WriteText(w io.Writer, opt TextOptions) error {
 	}
 	fmt.Fprintf(bw, "parent and child shares are of the method's inclusive %s; see --help for the definitions\n", what)
 	writeNotes(bw, r.Notes)
+	var out leftOut
 	for i := range r.Methods {
 		bw.WriteByte('\n')
-		r.writeMethod(bw, &r.Methods[i], opt)
+		out.add(r.writeMethod(bw, &r.Methods[i], opt))
+	}
+	if len(out) > 0 {
+		bw.WriteByte('\n')
+		out.write(bw, opt.Width)
 	}
 	return flush(bw)
 }
 
-func (r *CallsReport) writeMethod(w *bufio.Writer, m *CallsMethod, opt TextOptions) {
+func (r *CallsReport) writeMethod(w *bufio.Writer, m *CallsMethod, opt TextOptions) []string {
 	name := label(m.Method, m.Signature, m.Overloaded)
 	if r.CallsUnknown {
 		fmt.Fprintf(w, "%s: inclusive %s\n", name, r.ofTotal(m.Incl, m.InclPct))
@@ -118,8 +170,14 @@ func (r *CallsReport) writeMethod(w *bufio.Writer, m *CallsMethod, opt TextOptio
 	}
 	tb := &table{left: []bool{true}}
 	tb.header = []string{""}
-	for _, c := range r.Clocks {
+	tb.drop = []int{0}
+	for i, c := range r.Clocks {
 		tb.header = append(tb.header, strings.ToUpper(c), "%")
+		if i == 0 {
+			tb.drop = append(tb.drop, 0, 0)
+		} else {
+			tb.drop = append(tb.drop, dropOtherTime, dropOtherPct)
+		}
 	}
 	calls := func(cells []string, s string) []string {
 		if r.CallsUnknown {
@@ -128,12 +186,13 @@ func (r *CallsReport) writeMethod(w *bufio.Writer, m *CallsMethod, opt TextOptio
 		return append(cells, s)
 	}
 	tb.header = append(calls(tb.header, "CALLS"), "METHOD")
+	tb.drop = append(tb.drop, dropCalls)
 	rel := func(role string, x *Relative) {
 		cells := []string{role}
 		for i, c := range r.Clocks {
 			cells = append(cells, value(c, x.Time[i]), percent(x.Pct[i]))
 		}
-		tb.add(append(calls(cells, count(x.Calls)), label(x.Method, x.Signature, x.Overloaded))...)
+		tb.addMethod(x.Method, x.Signature, x.Overloaded, calls(cells, count(x.Calls))...)
 	}
 	for i := range m.Parents {
 		rel("parent", &m.Parents[i])
@@ -156,7 +215,7 @@ func (r *CallsReport) writeMethod(w *bufio.Writer, m *CallsMethod, opt TextOptio
 	for i := range m.Children {
 		rel("child", &m.Children[i])
 	}
-	tb.write(w, opt.Width)
+	return tb.write(w, opt)
 }
 
 // writeNotes prints a report's caveats, one line each.
@@ -203,7 +262,8 @@ func (r *DiffReport) WriteText(w io.Writer, opt TextOptions) error {
 		fmt.Fprintf(bw, "; top %d shown", len(r.Rows))
 	}
 	bw.WriteString("\n\n")
-	tb := &table{header: []string{"OLD EXCL", "NEW EXCL", "Δ EXCL", "Δ%", "OLD INCL", "NEW INCL", "Δ INCL", "Δ%"}}
+	tb := &table{header: []string{"OLD EXCL", "NEW EXCL", "Δ EXCL", "Δ%", "OLD INCL", "NEW INCL", "Δ INCL", "Δ%"},
+		drop: []int{2, 2, 0, 0, 3, 3, 0, 0, 4, 4, 1}}
 	if !r.CallsUnknown {
 		tb.header = append(tb.header, "OLD CALLS", "NEW CALLS", "Δ CALLS")
 	}
@@ -219,9 +279,9 @@ func (r *DiffReport) WriteText(w io.Writer, opt TextOptions) error {
 			cells = append(cells, side(row, true, count(row.Calls.Old)), side(row, false, count(row.Calls.New)),
 				signedCount(row.Calls.Delta))
 		}
-		tb.add(append(cells, label(row.Method, row.Signature, row.Overloaded))...)
+		tb.addMethod(row.Method, row.Signature, row.Overloaded, cells...)
 	}
-	tb.write(bw, opt.Width)
+	leftOut(tb.write(bw, opt)).write(bw, opt.Width)
 	return flush(bw)
 }
 

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/atrace2/atrace2/convert/stream"
 )
 
 // Sort orders of the top and diff tables.
@@ -46,11 +48,16 @@ type Header struct {
 	// Focus says what --thread, --from/--to and --root kept
 	// (stream.FocusStats.Summary); "" without a focus.
 	Focus string `json:"focus,omitempty"`
+	// SamplingIntervalNanos is, for a trace that looks recorded in
+	// sampling mode, the typical step between samples (Notes say so);
+	// 0 otherwise.
+	SamplingIntervalNanos int64 `json:"sampling_interval_ns,omitempty"`
 }
 
 // header is the report header of p.
 func (p *Profile) header() Header {
-	return Header{Trace: p.Name, Clocks: clockNames(p.Clocks), CallsUnknown: p.CallsUnknown, Notes: p.Notes, Focus: p.Focus}
+	return Header{Trace: p.Name, Clocks: clockNames(p.Clocks), CallsUnknown: p.CallsUnknown, Notes: p.Notes, Focus: p.Focus,
+		SamplingIntervalNanos: samplingInterval(p.Sampling)}
 }
 
 // TopTable is the profile of one thread, or of all threads when Thread is
@@ -83,7 +90,34 @@ type TopRow struct {
 	Incl       []int64   `json:"incl_ns"`
 	InclPct    []float64 `json:"incl_pct"` // of the table's total
 	MeanExcl   []int64   `json:"mean_excl_ns"`
+	// Idle marks a well-known method that waits (IsIdle): its time is a
+	// thread's idle time, not work.
+	Idle bool `json:"idle,omitempty"`
 }
+
+// idleMethods are the well-known methods in which a thread waits for a
+// lock, a message, a condition or a timeout: at the top of every table
+// summed over the threads of an app, where they are idle time.
+var idleMethods = map[string]bool{
+	"java.util.concurrent.locks.LockSupport.park":      true,
+	"java.util.concurrent.locks.LockSupport.parkNanos": true,
+	"java.util.concurrent.locks.LockSupport.parkUntil": true,
+	"sun.misc.Unsafe.park":                             true,
+	"jdk.internal.misc.Unsafe.park":                    true,
+	"java.lang.Thread.parkFor$":                        true,
+	"java.lang.Object.wait":                            true,
+	"java.lang.Thread.sleep":                           true,
+	"java.lang.VMThread.sleep":                         true,
+	"android.os.SystemClock.sleep":                     true,
+	"android.os.MessageQueue.nativePollOnce":           true,
+	"libcore.io.Linux.poll":                            true,
+	"libcore.io.Posix.poll":                            true,
+}
+
+// IsIdle reports whether a method (<class>.<method>) is one in which a
+// thread is known to wait: parking, Object.wait, sleeping, polling its
+// message queue or a file descriptor.
+func IsIdle(method string) bool { return idleMethods[method] }
 
 // ErrNoCalls refuses to sort a sampled profile by the calls it does not
 // count.
@@ -152,6 +186,9 @@ func (p *Profile) topTable(st []stat, present []int32, total times, opt TopOptio
 	if opt.Limit > 0 && len(t.Rows) > opt.Limit {
 		t.Rows = t.Rows[:opt.Limit]
 	}
+	for i := range t.Rows {
+		t.Rows[i].Idle = IsIdle(t.Rows[i].Method)
+	}
 	return t
 }
 
@@ -188,4 +225,11 @@ func sortTop(rows []TopRow, by string) {
 		}
 		return cmp.Or(c, cmp.Compare(a.Method, b.Method), cmp.Compare(a.Signature, b.Signature))
 	})
+}
+
+func samplingInterval(s stream.Sampling) int64 {
+	if !s.Likely {
+		return 0
+	}
+	return s.Interval
 }

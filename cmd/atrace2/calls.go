@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"regexp"
+	"strings"
 
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/report"
@@ -19,11 +21,15 @@ type CallsCmd struct {
 
 // Help is the detailed help: how the shares are defined.
 func (c *CallsCmd) Help() string {
-	return "For each method whose <class>.<method> matches PATTERN: its parents (callers), itself, its exclusive time (self) and its children (callees), each with its share of the method's inclusive time and its calls, over all threads.\n\n" + report.Definitions
+	return "For each method whose <class>.<method> matches PATTERN: its parents (callers), itself, its exclusive time (self) and its children (callees), each with its share of the method's inclusive time and its calls, over all threads.\n\n" + report.TimeDefinitions + "\n\n" + report.CallsDefinitions
 }
 
 // Run prints the report.
 func (c *CallsCmd) Run(g *Globals) error {
+	if isFile(c.Pattern) && c.Trace != "-" && !isFile(c.Trace) {
+		return usagef("%s is no file but %s is: the trace comes first, as in atrace2 calls %s %s", c.Trace, c.Pattern,
+			shellQuote(c.Pattern), shellQuote(c.Trace))
+	}
 	re, err := regexp.Compile(c.Pattern)
 	if err != nil {
 		return usagef("PATTERN: %v", err)
@@ -37,4 +43,25 @@ func (c *CallsCmd) Run(g *Globals) error {
 		fmt.Fprintf(g.env.stderr, "atrace2: no method of %s matches %q\n", p.Name, c.Pattern)
 	}
 	return c.write(g, r)
+}
+
+// isFile reports whether path names a file that can be opened: grep's order
+// of arguments, PATTERN first, gives calls a pattern where the trace goes.
+func isFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	return err == nil && !st.IsDir()
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but safe
+// characters.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=@%+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -19,7 +19,7 @@ type DiffCmd struct {
 
 // Help is the detailed help.
 func (c *DiffCmd) Help() string {
-	return "Per method (matched by class, name and signature, all threads combined): exclusive time, inclusive time and calls in the old and new trace, the change and the change in percent; methods that ran in only one trace show as new or gone. The text table shows the first clock; csv and json carry every clock both traces have. The exit status is 0 whether or not the traces differ: use --format json or csv and --threshold to gate CI on regressions.\n\n" + report.Definitions
+	return "Per method (matched by class, name and signature, all threads combined): exclusive time, inclusive time and calls in the old and new trace, the change and the change in percent; methods that ran in only one trace show as new or gone. The text table shows the first clock; csv and json carry every clock both traces have. The exit status is 0 whether or not the traces differ: use --format json or csv and --threshold to gate CI on regressions.\n\n" + report.TimeDefinitions + "\n\n" + report.DiffDefinitions
 }
 
 // Run prints the report.

@@ -36,11 +36,17 @@ func (c *PprofCmd) Run(g *Globals) error {
 		return usagef("--source-path only makes sense with --http")
 	}
 	write := c.Output != "" || c.HTTP == ""
-	if err := g.env.inputs.Check(c.Output, "pprof"); err != nil { // before converting
-		return err
-	}
 	if write && (c.Output == "" || c.Output == "-") && outfile.IsTerminal(g.env.stdout) {
 		return usagef("refusing to write a binary pprof profile to a terminal: use -o app.pb.gz (then go tool pprof -http :0 app.pb.gz), redirect stdout, or view it at once with --http :0")
+	}
+	var out *outfile.File
+	if write {
+		// Before converting: a missing folder, a directory or an input
+		// named as the output fails at once.
+		if out, err = g.env.createOutput(c.Output, true, "pprof"); err != nil {
+			return err
+		}
+		defer out.Abort()
 	}
 	var srv *pprofweb.Listener
 	if c.HTTP != "" {
@@ -55,14 +61,14 @@ func (c *PprofCmd) Run(g *Globals) error {
 		return err
 	}
 	if srv == nil {
-		return writeProfile(g.env, c.Output, conv.write)
+		return writeProfile(out, conv.write)
 	}
 	p, err := conv.profile()
 	if err != nil {
 		return err
 	}
 	if write {
-		if err := writeProfile(g.env, c.Output, func(w io.Writer) error { return pprofout.WriteProfile(w, p) }); err != nil {
+		if err := writeProfile(out, func(w io.Writer) error { return pprofout.WriteProfile(w, p) }); err != nil {
 			return err
 		}
 	}
@@ -117,14 +123,8 @@ func pprofProfile(g *Globals, ins []input.Arg) (pprofResult, error) {
 	return pprofResult{b: b}, nil
 }
 
-// writeProfile writes a profile with write to path, or to stdout for ""
-// and "-".
-func writeProfile(e *env, path string, write func(io.Writer) error) error {
-	out, err := e.createOutput(path, true, "pprof")
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
+// writeProfile writes a profile with write to out and keeps it.
+func writeProfile(out *outfile.File, write func(io.Writer) error) error {
 	if err := write(out); err != nil {
 		return err
 	}

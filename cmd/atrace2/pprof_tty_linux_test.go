@@ -13,7 +13,16 @@ import (
 // term.IsTerminal accepts like a real one.
 func openPty(t *testing.T) *os.File {
 	t.Helper()
-	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	_, tty := openPtyPair(t)
+	return tty
+}
+
+// openPtyPair opens a pseudo-terminal and returns its master side, which
+// reads what is written to the terminal side, and its terminal side.
+func openPtyPair(t *testing.T) (ptmx, tty *os.File) {
+	t.Helper()
+	var err error
+	ptmx, err = os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
 	if err != nil {
 		t.Skipf("no pseudo-terminals here: %v", err)
 	}
@@ -27,12 +36,12 @@ func openPty(t *testing.T) *os.File {
 	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
 		t.Skipf("naming the pseudo-terminal: %v", e)
 	}
-	tty, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	tty, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
 		t.Skipf("opening the pseudo-terminal: %v", err)
 	}
 	t.Cleanup(func() { tty.Close() })
-	return tty
+	return ptmx, tty
 }
 
 // TestPprofRefusesTerminal: without -o, a terminal on stdout gets a hint

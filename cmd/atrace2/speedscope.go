@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/internal/openview"
+	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/perfetto"
 	"github.com/atrace2/atrace2/speedscope"
 	"github.com/atrace2/atrace2/stacks"
@@ -46,17 +47,20 @@ func (c *SpeedscopeCmd) Run(g *Globals) error {
 		return err
 	}
 	defer view.close()
-	var s *stacks.Sampled
-	if src.Sampled {
-		if s, err = readSampled(g, src); err != nil {
-			return err
-		}
+	if (c.Output == "" || c.Output == "-") && outfile.IsTerminal(g.env.stdout) {
+		return usagef("refusing to write a speedscope profile (one long line of JSON) to a terminal: use -o app.speedscope.json (then open it at https://www.speedscope.app), --open, redirect stdout, or pipe it to speedscope -")
 	}
 	out, err := g.env.createOutput(c.Output, false, "speedscope")
 	if err != nil {
 		return err
 	}
 	defer out.Abort()
+	var s *stacks.Sampled
+	if src.Sampled {
+		if s, err = readSampled(g, src); err != nil {
+			return err
+		}
+	}
 	opt := speedscope.Options{Exporter: "atrace2@" + versionString()}
 	if s != nil {
 		if err := speedscope.WriteSampled(out, s, opt); err != nil {

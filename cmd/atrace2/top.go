@@ -26,7 +26,7 @@ type TopCmd struct {
 
 // Help is the detailed help: what the columns mean.
 func (c *TopCmd) Help() string {
-	return "One row per method: exclusive and inclusive time on each clock with their percentages of the total, calls, recursive calls and the mean exclusive time per call (text shows it on the first clock; csv and json on every clock).\n\n" + report.Definitions
+	return "One row per method: exclusive and inclusive time on each clock with their percentages of the total, calls, recursive calls and the mean exclusive time per call (text shows it on the first clock; csv and json on every clock).\n\n" + report.TimeDefinitions + "\n\n" + report.TopDefinitions
 }
 
 // Run prints the report.
@@ -45,7 +45,7 @@ func (c *TopCmd) Run(g *Globals) error {
 // reportFlags are the output flags of top, calls and diff.
 type reportFlags struct {
 	Format string `default:"text" enum:"text,csv,json" help:"Output format: aligned text for a terminal, or csv or json (every clock, times in ns) for scripts. One of: ${enum}."`
-	Wide   bool   `help:"Print method names whole; by default long names are shortened from the left (…ui.FeedAdapter.bind) to fit the terminal, or 160 columns when the output is not a terminal."`
+	Wide   bool   `help:"Print every column and method names whole. By default a table fits the terminal: the least useful columns are left out (a line after the table names them) and long names are shortened: an overload's signature to its parameter types' simple names (bind(View,int)), the class from the left (…ui.FeedAdapter.bind); output that is not a terminal keeps every column and shortens names to 160 columns."`
 }
 
 // reportWriter is what every report can do.
@@ -68,7 +68,7 @@ func (f *reportFlags) write(g *Globals, r reportWriter) error {
 	case "json":
 		err = r.WriteJSON(out)
 	default:
-		err = r.WriteText(out, report.TextOptions{Width: f.width(g)})
+		err = r.WriteText(out, f.textOptions(g))
 	}
 	if err != nil {
 		return err
@@ -79,21 +79,22 @@ func (f *reportFlags) write(g *Globals, r reportWriter) error {
 // defaultWidth is the line width of text written to a file or pipe.
 const defaultWidth = 160
 
-// width is the line width text reports fit: 0 (no limit) with --wide, the
-// terminal's width, $COLUMNS, or defaultWidth.
-func (f *reportFlags) width(g *Globals) int {
+// textOptions are the text layout: with --wide everything at full width;
+// on a terminal its width, fitted by leaving columns out too; else
+// $COLUMNS or defaultWidth, to which only method names are shortened.
+func (f *reportFlags) textOptions(g *Globals) report.TextOptions {
 	if f.Wide {
-		return 0
+		return report.TextOptions{}
 	}
 	if fd, ok := g.env.stdout.(*os.File); ok && term.IsTerminal(int(fd.Fd())) {
 		if w, _, err := term.GetSize(int(fd.Fd())); err == nil && w > 0 {
-			return w
+			return report.TextOptions{Width: w, Fit: true}
 		}
 	}
 	if w, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && w > 0 {
-		return w
+		return report.TextOptions{Width: w}
 	}
-	return defaultWidth
+	return report.TextOptions{Width: defaultWidth}
 }
 
 // oneProfile reads one trace into a per-method profile.
