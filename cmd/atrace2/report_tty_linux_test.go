@@ -95,7 +95,7 @@ func slicesContains(s []string, v string) bool {
 // long ones with the same kind of hint.
 func TestTextOutputsOnTerminal(t *testing.T) {
 	out, stderr, code := runOnTerminal(t, 80, "speedscope", sample)
-	want := "atrace2: refusing to write a speedscope profile (one long line of JSON) to a terminal: use -o app.speedscope.json (then open it at https://www.speedscope.app), redirect stdout, or pipe it to speedscope -\n"
+	want := "atrace2: refusing to write a speedscope profile (one long line of JSON) to a terminal: use -o app.speedscope.json (then open it at https://www.speedscope.app), --open, redirect stdout, or pipe it to speedscope -\n"
 	if code != exitUsage || out != "" || stderr != want {
 		t.Errorf("speedscope: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
