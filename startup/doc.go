@@ -47,8 +47,16 @@
 //
 // A phase the trace did not record says why (Phase.Reason):
 //   - "began before tracing started": its method was already running
-//     when tracing began (an orphan exit; the converter began the frame at
-//     the trace start);
+//     when tracing began. Runtimes say so in two ways: an old one writes
+//     only the exit (an orphan exit; the converter begins the frame at
+//     the trace start, flagged Synthetic), ART writes an enter for every
+//     frame on the stack at the thread's first record, all at that
+//     record's times. So a frame begun at the main thread's first times,
+//     before any frame of it ended, counts as running before tracing
+//     began: the main thread exists from the process's start, long before
+//     any tracing, so its first records are never a call just made. (On
+//     a trace with the thread-CPU clock only, whose main thread may well
+//     begin a call at CPU time 0, only the orphan exit counts.);
 //   - "did not end before tracing stopped": it was still running at the
 //     trace end;
 //   - "no phase recorded before it" (fully-drawn only);

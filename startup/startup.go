@@ -310,6 +310,8 @@ type detector struct {
 	id         int64
 	name       string
 	started    bool
+	first      [2]int64         // the thread's first wall and CPU times
+	ended      bool             // an end has come on the thread
 	last       [2]int64         // the thread's last wall and CPU times
 	stack      []int8           // per open frame: the phase it began + 1, or 0
 	frames     []stream.FrameID // the open frames
@@ -326,7 +328,7 @@ type detector struct {
 func (d *detector) event(ev *stream.Event) error {
 	now := [2]int64{ev.Wall, ev.CPU}
 	if !d.started {
-		d.started, d.last = true, now
+		d.started, d.first, d.last = true, now, now
 	}
 	dw, dc := now[0]-d.last[0], now[1]-d.last[1]
 	for _, a := range d.accs {
@@ -346,6 +348,7 @@ func (d *detector) event(ev *stream.Event) error {
 		d.stack = append(d.stack, int8(taken+1))
 		d.frames = append(d.frames, ev.Frame)
 	case stream.End:
+		d.ended = true
 		if len(d.stack) == 0 {
 			return fmt.Errorf("startup: invariant violation: an end on thread %d with an empty stack", d.id)
 		}
@@ -384,7 +387,7 @@ func (d *detector) begin(k int, ev *stream.Event, now [2]int64) int {
 		d.launch = k + 1
 	}
 	ph.state, ph.begin = open, now
-	ph.orphan = ev.Flags&stream.Synthetic != 0
+	ph.orphan = ev.Flags&stream.Synthetic != 0 || (d.e.t.HasWall && !d.ended && now == d.first)
 	if k == FullyDrawn {
 		return k
 	}

@@ -65,7 +65,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		if !p.Recorded || len(p.Top) == 0 {
 			continue
 		}
-		fmt.Fprintf(bw, "\n%s: top %d methods by exclusive %s time\n", p.Name, len(p.Top), clock)
+		methods := "methods"
+		if len(p.Top) == 1 {
+			methods = "method"
+		}
+		fmt.Fprintf(bw, "\n%s: top %d %s by exclusive %s time\n", p.Name, len(p.Top), methods, clock)
 		rows := [][]string{{"WALL", "CPU", "OFF-CPU", "METHOD"}}
 		for _, m := range p.Top {
 			rows = append(rows, []string{cell("wall", m.Wall), cell("cpu", m.CPU), cell("offcpu", m.OffCPU), m.Name})
