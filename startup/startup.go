@@ -77,6 +77,8 @@ type Phase struct {
 	CPU    int64    `json:"cpu_ns"`
 	OffCPU int64    `json:"offcpu_ns"`
 	Top    []Method `json:"top"`
+	// From is, for fully-drawn, the phase whose begin is its begin.
+	From string `json:"from,omitempty"`
 }
 
 // Value is the phase's time on a clock: "wall", "cpu" or "offcpu".
@@ -271,6 +273,7 @@ type phase struct {
 	orphan  bool // began at the trace start (Synthetic begin)
 	cutEnd  bool // ended at the trace end (Synthetic end)
 	noStart bool // fully-drawn with no phase recorded before it
+	from    int  // fully-drawn: the phase it begins with
 	begin   [2]int64
 	end     [2]int64
 	acc     *acc
@@ -301,6 +304,9 @@ func (ph *phase) fill(p *Phase, e *Exporter, r *Report) {
 		p.CPU = 0
 	}
 	p.OffCPU, p.Top = ph.acc.result(e.t, r.HasWall, r.HasCPU)
+	if p.Name == markers[FullyDrawn].name {
+		p.From = markers[ph.from].name
+	}
 }
 
 // detector follows one thread's stack and measures the phases on it.
@@ -323,6 +329,7 @@ type detector struct {
 	resumed    bool  // activity-resume ended
 	span       *acc  // fully-drawn's accumulator, from the first recorded phase
 	spanBegin  [2]int64
+	spanFrom   int // the phase it begins with
 }
 
 func (d *detector) event(ev *stream.Event) error {
@@ -392,7 +399,7 @@ func (d *detector) begin(k int, ev *stream.Event, now [2]int64) int {
 		return k
 	}
 	if !ph.orphan && d.span == nil {
-		d.span, d.spanBegin = newAcc(d.frames), now
+		d.span, d.spanBegin, d.spanFrom = newAcc(d.frames), now, k
 		d.accs = append(d.accs, d.span)
 	}
 	ph.acc = newAcc(nil)
@@ -433,7 +440,7 @@ func (d *detector) end(k int, ev *stream.Event, now [2]int64) {
 	}
 	d.drop(ph.acc)
 	if k == FullyDrawn && !ph.noStart && !ph.orphan {
-		ph.begin, ph.acc = d.spanBegin, d.span
+		ph.begin, ph.acc, ph.from = d.spanBegin, d.span, d.spanFrom
 		d.drop(d.span)
 		d.span = nil
 	}

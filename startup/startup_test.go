@@ -50,6 +50,14 @@ func want(cs *tracegen.ColdStartTrace) []startup.Phase {
 		for _, m := range g.Top {
 			p.Top = append(p.Top, startup.Method{Name: m.Name, Wall: 1000 * int64(m.Wall), CPU: 1000 * int64(m.CPU), OffCPU: 1000 * int64(m.OffCPU)})
 		}
+		if g.Name == "fully-drawn" && g.Recorded {
+			for _, q := range cs.Phases { // the first recorded phase
+				if q.Recorded {
+					p.From = q.Name
+					break
+				}
+			}
+		}
 		switch {
 		case g.Recorded:
 		case g.End != 0:

@@ -56,6 +56,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			cell("wall", p.Wall), cell("cpu", p.CPU), cell("offcpu", p.OffCPU), ""})
 	}
 	writeTable(bw, rows)
+	if p := r.Phase(markers[FullyDrawn].name); p != nil && p.Recorded {
+		fmt.Fprintf(bw, "fully-drawn: from the begin of %s to the end of Activity.reportFullyDrawn\n", p.From)
+	}
 	clock := "wall"
 	if !r.HasWall {
 		clock = "thread CPU"

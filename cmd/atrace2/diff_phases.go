@@ -43,8 +43,11 @@ func phaseSeries(g *Globals, olds, news []input.Arg, rules []gate.Rule) ([]gate.
 			return nil, usagef("%s: phase rules read each run a second time, and standard input or a pipe can be read only once: give the trace as a file", in.Name())
 		}
 	}
-	whole := *g // the phases are of the whole main thread
+	// The phases are of the whole main thread; the repairs were reported
+	// when the runs were read for the method series.
+	whole := *g
 	whole.Thread, whole.Root, whole.From, whole.To = nil, "", "", ""
+	whole.Quiet = true
 	read := func(ins []input.Arg) ([]*startup.Report, error) {
 		var reps []*startup.Report
 		for _, in := range ins {
