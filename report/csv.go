@@ -143,7 +143,7 @@ func appendChange(rec []string, ch Change) []string {
 	if ch.Pct != nil {
 		p = ftoa(*ch.Pct)
 	}
-	return append(rec, itoa(ch.Old), itoa(ch.New), itoa(ch.Delta), p)
+	return append(rec, gtoa(ch.Old), gtoa(ch.New), gtoa(ch.Delta), p)
 }
 
 func flushCSV(cw *csv.Writer) error {
@@ -154,5 +154,9 @@ func flushCSV(cw *csv.Writer) error {
 	return nil
 }
 
-func itoa(v int64) string   { return strconv.FormatInt(v, 10) }
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// gtoa writes a median: an integer, or a half for the mean of two middle
+// values ("1234.5").
+func gtoa(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 func ftoa(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
