@@ -48,7 +48,7 @@ func (r *DiffReport) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 	}
 	b.WriteString("\n\n")
 	if g := r.Gate; g != nil {
-		fmt.Fprintf(&b, "%s checked with %s: **%d regressed**, %d inconclusive, %d improved, %d ok (alpha %g%s).\n\n",
+		fmt.Fprintf(&b, "%s with %s: **%d regressed**, %d inconclusive, %d improved, %d ok (alpha %g%s).\n\n",
 			plural(int64(len(g.Verdicts)), "check"), plural(int64(len(g.Rules)), "rule"), g.Regressed, g.Inconclusive, g.Improved, g.OK,
 			g.Alpha, map[bool]string{true: ", inconclusive fails"}[g.InconclusiveFails])
 		var lines []string
