@@ -350,7 +350,26 @@ func (j *joined) rows(clocks []Basis) []DiffRow {
 	for i, k := range j.keys {
 		row := &rows[i]
 		*row = DiffRow{Method: k.name, Signature: k.sig, Overloaded: j.overloaded[i], Status: StatusBoth}
+		at := j.at[i]
+		if len(at) == 2 { // one run per side, today's diff: no per-run slices
+			switch {
+			case at[0] < 0:
+				row.Status = StatusNewOnly
+			case at[1] < 0:
+				row.Status = StatusOldOnly
+			}
+		}
 		change := func(v func(*stat) int64) Change {
+			if len(at) == 2 {
+				var o, n int64
+				if at[0] >= 0 {
+					o = v(&j.olds[0].stats[at[0]])
+				}
+				if at[1] >= 0 {
+					n = v(&j.news[0].stats[at[1]])
+				}
+				return newChange(float64(o), float64(n))
+			}
 			o, inOld := j.values(i, true, v)
 			n, inNew := j.values(i, false, v)
 			switch {
@@ -410,19 +429,44 @@ func (r *DiffReport) filter(limit int64) {
 // sortDiff orders rows by the absolute change of the sort key on the first
 // clock, largest first, then by name.
 func sortDiff(rows []DiffRow, by string) {
-	slices.SortFunc(rows, func(a, b DiffRow) int {
+	// Sort indices, then move each row once: a DiffRow is about 200 bytes,
+	// which SortFunc would copy on every comparison and swap.
+	idx := make([]int32, len(rows))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(i, j int32) int {
+		a, b := &rows[i], &rows[j]
 		var c int
-		excl := cmp.Compare(math.Abs(b.Excl[0].Delta), math.Abs(a.Excl[0].Delta))
-		incl := cmp.Compare(math.Abs(b.Incl[0].Delta), math.Abs(a.Incl[0].Delta))
+		excl := compareAbs(b.Excl[0].Delta, a.Excl[0].Delta)
+		incl := compareAbs(b.Incl[0].Delta, a.Incl[0].Delta)
 		switch by {
 		case SortIncl:
 			c = cmp.Or(incl, excl)
 		case SortCalls:
-			c = cmp.Or(cmp.Compare(math.Abs(b.Calls.Delta), math.Abs(a.Calls.Delta)), excl)
+			c = cmp.Or(compareAbs(b.Calls.Delta, a.Calls.Delta), excl)
 		case SortName:
 		default:
 			c = cmp.Or(excl, incl)
 		}
 		return cmp.Or(c, cmp.Compare(a.Method, b.Method), cmp.Compare(a.Signature, b.Signature))
 	})
+	sorted := make([]DiffRow, len(rows))
+	for k, i := range idx {
+		sorted[k] = rows[i]
+	}
+	copy(rows, sorted)
+}
+
+// compareAbs compares |a| and |b|; changes are never NaN, which spares
+// cmp.Compare's NaN checks in the sort's comparisons.
+func compareAbs(a, b float64) int {
+	a, b = math.Abs(a), math.Abs(b)
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
