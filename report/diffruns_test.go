@@ -130,7 +130,7 @@ func TestDiffRunsTiesAndEvenCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	extra := row(t, r, "com.ex.App.extra")
-	if got := fmt.Sprint(extra.Excl[0].New, extra.Calls.New, extra.Excl[0].P); got != "500 0.5 <nil>" {
+	if got := fmt.Sprint(extra.Excl[0].New, extra.Calls.New, extra.Excl[0].PValue()); got != "500 0.5 <nil>" {
 		t.Errorf("halves: %s (no p with 2 runs)", got)
 	}
 	if got := countf(extra.Calls.New) + " " + signedCountf(-0.5) + " " + valuef("wall", 500.5); got != "0.5 -0.5 501 ns" {

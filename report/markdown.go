@@ -89,7 +89,7 @@ func (r *DiffReport) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 				cells = append(cells, side(row, true, valuef(c, ch.Old)), side(row, false, valuef(c, ch.New)),
 					signedValuef(c, ch.Delta), diffPercent(row, ch))
 				if withP {
-					cells = append(cells, pCell(ch.P))
+					cells = append(cells, pCell(ch.PValue()))
 				}
 			}
 			lines = append(lines, mdRow(append(cells, mdCode(label(row.Method, row.Signature, row.Overloaded)))...))
