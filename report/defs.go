@@ -52,5 +52,6 @@ clock is called samples; CSV columns end in _count, and JSON's *_ns fields
 hold the counts), calls are not known (left out of text, empty in CSV, 0
 with calls_unknown in JSON), and --threshold takes a percentage only. Stacks
 cut at the profiler's depth limit make inclusive counts of outer methods
-lower bounds. JVM hprof cpu=times counts calls and CPU time per stack and
-reads like a thread-CPU trace.`
+lower bounds. JVM hprof cpu=times counts calls and elapsed time per stack
+(hprof measures it with the time of day, not thread CPU time) and reads
+like a wall-clock trace.`
