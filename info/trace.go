@@ -34,23 +34,27 @@ type Trace struct {
 	// KeyElapsedNanos is the trace's own elapsed time, from the key's
 	// summary (elapsed-time-usec, or elapsed-time-nsec): 0 when absent.
 	// It can differ from WallNanos, which ends at the last record.
-	KeyElapsedNanos  int64         `json:"key_elapsed_ns,omitempty"`
-	KeyElapsedFrom   string        `json:"key_elapsed_from,omitempty"` // the option it came from
-	CPUNanos         int64         `json:"thread_cpu_total_ns"`
-	Bytes            int64         `json:"bytes"`
-	Records          int64         `json:"records"`
-	RecordSize       int           `json:"record_size"`
-	ThreadsListed    int           `json:"threads_listed"`
-	MethodsListed    int           `json:"methods_listed"`
-	MethodsUsed      int           `json:"methods_used"`
-	DataFileOverflow bool          `json:"data_file_overflow"`
-	Sampling         bool          `json:"looks_sampled"`
-	IntervalNanos    int64         `json:"sampling_interval_ns,omitempty"`
-	Repairs          stream.Stats  `json:"repairs"`
-	Deobfuscation    *Deobf        `json:"deobfuscation,omitempty"` // with --mapping only
-	Focus            *Focus        `json:"focus,omitempty"`         // with --thread, --from/--to or --root only
-	Warnings         []string      `json:"warnings"`
-	Threads          []TraceThread `json:"threads"`
+	KeyElapsedNanos  int64  `json:"key_elapsed_ns,omitempty"`
+	KeyElapsedFrom   string `json:"key_elapsed_from,omitempty"` // the option it came from
+	CPUNanos         int64  `json:"thread_cpu_total_ns"`
+	Bytes            int64  `json:"bytes"`
+	Records          int64  `json:"records"`
+	RecordSize       int    `json:"record_size"`
+	ThreadsListed    int    `json:"threads_listed"`
+	MethodsListed    int    `json:"methods_listed"`
+	MethodsUsed      int    `json:"methods_used"`
+	DataFileOverflow bool   `json:"data_file_overflow"`
+	Sampling         bool   `json:"looks_sampled"`
+	IntervalNanos    int64  `json:"sampling_interval_ns,omitempty"`
+	// IntervalThread is the thread whose steps give IntervalNanos: the
+	// busiest (stream.Sampling.Thread).
+	IntervalTID    uint32        `json:"sampling_interval_tid,omitempty"`
+	IntervalThread string        `json:"sampling_interval_thread,omitempty"`
+	Repairs        stream.Stats  `json:"repairs"`
+	Deobfuscation  *Deobf        `json:"deobfuscation,omitempty"` // with --mapping only
+	Focus          *Focus        `json:"focus,omitempty"`         // with --thread, --from/--to or --root only
+	Warnings       []string      `json:"warnings"`
+	Threads        []TraceThread `json:"threads"`
 }
 
 // Deobf is how a mapping (--mapping) named the methods used: one count per
@@ -122,6 +126,9 @@ func NewTrace(name string, t *stream.Trace) *Trace {
 		Repairs: t.Stats, Deobfuscation: newDeobf(t), Focus: newFocus(t), Warnings: append([]string{}, h.Warnings...),
 	}
 	r.KeyElapsedNanos, r.KeyElapsedFrom = keyElapsed(h)
+	if i := int(t.Sampling.Thread); t.Sampling.Likely && i >= 0 && i < len(t.Threads) {
+		r.IntervalTID, r.IntervalThread = uint32(t.Threads[i].ID), t.Threads[i].Name
+	}
 	if r.StartIsEpoch {
 		r.StartDate = time.UnixMicro(int64(h.StartTime)).UTC().Format("2006-01-02 15:04:05.000000 UTC")
 	}
@@ -185,6 +192,9 @@ func (r *Trace) WriteText(w io.Writer) {
 	samp := "no (instrumented: every call recorded)"
 	if r.Sampling {
 		samp = fmt.Sprintf("likely, about %s between samples", units.Duration(r.IntervalNanos))
+		if r.IntervalTID != 0 || r.IntervalThread != "" {
+			samp += fmt.Sprintf(" (the steps of the busiest thread, %d %q)", r.IntervalTID, r.IntervalThread)
+		}
 	}
 	row("sampling", "%s", samp)
 	repairs := r.Repairs.Summary()
