@@ -18,8 +18,9 @@ type samplingProbe struct {
 }
 
 type probeThread struct {
-	n    int
-	last int64
+	n     int
+	last  int64
+	steps []int64 // ns: the thread's nonzero steps
 }
 
 const probeEvents = 500 // per thread, as the Firefox Profiler does
@@ -40,6 +41,7 @@ func (s *samplingProbe) add(t stream.ThreadIndex, wall, cpu int64) {
 		s.total++
 		if d := v - pt.last; d > 0 {
 			s.deltas = append(s.deltas, d)
+			pt.steps = append(pt.steps, d)
 		} else {
 			s.same++
 		}
@@ -49,7 +51,11 @@ func (s *samplingProbe) add(t stream.ThreadIndex, wall, cpu int64) {
 }
 
 // result: the mean of the lowest 20 % of nonzero steps; at 100 µs or more
-// the trace is taken as sampled, with the median step as its interval.
+// the trace is taken as sampled. The interval is the median step of the
+// busiest thread: of the threads with at least 10 nonzero steps (else of
+// all), the one whose median step is the shortest, as a thread whose stack
+// changes at every sample steps by the interval. Idle threads change stack
+// rarely, so the median step over every thread overstates the interval.
 func (s *samplingProbe) result() stream.Sampling {
 	if len(s.deltas) < 10 {
 		return stream.Sampling{}
@@ -63,5 +69,17 @@ func (s *samplingProbe) result() stream.Sampling {
 	if sum/int64(len(low)) < 100_000 {
 		return stream.Sampling{}
 	}
-	return stream.Sampling{Likely: true, Interval: s.deltas[len(s.deltas)/2]}
+	busy, median, enough := -1, int64(0), false
+	for i := range s.perThread {
+		steps := s.perThread[i].steps
+		if len(steps) == 0 || enough && len(steps) < 10 {
+			continue
+		}
+		slices.Sort(steps)
+		m := steps[len(steps)/2]
+		if busy < 0 || !enough && len(steps) >= 10 || m < median {
+			busy, median, enough = i, m, len(steps) >= 10
+		}
+	}
+	return stream.Sampling{Likely: true, Interval: median, Thread: stream.ThreadIndex(busy)}
 }

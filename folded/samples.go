@@ -13,7 +13,7 @@ import (
 //
 //   - VALUE is the number of samples of the stack, as flame graphs of
 //     sampling profilers always count; for JVM hprof cpu=times it is the
-//     stack's CPU time in whole microseconds, as for a method trace (the
+//     stack's elapsed time in whole microseconds, as for a method trace (the
 //     calls that file also counts are not a weight).
 //   - The thread frame is "<name> (thread <serial>)", with the serial
 //     number the file gives; stacks whose thread the file does not record
@@ -28,7 +28,7 @@ func sampledThreadFrame(th *stream.Thread) string {
 }
 
 // sampledLines returns the folded stacks of a sampled profile and their
-// values (samples, or CPU nanoseconds for cpu=times), unsorted and before
+// values (samples, or elapsed nanoseconds for cpu=times), unsorted and before
 // rounding.
 func sampledLines(s *stacks.Sampled, opt Options) map[string]int64 {
 	t := s.Trace()

@@ -15,28 +15,33 @@ import (
 // the text form prints the same fields. Sampled is always true: it tells the report
 // from a method trace's in a list.
 type Sampled struct {
-	File         string          `json:"file"`
-	Sampled      bool            `json:"sampled"`
-	Format       string          `json:"format"`
-	Compressed   bool            `json:"gzip"`
-	Created      string          `json:"created,omitempty"`
-	Timed        bool            `json:"timed"` // cpu=times: counts are calls, and stacks have CPU time
-	Stacks       int             `json:"stacks"`
-	Count        int64           `json:"count"`
-	CountOf      string          `json:"count_of"` // "samples", or "calls" when timed
-	StatedTotal  int64           `json:"stated_total,omitempty"`
-	CPUNanos     int64           `json:"cpu_time_ns,omitempty"`
-	StatedCPU    int64           `json:"stated_cpu_time_ns,omitempty"`
-	Frames       int             `json:"frames"`
-	MaxDepth     int             `json:"max_depth"`
-	DepthLimited bool            `json:"depth_limited"`
-	CutStacks    int             `json:"cut_stacks"`
-	Truncated    bool            `json:"truncated"`
-	Unlisted     []Unlisted      `json:"unlisted"`
-	Deobf        *Deobf          `json:"deobfuscation,omitempty"` // with --mapping only
-	Focus        *Focus          `json:"focus,omitempty"`         // with --thread or --root only
-	Notes        []string        `json:"notes"`
-	Threads      []SampledThread `json:"threads"`
+	File        string `json:"file"`
+	Sampled     bool   `json:"sampled"`
+	Format      string `json:"format"`
+	Compressed  bool   `json:"gzip"`
+	Created     string `json:"created,omitempty"`
+	Timed       bool   `json:"timed"` // cpu=times: counts are calls, and stacks have elapsed time
+	Stacks      int    `json:"stacks"`
+	Count       int64  `json:"count"`
+	CountOf     string `json:"count_of"` // "samples", or "calls" when timed
+	StatedTotal int64  `json:"stated_total,omitempty"`
+	// ElapsedNanos is cpu=times' time: elapsed (wall) time, not thread
+	// CPU time (docs/sampled-profiles.md). CPUNanos and StatedCPU repeat
+	// the elapsed times under the names earlier versions gave them.
+	ElapsedNanos  int64           `json:"elapsed_time_ns,omitempty"`
+	StatedElapsed int64           `json:"stated_elapsed_time_ns,omitempty"`
+	CPUNanos      int64           `json:"cpu_time_ns,omitempty"`        // deprecated: ElapsedNanos
+	StatedCPU     int64           `json:"stated_cpu_time_ns,omitempty"` // deprecated: StatedElapsed
+	Frames        int             `json:"frames"`
+	MaxDepth      int             `json:"max_depth"`
+	DepthLimited  bool            `json:"depth_limited"`
+	CutStacks     int             `json:"cut_stacks"`
+	Truncated     bool            `json:"truncated"`
+	Unlisted      []Unlisted      `json:"unlisted"`
+	Deobf         *Deobf          `json:"deobfuscation,omitempty"` // with --mapping only
+	Focus         *Focus          `json:"focus,omitempty"`         // with --thread or --root only
+	Notes         []string        `json:"notes"`
+	Threads       []SampledThread `json:"threads"`
 }
 
 // Unlisted counts the samples the profile left out of its stacks, for one
@@ -49,13 +54,14 @@ type Unlisted struct {
 // SampledThread is a listed thread, or (Listed false, ID 0) the stacks the
 // file gives no thread for.
 type SampledThread struct {
-	ID       int64  `json:"id"`
-	Name     string `json:"name"`
-	Group    string `json:"group,omitempty"`
-	Listed   bool   `json:"listed"`
-	Stacks   int    `json:"stacks"`
-	Count    int64  `json:"count"` // samples, or calls when timed
-	CPUNanos int64  `json:"cpu_time_ns,omitempty"`
+	ID           int64  `json:"id"`
+	Name         string `json:"name"`
+	Group        string `json:"group,omitempty"`
+	Listed       bool   `json:"listed"`
+	Stacks       int    `json:"stacks"`
+	Count        int64  `json:"count"` // samples, or calls when timed
+	ElapsedNanos int64  `json:"elapsed_time_ns,omitempty"`
+	CPUNanos     int64  `json:"cpu_time_ns,omitempty"` // deprecated: ElapsedNanos
 }
 
 // NewSampled describes the sampled profile s, read from the input called
@@ -65,7 +71,7 @@ func NewSampled(name string, s *stacks.Sampled, gz bool) *Sampled {
 	r := &Sampled{
 		File: name, Sampled: true, Format: p.Format.String(), Compressed: gz, Created: p.Created,
 		Timed: s.Timed(), Stacks: len(p.Samples), Count: p.SampleCount(), CountOf: "samples", StatedTotal: p.Total,
-		StatedCPU: p.TotalTimeNanos, Frames: len(p.Frames), MaxDepth: p.MaxDepth,
+		StatedElapsed: p.TotalTimeNanos, StatedCPU: p.TotalTimeNanos, Frames: len(p.Frames), MaxDepth: p.MaxDepth,
 		DepthLimited: p.DepthLimited, Truncated: p.Truncated,
 		Unlisted: []Unlisted{}, Notes: append([]string{}, p.Notes...), Deobf: newDeobf(s.Trace()),
 		Focus: newFocus(s.Trace()),
@@ -85,8 +91,8 @@ func NewSampled(name string, s *stacks.Sampled, gz bool) *Sampled {
 		}
 		row.Stacks++
 		row.Count += smp.Count
-		row.CPUNanos += smp.TimeNanos
-		r.CPUNanos += smp.TimeNanos
+		row.ElapsedNanos += smp.TimeNanos
+		r.ElapsedNanos += smp.TimeNanos
 		if p.CutStack(i) {
 			r.CutStacks++
 		}
@@ -97,6 +103,10 @@ func NewSampled(name string, s *stacks.Sampled, gz bool) *Sampled {
 	if none.Stacks > 0 {
 		none.Name = stacks.UnknownThreadName
 		r.Threads = append(r.Threads, none)
+	}
+	r.CPUNanos = r.ElapsedNanos
+	for i := range r.Threads {
+		r.Threads[i].CPUNanos = r.Threads[i].ElapsedNanos
 	}
 	if r.Focus != nil { // the threads --thread dropped have no samples left
 		r.Threads = slices.DeleteFunc(r.Threads, func(th SampledThread) bool { return th.Stacks == 0 })
@@ -142,13 +152,13 @@ func (r *Sampled) WriteText(w io.Writer) {
 	r.writeThreads(w)
 }
 
-// writeTotals prints the samples (or calls and CPU time) and the totals
+// writeTotals prints the samples (or calls and elapsed time) and the totals
 // the file states.
 func (r *Sampled) writeTotals(row func(k, format string, args ...any)) {
 	in := fmt.Sprintf("in %s", plural(int64(r.Stacks), "distinct stack"))
 	if r.Timed {
 		row("calls", "%s %s", units.Count(r.Count), in)
-		row("CPU time", "%s (the file's total: %s)", units.Duration(r.CPUNanos), units.Duration(r.StatedCPU))
+		row("elapsed", "%s (the file's total: %s; hprof's cpu=times measures wall time, not thread CPU time)", units.Duration(r.ElapsedNanos), units.Duration(r.StatedElapsed))
 		return
 	}
 	row("samples", "%s %s (the file's total: %s)", units.Count(r.Count), in, units.Count(r.StatedTotal))
@@ -183,7 +193,7 @@ func (r *Sampled) threadSummary() string {
 func (r *Sampled) writeThreads(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	if r.Timed {
-		fmt.Fprintln(tw, "ID\tSTACKS\tCALLS\tCPU TIME\t\tTHREAD")
+		fmt.Fprintln(tw, "ID\tSTACKS\tCALLS\tELAPSED\t\tTHREAD")
 	} else {
 		fmt.Fprintln(tw, "ID\tSTACKS\tSAMPLES\t\tTHREAD")
 	}
@@ -197,7 +207,7 @@ func (r *Sampled) writeThreads(w io.Writer) {
 			name += " (group " + strings.ReplaceAll(t.Group, "\t", " ") + ")"
 		}
 		if r.Timed {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t\t%s\n", id, t.Stacks, units.Count(t.Count), units.Duration(t.CPUNanos), name)
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t\t%s\n", id, t.Stacks, units.Count(t.Count), units.Duration(t.ElapsedNanos), name)
 		} else {
 			fmt.Fprintf(tw, "%s\t%d\t%s\t\t%s\n", id, t.Stacks, units.Count(t.Count), name)
 		}

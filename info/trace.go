@@ -3,6 +3,8 @@ package info
 import (
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -10,39 +12,49 @@ import (
 	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/internal/units"
 	"github.com/atrace2/atrace2/mapping"
+	"github.com/atrace2/atrace2/parser"
 )
 
 // Trace is the report on a method trace, in the form of its JSON; the
 // text form prints the same fields.
 type Trace struct {
-	File             string        `json:"file"`
-	Variant          string        `json:"variant"`
-	Version          int           `json:"version"`
-	DataVersion      string        `json:"data_version"`
-	Compressed       bool          `json:"gzip"`
-	Clock            string        `json:"clock"`
-	ClockFrom        string        `json:"clock_from"`
-	VM               string        `json:"vm,omitempty"`
-	PID              int           `json:"pid,omitempty"`
-	StartTimeMicros  uint64        `json:"start_time_us"`
-	StartIsEpoch     bool          `json:"start_is_epoch"`
-	StartDate        string        `json:"start_date,omitempty"`
-	WallNanos        int64         `json:"wall_duration_ns"`
-	CPUNanos         int64         `json:"thread_cpu_total_ns"`
-	Bytes            int64         `json:"bytes"`
-	Records          int64         `json:"records"`
-	RecordSize       int           `json:"record_size"`
-	ThreadsListed    int           `json:"threads_listed"`
-	MethodsListed    int           `json:"methods_listed"`
-	MethodsUsed      int           `json:"methods_used"`
-	DataFileOverflow bool          `json:"data_file_overflow"`
-	Sampling         bool          `json:"looks_sampled"`
-	IntervalNanos    int64         `json:"sampling_interval_ns,omitempty"`
-	Repairs          stream.Stats  `json:"repairs"`
-	Deobfuscation    *Deobf        `json:"deobfuscation,omitempty"` // with --mapping only
-	Focus            *Focus        `json:"focus,omitempty"`         // with --thread, --from/--to or --root only
-	Warnings         []string      `json:"warnings"`
-	Threads          []TraceThread `json:"threads"`
+	File            string `json:"file"`
+	Variant         string `json:"variant"`
+	Version         int    `json:"version"`
+	DataVersion     string `json:"data_version"`
+	Compressed      bool   `json:"gzip"`
+	Clock           string `json:"clock"`
+	ClockFrom       string `json:"clock_from"`
+	VM              string `json:"vm,omitempty"`
+	PID             int    `json:"pid,omitempty"`
+	StartTimeMicros uint64 `json:"start_time_us"`
+	StartIsEpoch    bool   `json:"start_is_epoch"`
+	StartDate       string `json:"start_date,omitempty"`
+	WallNanos       int64  `json:"wall_duration_ns"` // measured from the records
+	// KeyElapsedNanos is the trace's own elapsed time, from the key's
+	// summary (elapsed-time-usec, or elapsed-time-nsec): 0 when absent.
+	// It can differ from WallNanos, which ends at the last record.
+	KeyElapsedNanos  int64  `json:"key_elapsed_ns,omitempty"`
+	KeyElapsedFrom   string `json:"key_elapsed_from,omitempty"` // the option it came from
+	CPUNanos         int64  `json:"thread_cpu_total_ns"`
+	Bytes            int64  `json:"bytes"`
+	Records          int64  `json:"records"`
+	RecordSize       int    `json:"record_size"`
+	ThreadsListed    int    `json:"threads_listed"`
+	MethodsListed    int    `json:"methods_listed"`
+	MethodsUsed      int    `json:"methods_used"`
+	DataFileOverflow bool   `json:"data_file_overflow"`
+	Sampling         bool   `json:"looks_sampled"`
+	IntervalNanos    int64  `json:"sampling_interval_ns,omitempty"`
+	// IntervalThread is the thread whose steps give IntervalNanos: the
+	// busiest (stream.Sampling.Thread).
+	IntervalTID    uint32        `json:"sampling_interval_tid,omitempty"`
+	IntervalThread string        `json:"sampling_interval_thread,omitempty"`
+	Repairs        stream.Stats  `json:"repairs"`
+	Deobfuscation  *Deobf        `json:"deobfuscation,omitempty"` // with --mapping only
+	Focus          *Focus        `json:"focus,omitempty"`         // with --thread, --from/--to or --root only
+	Warnings       []string      `json:"warnings"`
+	Threads        []TraceThread `json:"threads"`
 }
 
 // Deobf is how a mapping (--mapping) named the methods used: one count per
@@ -113,6 +125,10 @@ func NewTrace(name string, t *stream.Trace) *Trace {
 		DataFileOverflow: h.DataFileOverflow(), Sampling: t.Sampling.Likely, IntervalNanos: t.Sampling.Interval,
 		Repairs: t.Stats, Deobfuscation: newDeobf(t), Focus: newFocus(t), Warnings: append([]string{}, h.Warnings...),
 	}
+	r.KeyElapsedNanos, r.KeyElapsedFrom = keyElapsed(h)
+	if i := int(t.Sampling.Thread); t.Sampling.Likely && i >= 0 && i < len(t.Threads) {
+		r.IntervalTID, r.IntervalThread = uint32(t.Threads[i].ID), t.Threads[i].Name
+	}
 	if r.StartIsEpoch {
 		r.StartDate = time.UnixMicro(int64(h.StartTime)).UTC().Format("2006-01-02 15:04:05.000000 UTC")
 	}
@@ -153,8 +169,14 @@ func (r *Trace) WriteText(w io.Writer) {
 	} else {
 		row("start", "%d µs on the device's monotonic clock (not a calendar date)", r.StartTimeMicros)
 	}
-	if r.Clock != "thread-cpu" {
+	switch {
+	case r.Clock != "thread-cpu" && r.KeyElapsedFrom != "":
+		row("wall time", "%s measured from the records; %s in the key: %s", units.Duration(r.WallNanos),
+			r.KeyElapsedFrom, units.Duration(r.KeyElapsedNanos))
+	case r.Clock != "thread-cpu":
 		row("wall time", "%s", units.Duration(r.WallNanos))
+	case r.KeyElapsedFrom != "":
+		row("wall time", "not recorded; %s in the key: %s", r.KeyElapsedFrom, units.Duration(r.KeyElapsedNanos))
 	}
 	if r.Clock != "wall" {
 		row("thread CPU", "%s over all threads", units.Duration(r.CPUNanos))
@@ -170,6 +192,9 @@ func (r *Trace) WriteText(w io.Writer) {
 	samp := "no (instrumented: every call recorded)"
 	if r.Sampling {
 		samp = fmt.Sprintf("likely, about %s between samples", units.Duration(r.IntervalNanos))
+		if r.IntervalTID != 0 || r.IntervalThread != "" {
+			samp += fmt.Sprintf(" (the steps of the busiest thread, %d %q)", r.IntervalTID, r.IntervalThread)
+		}
 	}
 	row("sampling", "%s", samp)
 	repairs := r.Repairs.Summary()
@@ -205,4 +230,24 @@ func yesNo(b bool, yes string) string {
 		return yes
 	}
 	return "no"
+}
+
+// keyElapsed returns the elapsed time the key's summary states, and the
+// option that states it; 0 and "" when it states none or a malformed one.
+func keyElapsed(h *parser.Header) (int64, string) {
+	for _, o := range []struct {
+		key   string
+		scale int64
+	}{{"elapsed-time-usec", 1000}, {"elapsed-time-nsec", 1}} {
+		v, ok := h.Option(o.key)
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n < 0 || n > math.MaxInt64/o.scale {
+			continue
+		}
+		return n * o.scale, o.key
+	}
+	return 0, ""
 }

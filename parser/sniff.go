@@ -2,6 +2,7 @@ package parser
 
 import (
 	"bytes"
+	"regexp"
 )
 
 // identify names what a file that is not a method trace is, and the tool
@@ -12,6 +13,8 @@ func identify(head []byte) error {
 	switch {
 	case bytes.HasPrefix(head, []byte("SIMPLEPERF")):
 		what = "a simpleperf recording (open it with Android Studio or simpleperf's report scripts)"
+	case bytes.HasPrefix(head, []byte("PERFILE2")):
+		what = "a perf.data recording from simpleperf or Linux perf (open it with simpleperf report, Android Studio or perf report)"
 	case bytes.HasPrefix(head, []byte("\x28\xb5\x2f\xfd")):
 		what = "zstd-compressed data: decompress it first (zstd -d), then run atrace2 on the result"
 	case bytes.HasPrefix(head, []byte("\x89PNG")):
@@ -36,6 +39,8 @@ func identify(head []byte) error {
 		what = "a pprof profile (open it with go tool pprof)"
 	case len(head) > 2 && head[0] == 0x0a && head[1] < 0x80:
 		what = "a Perfetto or other protobuf trace (open it in ui.perfetto.dev)"
+	case looksFolded(head):
+		what = "folded stacks, such as atrace2 folded writes (atrace2 reads traces, not its outputs; open folded stacks with flamegraph.pl, inferno or speedscope)"
 	}
 	return &notTraceError{what}
 }
@@ -44,4 +49,36 @@ func identify(head []byte) error {
 // ValueType of two varints, type (field 1) and unit (field 2).
 func looksLikePprof(b []byte) bool {
 	return len(b) > 6 && b[0] == 0x0a && b[2] == 0x08 && bytes.IndexByte(b[3:6], 0x10) >= 0
+}
+
+// foldedThread matches the start of a line of atrace2's folded output:
+// the thread's name and id as the first frame.
+var foldedThread = regexp.MustCompile(`^[^;\n]* \(tid [0-9]+\);`)
+
+// looksFolded matches folded stacks: text whose first line is frames joined
+// by ';' and, when the line ends within head, a space and a count.
+func looksFolded(head []byte) bool {
+	line, _, complete := bytes.Cut(head, []byte("\n"))
+	for _, c := range line {
+		if c < 0x20 && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	if foldedThread.Match(line) {
+		return true
+	}
+	if !complete || bytes.IndexByte(line, ';') <= 0 {
+		return false
+	}
+	line = bytes.TrimRight(line, "\r")
+	sp := bytes.LastIndexByte(line, ' ')
+	if sp <= 0 || sp == len(line)-1 {
+		return false
+	}
+	for _, c := range line[sp+1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

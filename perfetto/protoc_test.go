@@ -2,6 +2,7 @@ package perfetto_test
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -16,11 +17,16 @@ var unknownField = regexp.MustCompile(`(?m)^\s*[0-9]+:`)
 
 // TestProtocDecode decodes our output with protoc and our .proto subset
 // (docs/outputs.md §4.2): it must parse, every field must be known to the subset,
-// and there must be one track_event per event written.
+// and there must be one track_event per event written. Without protoc the
+// test skips, unless ATRACE2_PROTOC=require (CI sets it).
 func TestProtocDecode(t *testing.T) {
 	protoc, err := exec.LookPath("protoc")
 	if err != nil {
-		t.Skip("protoc is not installed (apt-get install protobuf-compiler, or .ci/setup-protoc.sh): skipping the protoc --decode check")
+		msg := "protoc is not installed (apt-get install protobuf-compiler, or .ci/setup-protoc.sh): skipping the protoc --decode check"
+		if os.Getenv("ATRACE2_PROTOC") == "require" {
+			t.Fatal(msg + " (ATRACE2_PROTOC=require)")
+		}
+		t.Skip(msg)
 	}
 	protoDir := filepath.Join(repoRoot(t), "proto")
 	for _, c := range policyCases {

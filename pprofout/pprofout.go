@@ -30,7 +30,7 @@
 // trace's tree is held at a time.
 //
 // A [SampledBuilder] does the same for sampled profiles (hprof text, ART
-// profile files; samples.go): sample type samples/count, or calls and cpu
+// profile files; samples.go): sample type samples/count, or calls and wall
 // for JVM hprof cpu=times.
 //
 // Fast paths, each with its reference path, which the build tag

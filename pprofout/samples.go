@@ -23,9 +23,10 @@ import (
 //     cpu=samples, ART profiles) get the one sample type samples/count and
 //     the period type samples/count, period 1 (the file does not state the
 //     sampling interval).
-//   - JVM hprof cpu=times counts calls and CPU time per stack, exactly what
-//     a thread-CPU method trace gives: calls/count and cpu/nanoseconds with
-//     cpu the default, and the period type of every atrace2 method-trace
+//   - JVM hprof cpu=times counts calls and elapsed time per stack (hprof
+//     measures it with the time of day, not thread CPU time), what a
+//     wall-clock method trace gives: calls/count and wall/nanoseconds with
+//     wall the default, and the period type of every atrace2 method-trace
 //     profile, so that pprof -diff_base compares the two (docs/outputs.md §1.5).
 //   - A frame's line is the line that was running, so it is the
 //     Location's line and the Function has no start line; the call sites of
@@ -126,7 +127,7 @@ func (b *SampledBuilder) Add(s *stacks.Sampled) error {
 		smp := b.sample(th.Name, int64(th.ID), known, locs, s.Cut(id), synthesized)
 		if s.Timed() {
 			smp.Value[0] += n.Calls
-			smp.Value[1] += n.CPU
+			smp.Value[1] += n.Wall
 		} else {
 			smp.Value[0] += s.Samples(id)
 		}
@@ -218,9 +219,9 @@ func (b *SampledBuilder) Profile() (*profile.Profile, error) {
 		Function:          make([]*profile.Function, len(b.funcs)),
 	}
 	if b.sources[0].Timed() {
-		p.SampleType = []*profile.ValueType{{Type: TypeCalls, Unit: "count"}, {Type: TypeCPU, Unit: "nanoseconds"}}
+		p.SampleType = []*profile.ValueType{{Type: TypeCalls, Unit: "count"}, {Type: TypeWall, Unit: "nanoseconds"}}
 		p.PeriodType = &profile.ValueType{Type: TypeCalls, Unit: "count"}
-		p.DefaultSampleType = TypeCPU
+		p.DefaultSampleType = TypeWall
 	}
 	for _, l := range b.locs {
 		p.Location[l.ID-1] = l

@@ -122,8 +122,9 @@ worker/2 com.example.Worker.run;com.example.App.parse 1
 	golden(t, "sampled-dalvik.txt", p.String())
 }
 
-// TestSampledTimes: cpu=times counts calls and CPU time, like a
-// thread-CPU method trace, whose sample and period types it shares.
+// TestSampledTimes: cpu=times counts calls and elapsed time (hprof measures
+// it with the time of day), like a wall-clock method trace, whose sample and
+// period types it shares.
 func TestSampledTimes(t *testing.T) {
 	p := buildSampled(t, sampledTree(t, "times.hprof", samplegen.Fixture().JVM(samplegen.JVMOptions{Times: true})))
 	want := `main/1 com.example.App.main;com.example.App.parse 3 25000000
@@ -135,16 +136,15 @@ worker/2 com.example.Worker.run;com.example.App.parse 1 5000000
 	if got := dumpSampled(p); got != want {
 		t.Errorf("samples:\n%s\nwant:\n%s", got, want)
 	}
-	if got := sampleTypes(p); got != "calls/count cpu/nanoseconds" || p.DefaultSampleType != "cpu" ||
+	if got := sampleTypes(p); got != "calls/count wall/nanoseconds" || p.DefaultSampleType != "wall" ||
 		p.PeriodType.Type != "calls" || p.PeriodType.Unit != "count" || p.Period != 1 {
 		t.Errorf("types %q default %q period %v %d", got, p.DefaultSampleType, p.PeriodType, p.Period)
 	}
 	// The independent check that -diff_base works: pprof's own Merge
-	// accepts the profile together with a thread-CPU method trace's.
-	cpuOnly := strings.Replace(recursionWall, "clock wall", "clock thread-cpu", 1)
-	trace := build(t, writeTrace(t, t.TempDir(), "cpu.trace", cpuOnly))
+	// accepts the profile together with a wall-clock method trace's.
+	trace := build(t, writeTrace(t, t.TempDir(), "wall.trace", recursionWall))
 	if _, err := profile.Merge([]*profile.Profile{p, trace}); err != nil {
-		t.Errorf("merging with a thread-CPU method trace's profile: %v", err)
+		t.Errorf("merging with a wall-clock method trace's profile: %v", err)
 	}
 	golden(t, "sampled-times.txt", p.String())
 }

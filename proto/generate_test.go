@@ -2,6 +2,7 @@ package perfettopb
 
 import (
 	"bytes"
+	"fmt"
 	"go/build"
 	"os"
 	"os/exec"
@@ -45,24 +46,35 @@ func TestGeneratedCodeIsFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	if v := genVersion(fresh); v != pinnedGen {
-		t.Skipf("protoc-gen-go %s is installed, want %s: run .ci/setup-protoc.sh", v, pinnedGen)
+		skipOrFail(t, fmt.Sprintf("protoc-gen-go %s is installed, want %s: run .ci/setup-protoc.sh", v, pinnedGen))
 	}
 	if !bytes.Equal(dropProtocVersion(fresh), dropProtocVersion(committed)) {
 		t.Fatal("perfetto_trace.pb.go is stale: run `go generate ./proto` and commit the result")
 	}
 }
 
+// skipOrFail skips the test for a missing tool, unless
+// ATRACE2_PROTOC=require (.ci/run sets it, after .ci/setup-protoc.sh),
+// which turns the skip into a failure: CI must not pass having run nothing.
+func skipOrFail(t *testing.T, msg string) {
+	t.Helper()
+	if os.Getenv("ATRACE2_PROTOC") == "require" {
+		t.Fatal(msg + " (ATRACE2_PROTOC=require)")
+	}
+	t.Skip(msg)
+}
+
 // findTools locates protoc and protoc-gen-go, skipping the test without them.
 func findTools(t *testing.T) (protoc, gen string) {
 	protoc, err := exec.LookPath("protoc")
 	if err != nil {
-		t.Skip("protoc is not installed (apt-get install protobuf-compiler, or .ci/setup-protoc.sh): cannot check the generated code")
+		skipOrFail(t, "protoc is not installed (apt-get install protobuf-compiler, or .ci/setup-protoc.sh): cannot check the generated code")
 	}
 	gen, err = exec.LookPath("protoc-gen-go")
 	if err != nil {
 		gen = filepath.Join(build.Default.GOPATH, "bin", "protoc-gen-go")
 		if _, serr := os.Stat(gen); serr != nil {
-			t.Skip("protoc-gen-go is not installed (go install google.golang.org/protobuf/cmd/protoc-gen-go@" + pinnedGen + "): cannot check the generated code")
+			skipOrFail(t, "protoc-gen-go is not installed (go install google.golang.org/protobuf/cmd/protoc-gen-go@"+pinnedGen+"): cannot check the generated code")
 		}
 	}
 	return protoc, gen

@@ -51,6 +51,6 @@
 // Samples count no calls, so CallsUnknown is set: text leaves the calls
 // columns out, CSV leaves them empty, sorting by calls is refused
 // ([ErrNoCalls]) and so is a diff threshold in time ([ErrThresholdUnit]).
-// JVM hprof cpu=times has calls and CPU time per stack: it is read as a
-// thread-CPU profile with calls, and diffs against method traces.
+// JVM hprof cpu=times has calls and elapsed time per stack: it is read as
+// a wall-clock profile with calls, and diffs against method traces.
 package report

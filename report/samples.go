@@ -10,8 +10,9 @@ import (
 // NewSampledProfile annotates the tree of a sampled profile (hprof text,
 // ART profile files). Its one "clock" is Samples, and its calls are
 // unknown (CallsUnknown), except for JVM hprof cpu=times, which counts
-// calls and CPU time per stack and so reads exactly like a thread-CPU
-// method trace: clock CPU, with calls. Inclusive values, recursion and the
+// calls and elapsed time per stack and so reads exactly like a wall-clock
+// method trace: clock Wall, with calls (hprof measures cpu=times with the
+// time of day, not thread CPU time). Inclusive values, recursion and the
 // parent and child shares are computed as for a method trace, from counts
 // instead of times.
 func NewSampledProfile(s *stacks.Sampled) (*Profile, error) {
@@ -26,7 +27,7 @@ func NewSampledProfile(s *stacks.Sampled) (*Profile, error) {
 	p.Clocks = []Basis{Samples}
 	p.CallsUnknown = !s.Timed()
 	if s.Timed() {
-		p.Clocks = []Basis{CPU}
+		p.Clocks = []Basis{Wall}
 	}
 	frameMethod := p.indexMethods(t.Frames)
 	self := make([]times, len(p.nodes))
@@ -34,7 +35,7 @@ func NewSampledProfile(s *stacks.Sampled) (*Profile, error) {
 		if p.nodes[i].IsRoot() {
 			continue
 		}
-		self[i][CPU] = p.nodes[i].CPU
+		self[i][Wall] = p.nodes[i].Wall
 		self[i][Samples] = s.Samples(stacks.NodeID(i))
 	}
 	p.annotate(frameMethod, self)

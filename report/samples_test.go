@@ -104,11 +104,11 @@ java.lang.Long.parseLong 40000000/40000000 5/0 8000000
 com.example.Worker.run 20000000/25000000 2/0 10000000
 com.example.App.main 0/75000000 0/0 0
 `
-	if got := topRows(r.Tables[0].Rows); got != want || r.CallsUnknown || fmt.Sprint(r.Clocks) != "[cpu]" || r.Tables[0].Total[0] != 100e6 {
+	if got := topRows(r.Tables[0].Rows); got != want || r.CallsUnknown || fmt.Sprint(r.Clocks) != "[wall]" || r.Tables[0].Total[0] != 100e6 {
 		t.Errorf("rows:\n%s\nwant:\n%s\nclocks %v total %v", got, want, r.Clocks, r.Tables[0].Total)
 	}
 	var b bytes.Buffer
-	if err := r.WriteText(&b, TextOptions{}); err != nil || !strings.Contains(b.String(), "total cpu 100 ms") || !strings.Contains(b.String(), "CALLS") {
+	if err := r.WriteText(&b, TextOptions{}); err != nil || !strings.Contains(b.String(), "total wall 100 ms") || !strings.Contains(b.String(), "CALLS") {
 		t.Errorf("text (%v):\n%s", err, b.String())
 	}
 }

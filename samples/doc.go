@@ -26,7 +26,8 @@
 //
 // Every input becomes a Profile: de-duplicated frames, threads, and samples
 // whose stacks are frame indices, root first. For cpu=times the count is the
-// number of calls and each sample also has its CPU time, rebuilt from the
+// number of calls and each sample also has its elapsed time (hprof measures
+// cpu=times with the time of day, not thread CPU time), rebuilt from the
 // printed percentage of the section total. Stacks of hprof files are cut at
 // the profiler's depth= (4 frames by default): Profile.DepthLimited and
 // Profile.CutStack say so. None of these files has timestamps.

@@ -96,7 +96,8 @@ type Sample struct {
 	Stack []int
 	// Count is the number of samples; for JVMHprofTimes, the number of calls.
 	Count int64
-	// TimeNanos is the CPU time of the stack itself, for JVMHprofTimes
+	// TimeNanos is the elapsed time of the stack itself (hprof measures
+	// cpu=times with the time of day, not thread CPU time), for JVMHprofTimes
 	// only. hprof prints it as a share of the total with two decimals, so
 	// it is exact to 0.01 % of Profile.TotalTimeNanos.
 	TimeNanos int64

@@ -19,7 +19,9 @@ import (
 //
 // one per thread that has samples, each stack root first with its count as
 // weight. The unit is "none" (a count); for JVM hprof cpu=times the
-// weights are CPU nanoseconds. endValue is the sum of the weights.
+// weights are elapsed nanoseconds and the file is named "(elapsed time)"
+// (hprof measures cpu=times with the time of day). endValue is the sum of
+// the weights.
 //
 // Frames are de-duplicated by name and file only: the line of a sampled
 // frame is the line that was running, and keeping it would split a method
@@ -157,7 +159,7 @@ func sampledName(s *stacks.Sampled, opt Options) string {
 		base = "stdin"
 	}
 	if s.Timed() {
-		return base + " (CPU time)"
+		return base + " (elapsed time)"
 	}
 	return base + " (samples)"
 }

@@ -140,10 +140,10 @@ com.example.App.main;com.example.App.parse=3`
 	sampledGolden(t, "sampled-dalvik.speedscope.json", data)
 }
 
-// TestSampledTimes: cpu=times weighs stacks by CPU nanoseconds.
+// TestSampledTimes: cpu=times weighs stacks by elapsed nanoseconds.
 func TestSampledTimes(t *testing.T) {
 	_, f := writeSampled(t, "-", samplegen.Fixture().JVM(samplegen.JVMOptions{Times: true}), Options{})
-	if f.Name != "stdin (CPU time)" || f.Profiles[0].Unit != "nanoseconds" || f.Profiles[0].EndValue != 75e6 {
+	if f.Name != "stdin (elapsed time)" || f.Profiles[0].Unit != "nanoseconds" || f.Profiles[0].EndValue != 75e6 {
 		t.Errorf("name %q unit %q end %v", f.Name, f.Profiles[0].Unit, f.Profiles[0].EndValue)
 	}
 	want := "com.example.Worker.run=20000000\ncom.example.Worker.run;com.example.App.parse=5000000"

@@ -27,7 +27,9 @@ const UnknownThreadName = "(thread not recorded)"
 // TreeBuilder's: one per distinct (thread, stack prefix), thread roots
 // first, parents before children. What a stack is worth depends on the
 // format (Timed): sample counts in Samples, or for hprof cpu=times the
-// calls in Node.Calls and the CPU time in Node.CPU. Node.Wall is always 0.
+// calls in Node.Calls and the time in Node.Wall. Node.CPU is always 0:
+// cpu=times is elapsed time, not thread CPU time (on Linux and Windows the
+// JDK's hprof measures it with the time of day; docs/formats.md §17).
 type Sampled struct {
 	src     *samples.Profile
 	t       *stream.Trace
@@ -44,13 +46,13 @@ type Sampled struct {
 // is the line that was running (hprof), not the method's first line. Its
 // threads are the threads that have samples, in p.Threads order, named
 // "thread <id>" when the file gives no name, then UnknownThreadName for
-// samples without a thread. HasCPU is set for cpu=times.
+// samples without a thread. HasWall is set for cpu=times.
 func FromSamples(name string, p *samples.Profile) (*Sampled, error) {
 	if err := p.Check(); err != nil {
 		return nil, fmt.Errorf("sampled profile: invariant violation: %w", err)
 	}
 	s := &Sampled{src: p, unknown: -1,
-		t: &stream.Trace{Name: name, HasCPU: p.Format == samples.JVMHprofTimes}}
+		t: &stream.Trace{Name: name, HasWall: p.Format == samples.JVMHprofTimes}}
 	// Every frame of every stack is at most one node: size for that.
 	size := len(p.Threads) + 1
 	for _, smp := range p.Samples {
@@ -163,9 +165,9 @@ func (s *Sampled) child(edges map[edge]NodeID, parent NodeID, f stream.FrameID) 
 // bounds each sample's values, not the sums of samples that share a node.
 func (s *Sampled) add(id NodeID, smp *samples.Sample) {
 	n := &s.nodes[id]
-	if s.t.HasCPU {
+	if s.t.HasWall {
 		n.Calls = satAdd(n.Calls, smp.Count)
-		n.CPU = satAdd(n.CPU, smp.TimeNanos)
+		n.Wall = satAdd(n.Wall, smp.TimeNanos)
 		return
 	}
 	s.counts[id] = satAdd(s.counts[id], smp.Count)
@@ -189,17 +191,17 @@ func (s *Sampled) Trace() *stream.Trace { return s.t }
 func (s *Sampled) Nodes() []Node { return s.nodes }
 
 // Timed reports whether the profile measured time (hprof cpu=times): then
-// Node.Calls and Node.CPU hold the values and Samples is 0.
-func (s *Sampled) Timed() bool { return s.t.HasCPU }
+// Node.Calls and Node.Wall hold the values and Samples is 0.
+func (s *Sampled) Timed() bool { return s.t.HasWall }
 
 // Samples returns the samples whose stack is exactly node id.
 func (s *Sampled) Samples(id NodeID) int64 { return s.counts[id] }
 
-// Weight is node id's own value in the profile's unit: samples, or CPU
-// nanoseconds for a timed profile.
+// Weight is node id's own value in the profile's unit: samples, or
+// elapsed nanoseconds for a timed profile.
 func (s *Sampled) Weight(id NodeID) int64 {
 	if s.Timed() {
-		return s.nodes[id].CPU
+		return s.nodes[id].Wall
 	}
 	return s.counts[id]
 }

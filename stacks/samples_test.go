@@ -69,7 +69,7 @@ func dumpSampled(s *Sampled) string {
 			fr := t.Frames[f]
 			names = append(names, fmt.Sprintf("%s:%d", fr.Method, fr.Line))
 		}
-		fmt.Fprintf(&b, "%s:%s %d %d %d", t.Threads[n.Thread].Name, strings.Join(names, ";"), s.Samples(id), n.Calls, n.CPU)
+		fmt.Fprintf(&b, "%s:%s %d %d %d", t.Threads[n.Thread].Name, strings.Join(names, ";"), s.Samples(id), n.Calls, n.Wall)
 		if s.Cut(id) {
 			b.WriteString(" cut")
 		}
@@ -117,8 +117,14 @@ worker:run:8;parse:20 0 1 5000000
 	if got := dumpSampled(s); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
-	if !s.Timed() || !s.Trace().HasCPU || s.Weight(4) != 40000000 {
-		t.Errorf("Timed %v, weight %d", s.Timed(), s.Weight(4))
+	// cpu=times is elapsed time (hprof reads the time of day): wall, not CPU.
+	if !s.Timed() || !s.Trace().HasWall || s.Trace().HasCPU || s.Weight(4) != 40000000 {
+		t.Errorf("Timed %v, HasWall %v, HasCPU %v, weight %d", s.Timed(), s.Trace().HasWall, s.Trace().HasCPU, s.Weight(4))
+	}
+	for i, n := range s.Nodes() {
+		if n.CPU != 0 {
+			t.Errorf("node %d has CPU time %d", i, n.CPU)
+		}
 	}
 }
 

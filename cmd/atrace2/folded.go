@@ -36,8 +36,8 @@ descheduled. Feed it to flamegraph.pl, inferno-flamegraph or speedscope:
   atrace2 folded --clock offcpu app.trace | flamegraph.pl > app-offcpu.svg
 
 For a sampled profile (hprof text, Android 5.x ART profile) VALUE is the
-stack's sample count (for JVM hprof cpu=times, its CPU time in
-microseconds), the thread frame reads "<name> (thread <serial>)", and stacks
+stack's sample count (for JVM hprof cpu=times, its elapsed time in
+microseconds: cpu=times measures wall time, not thread CPU time), the thread frame reads "<name> (thread <serial>)", and stacks
 whose thread the file does not record have no thread frame.`
 }
 

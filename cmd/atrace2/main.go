@@ -76,7 +76,7 @@ func run(args []string, e *env) int {
 		kong.Description(description),
 		kong.UsageOnError(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.Vars{"version": versionString()},
+		kong.Vars{"version": versionLine()},
 		kong.Writers(stdout, e.stderr),
 		kong.Exit(func(code int) { exited = code; panic(exitPanic{}) }),
 		kong.Bind(e),

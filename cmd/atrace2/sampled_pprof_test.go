@@ -46,14 +46,14 @@ func TestSampledPprof(t *testing.T) {
 	if total != 13+16 || p.Mapping[0].File != f["app.hprof"]+", "+f["new.hprof"] {
 		t.Errorf("total %d, want 29; mapping %q", total, p.Mapping[0].File)
 	}
-	// cpu=times: calls and CPU time per stack.
+	// cpu=times: calls and elapsed (wall) time per stack.
 	code, stdout, _ := runCLI(t, nil, "pprof", "-q", f["times.hprof"])
 	if code != 0 {
 		t.Fatalf("cpu=times: exit %d", code)
 	}
 	p = parseProfile(t, []byte(stdout))
 	v := valuesByKey(p)["main  java.lang.Long.parseLong;com.example.App.parse;com.example.App.main"]
-	if p.DefaultSampleType != "cpu" || len(v) != 2 || v[0] != 5 || v[1] != 40e6 {
+	if p.DefaultSampleType != "wall" || len(v) != 2 || v[0] != 5 || v[1] != 40e6 {
 		t.Errorf("cpu=times: default %q, values %v", p.DefaultSampleType, v)
 	}
 }

@@ -33,7 +33,8 @@ and the output is written as a stream.
 
 A sampled profile (hprof text, Android 5.x ART profile) has no timeline: it
 becomes one "sampled" profile per thread, each stack weighted by its sample
-count (by its CPU time in nanoseconds for JVM hprof cpu=times).`
+count (by its elapsed time in nanoseconds for JVM hprof cpu=times, which
+measures wall time, not thread CPU time).`
 }
 
 // Run converts the trace.

@@ -106,7 +106,7 @@ func TestThreadFocus(t *testing.T) {
 func TestThreadFocusInfo(t *testing.T) {
 	path := writeThreeThreads(t)
 	_, out, _ := runCLI(t, nil, "info", "-q", "--thread", "render", path)
-	for _, want := range []string{"wall time   100 µs\n", "focus       1 of 3 threads (--thread render)\n", "threads     1 with events, 3 listed\n"} {
+	for _, want := range []string{"wall time   100 µs measured from the records; elapsed-time-usec in the key: 100 µs\n", "focus       1 of 3 threads (--thread render)\n", "threads     1 with events, 3 listed\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("info does not say %q:\n%s", want, out)
 		}

@@ -140,7 +140,10 @@ type Trace struct {
 // synthesizes enters and exits by diffing stack samples.
 type Sampling struct {
 	Likely   bool
-	Interval int64 // ns: typical step between distinct timestamps
+	Interval int64 // ns: typical step between distinct timestamps of Thread
+	// Thread is the busiest thread, whose steps give Interval: idle threads
+	// change stack rarely, so their steps are multiples of the interval.
+	Thread ThreadIndex
 }
 
 // Exporter consumes the balanced event stream. Begin gets the tables
