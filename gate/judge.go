@@ -1,0 +1,241 @@
+package gate
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/atrace2/atrace2/internal/stats"
+)
+
+// MinRuns is the number of runs each side needs for the Mann–Whitney U
+// test: with fewer, a change that passes a threshold is inconclusive.
+const MinRuns = 3
+
+// SubjectKind says what a Series measures.
+type SubjectKind uint8
+
+// Subject kinds.
+const (
+	Method SubjectKind = iota + 1 // one method, all threads combined
+	Total                         // the thread totals
+	Phase                         // a startup phase (package startup)
+)
+
+var subjectKinds = [...]string{Method: "method", Total: "total", Phase: "phase"}
+
+// String returns "method", "total" or "phase".
+func (k SubjectKind) String() string {
+	if int(k) < len(subjectKinds) && subjectKinds[k] != "" {
+		return subjectKinds[k]
+	}
+	return "SubjectKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// MarshalText makes a SubjectKind its String in JSON.
+func (k SubjectKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// Series is one subject's values on one metric, one value per run (a run
+// where the method is absent counts 0).
+type Series struct {
+	Subject string // method label as report prints it, "total", or the phase name
+	// Signature is a method's signature, "" for totals and phases. The
+	// label of an overloaded method ends with it; a rule's pattern is
+	// matched against the label with and without it.
+	Signature string
+	Kind      SubjectKind
+	Metric    string    // "excl", "incl", "calls", "phase"
+	Clock     string    // "wall", "cpu", "offcpu" ("" for calls)
+	Old, New  []float64 // ns or counts, one per run
+}
+
+// Verdict is the outcome of one rule on one series.
+type Verdict string
+
+// Verdicts.
+const (
+	// Regressed: the change of the medians passes the threshold and, with
+	// at least MinRuns runs per side, the test says p < alpha.
+	Regressed Verdict = "regressed"
+	// Inconclusive: the change passes the threshold, but the test is not
+	// significant or a side has fewer than MinRuns runs.
+	Inconclusive Verdict = "inconclusive"
+	// OK: the change does not pass the threshold either way.
+	OK Verdict = "ok"
+	// Improved: the change passes the threshold downward (a decrease by
+	// more than the threshold). Reported, never fails.
+	Improved Verdict = "improved"
+)
+
+// Result is the verdict of one rule on one series.
+type Result struct {
+	Rule      string      `json:"rule"` // Rule.Text
+	Subject   string      `json:"subject"`
+	Kind      SubjectKind `json:"kind"`
+	Metric    string      `json:"metric"`
+	Clock     string      `json:"clock,omitempty"`
+	Verdict   Verdict     `json:"verdict"`
+	OldMedian float64     `json:"old_median"`
+	NewMedian float64     `json:"new_median"`
+	Delta     float64     `json:"delta"`     // NewMedian − OldMedian
+	Pct       *float64    `json:"pct"`       // 100·Delta/OldMedian; nil when OldMedian is 0
+	P         *float64    `json:"p"`         // nil with fewer than MinRuns runs per side
+	Threshold string      `json:"threshold"` // as given
+}
+
+// Applies reports whether r checks s. A phase rule applies to the series
+// of its phase on its clock. A method rule applies to the series of its
+// metric and clock (a rule with Clock "" to every clock) whose subject is
+// a method its pattern matches, or, without a pattern, to every method
+// and to the totals. The pattern is unanchored (^ and $ anchor it) and is
+// tried on the label without the signature ("pkg.Class.method") and with
+// it ("pkg.Class.method(I)V"): a method matches when either does.
+func (r *Rule) Applies(s *Series) bool {
+	if r.Metric == "phase" {
+		return s.Kind == Phase && s.Subject == r.Phase && s.Clock == r.Clock
+	}
+	if s.Kind != Method && s.Kind != Total || s.Metric != r.Metric {
+		return false
+	}
+	if r.Clock != "" && s.Clock != r.Clock {
+		return false
+	}
+	if r.Pattern == nil {
+		return true
+	}
+	if s.Kind != Method {
+		return false
+	}
+	name, full := s.Subject, s.Subject
+	if sig := s.Signature; sig != "" {
+		if base, ok := strings.CutSuffix(s.Subject, sig); ok {
+			name = base
+		} else {
+			full = s.Subject + sig
+		}
+	}
+	return r.Pattern.MatchString(name) || r.Pattern.MatchString(full)
+}
+
+// Judge gives r's verdict on s (see Verdict) at the significance level
+// alpha. A side without values (a caller's mistake) is inconclusive, with
+// medians 0.
+func Judge(r *Rule, s *Series, alpha float64) Result {
+	res := Result{
+		Rule: r.Text, Subject: s.Subject, Kind: s.Kind, Metric: s.Metric, Clock: s.Clock,
+		Threshold: thresholdText(r.Text),
+	}
+	if len(s.Old) == 0 || len(s.New) == 0 {
+		res.Verdict = Inconclusive
+		return res
+	}
+	res.OldMedian, res.NewMedian = stats.Median(s.Old), stats.Median(s.New)
+	res.Delta = res.NewMedian - res.OldMedian
+	if res.OldMedian != 0 {
+		pct := 100 * res.Delta / res.OldMedian
+		res.Pct = &pct
+	}
+	if len(s.Old) >= MinRuns && len(s.New) >= MinRuns {
+		if mw, err := stats.MannWhitneyU(s.Old, s.New); err == nil {
+			res.P = &mw.P
+		}
+	}
+	up, down := passes(r.Threshold, res.OldMedian, res.Delta)
+	switch {
+	case up && res.P != nil && *res.P < alpha:
+		res.Verdict = Regressed
+	case up:
+		res.Verdict = Inconclusive
+	case down:
+		res.Verdict = Improved
+	default:
+		res.Verdict = OK
+	}
+	return res
+}
+
+// passes reports whether the change delta from old passes t upward (more
+// than t) or downward (less than −t). A percentage of an old value 0 is
+// +∞ % for any increase and −∞ % for any decrease.
+func passes(t Threshold, old, delta float64) (up, down bool) {
+	var change, limit float64
+	switch t.Kind {
+	case Duration:
+		change, limit = delta, float64(t.Nanos)
+	case Count:
+		change, limit = delta, float64(t.Count)
+	case Percent:
+		limit = t.Percent
+		switch {
+		case old != 0:
+			change = 100 * delta / old
+		case delta > 0:
+			change = math.Inf(1)
+		case delta < 0:
+			change = math.Inf(-1)
+		}
+	default:
+		return false, false
+	}
+	return change > limit, change < -limit
+}
+
+// thresholdText is the threshold of a rule's text, as given.
+func thresholdText(text string) string {
+	if i := strings.LastIndexByte(text, '>'); i >= 0 {
+		return strings.TrimSpace(text[i+1:])
+	}
+	return ""
+}
+
+// Evaluate judges every series by every rule that applies to it, in the
+// order of rules, then of series.
+func Evaluate(rules []Rule, series []Series, alpha float64) []Result {
+	var out []Result
+	for i := range rules {
+		for j := range series {
+			if rules[i].Applies(&series[j]) {
+				out = append(out, Judge(&rules[i], &series[j], alpha))
+			}
+		}
+	}
+	return out
+}
+
+// Outcome sums up the verdicts of a run of the gate.
+type Outcome uint8
+
+// Outcomes. (The names differ from the verdicts': Regressed is a Verdict.)
+const (
+	Pass             Outcome = iota // no verdict is regressed or inconclusive
+	AnyRegressed                    // at least one verdict is regressed (exit 3)
+	InconclusiveOnly                // none regressed, at least one inconclusive (exit 4 with --inconclusive=fail)
+)
+
+var outcomes = [...]string{Pass: "pass", AnyRegressed: "regressed", InconclusiveOnly: "inconclusive"}
+
+// String returns "pass", "regressed" or "inconclusive".
+func (o Outcome) String() string {
+	if int(o) < len(outcomes) {
+		return outcomes[o]
+	}
+	return "Outcome(" + strconv.Itoa(int(o)) + ")"
+}
+
+// MarshalText makes an Outcome its String in JSON.
+func (o Outcome) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
+
+// Summarize returns AnyRegressed when a result regressed, else
+// InconclusiveOnly when one is inconclusive, else Pass.
+func Summarize(rs []Result) Outcome {
+	o := Pass
+	for i := range rs {
+		switch rs[i].Verdict {
+		case Regressed:
+			return AnyRegressed
+		case Inconclusive:
+			o = InconclusiveOnly
+		}
+	}
+	return o
+}
