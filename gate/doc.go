@@ -1,6 +1,81 @@
-// Package gate decides whether a change made a program slower: it parses
-// the --fail-on rules of `atrace2 diff` and judges, per rule and subject, a
-// series of runs before (old) and after (new) the change.
+// Package gate decides whether a change made a program slower, beyond the
+// noise: it parses the --fail-on rules of `atrace2 diff` and gives each
+// (rule, subject) a verdict from the runs before (old) and after (new)
+// the change. It imports only the standard library and internal/stats;
+// package report prints its results and cmd/atrace2 turns them into an
+// exit code.
 //
-// (A fuller introduction follows.)
+// # Series
+//
+// A Series is what one rule looks at: one subject (a method, the thread
+// totals, or a startup phase) on one metric (exclusive or inclusive time,
+// calls, or a phase's duration) and clock (wall, cpu, offcpu), with one
+// value per run on each side: Old holds the value in each old trace, New in
+// each new one. A method absent from a run counts 0 there. The caller
+// (cmd/atrace2 diff) builds the series from the runs' profiles; this
+// package never reads a trace.
+//
+// # Rules
+//
+// A rule names what to check and how much of an increase is too much:
+//
+//	[METHOD_PATTERN:]METRIC[.CLOCK]>THRESHOLD
+//	phase:NAME[:CLOCK]>THRESHOLD
+//
+//	incl>+2ms                      every method's inclusive time (and the totals), on the traces' first clock
+//	com\.example\..*:excl.cpu>+10%  exclusive thread CPU time of the methods the pattern matches
+//	calls>+5                       five more calls than before
+//	phase:first-frame>+5%          the first-frame startup phase, on the wall clock
+//
+// METRIC is incl, excl or calls; CLOCK is wall, cpu or offcpu (calls have
+// none). THRESHOLD is a duration (+2ms, +500us, +1.5s: the units of Go's
+// time.ParseDuration), a percentage of the old median (+10%), or a count
+// (+5, calls only); the '+' is optional and a threshold is never negative.
+// METHOD_PATTERN is a Go regular expression, unanchored (write ^…$ to
+// match a whole name), tried on the method's label without its signature
+// ("com.example.Foo.bar") and with it ("com.example.Foo.bar(I)V"); a rule
+// with a pattern checks methods only, one without checks every method and
+// the thread totals. The threshold follows the last '>' of the rule and
+// the pattern ends at the last ':' before the metric, so a pattern may
+// hold ':' and '>'. A rule that starts with "phase:" is a phase rule (to
+// match methods by the pattern "phase", write "(?:phase):incl>…").
+//
+// # Verdicts
+//
+// Judge compares the medians of the two sides: Delta = median(New) −
+// median(Old). The change passes the threshold when Delta is more than it
+// (strictly: the syntax says '>'); for a percentage, when 100·Delta/old
+// median is; an old median 0 makes any increase +∞ % (and any decrease
+// −∞ %). Then:
+//
+//   - regressed: the change passes the threshold, each side has at least
+//     MinRuns (3) runs, and the Mann–Whitney U test gives p < alpha
+//     (--alpha, 0.05 by default). This fails the CI job (exit 3).
+//   - inconclusive: the change passes the threshold but the test is not
+//     significant, or a side has fewer than 3 runs. Passes by default;
+//     --inconclusive=fail makes it fail (exit 4).
+//   - improved: the change passes the threshold downward (Delta below
+//     −threshold). Reported, never fails.
+//   - ok: otherwise.
+//
+// Summarize reduces the verdicts of all rules to one Outcome.
+//
+// # The statistics, and why
+//
+// Run times are skewed (a GC, another process or a cold cache makes a run
+// much slower, never much faster) and a CI job records few runs, often 3 to
+// 10 per side. So the gate uses non-parametric statistics, which assume no
+// distribution: the median, which one slow run does not move, and the
+// two-sided Mann–Whitney U test, which compares the two sides by the ranks
+// of their values, so that an outlier counts as one rank, not as its size.
+// The threshold says how large a change matters; the test says whether a
+// change of that size is more than the noise between runs. Up to 20 runs
+// per side the p-value is exact (ties included); beyond, it is the normal
+// approximation with tie and continuity corrections (internal/stats).
+//
+// Few runs limit what the test can show: with 3 runs per side the smallest
+// possible p is 0.1 (every new run slower than every old one), so nothing
+// is ever regressed at alpha 0.05, only inconclusive; 3 vs 5 (p ≥ 0.036)
+// and 4 vs 4 (p ≥ 0.029) can reach 0.05, but only when every new run is
+// slower than every old one; 5 vs 5 (p ≥ 0.008) tolerates two crossings.
 package gate

@@ -1,9 +1,11 @@
 package gate
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"time"
@@ -113,7 +115,7 @@ func (r *Rule) parseMethod(s string) error {
 		}
 		re, err := regexp.Compile(pat)
 		if err != nil {
-			return fmt.Errorf("METHOD_PATTERN %q: %v", pat, err)
+			return fmt.Errorf("METHOD_PATTERN %q: expected a Go regular expression: %s", pat, syntaxCode(err))
 		}
 		r.Pattern, metric = re, s[j+1:]
 	}
@@ -135,6 +137,16 @@ func (r *Rule) parseMethod(s string) error {
 	}
 	r.Clock = clock
 	return nil
+}
+
+// syntaxCode is what is wrong in a regular expression, without the
+// expression regexp quotes raw (it may hold a newline).
+func syntaxCode(err error) string {
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		return string(se.Code)
+	}
+	return strconv.Quote(err.Error())
 }
 
 func validClock(c string) bool { return c == "wall" || c == "cpu" || c == "offcpu" }

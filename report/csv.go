@@ -93,30 +93,44 @@ func (r *CallsReport) WriteCSV(w io.Writer) error {
 
 // WriteCSV writes one line per method with the old and new value, the
 // change and the change in percent (empty when the old value is zero) of
-// each metric on each clock.
+// each metric on each clock. With several runs per side the values are the
+// medians of the runs (halves possible: "1234.5"), and with at least
+// MinRunsForP runs per side each change is followed by its Mann–Whitney
+// p-value (<metric>_<clock>_p, calls_p). The per-run values are in json.
 func (r *DiffReport) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
+	withP := r.hasP()
 	head := []string{"method", "signature", "status"}
 	for _, metric := range []string{"excl", "incl"} {
 		for _, c := range r.Clocks {
 			p, u := metric+"_"+c, unit(c)
 			head = append(head, p+"_old"+u, p+"_new"+u, p+"_delta"+u, p+"_delta_pct")
+			if withP {
+				head = append(head, p+"_p")
+			}
 		}
 	}
 	head = append(head, "calls_old", "calls_new", "calls_delta", "calls_delta_pct")
+	if withP {
+		head = append(head, "calls_p")
+	}
 	cw.Write(head)
 	for _, row := range r.Rows {
 		rec := []string{row.Method, row.Signature, row.Status}
 		for _, chs := range [][]Change{row.Excl, row.Incl} {
 			for _, ch := range chs {
-				rec = appendChange(rec, ch)
+				rec = appendChange(rec, ch, withP)
 			}
 		}
 		if r.CallsUnknown {
-			cw.Write(append(rec, "", "", "", ""))
+			rec = append(rec, "", "", "", "")
+			if withP {
+				rec = append(rec, "")
+			}
+			cw.Write(rec)
 			continue
 		}
-		cw.Write(appendChange(rec, row.Calls))
+		cw.Write(appendChange(rec, row.Calls, withP))
 	}
 	return flushCSV(cw)
 }
@@ -138,12 +152,20 @@ func callsCell(unknown bool, n int64) string {
 	return itoa(n)
 }
 
-func appendChange(rec []string, ch Change) []string {
+func appendChange(rec []string, ch Change, withP bool) []string {
 	p := ""
 	if ch.Pct != nil {
 		p = ftoa(*ch.Pct)
 	}
-	return append(rec, itoa(ch.Old), itoa(ch.New), itoa(ch.Delta), p)
+	rec = append(rec, gtoa(ch.Old), gtoa(ch.New), gtoa(ch.Delta), p)
+	if withP {
+		p = ""
+		if ch.P != nil {
+			p = strconv.FormatFloat(*ch.P, 'g', -1, 64)
+		}
+		rec = append(rec, p)
+	}
+	return rec
 }
 
 func flushCSV(cw *csv.Writer) error {
@@ -154,5 +176,9 @@ func flushCSV(cw *csv.Writer) error {
 	return nil
 }
 
-func itoa(v int64) string   { return strconv.FormatInt(v, 10) }
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// gtoa writes a median: an integer, or a half for the mean of two middle
+// values ("1234.5").
+func gtoa(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 func ftoa(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }

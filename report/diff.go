@@ -4,10 +4,13 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/atrace2/atrace2/gate"
 )
 
 // Row status in a diff.
@@ -18,12 +21,17 @@ const (
 )
 
 // DiffReport compares the flat profiles (all threads combined) of two
-// traces. Every slice has one value per clock, in Clocks order: the clocks
-// both traces have.
+// traces, or of two sets of runs: then each value is the median of the
+// runs. Every slice has one value per clock, in Clocks order: the clocks
+// every trace has.
 type DiffReport struct {
-	Old    string   `json:"old"`
-	New    string   `json:"new"`
-	Clocks []string `json:"clocks"`
+	Old string `json:"old"`
+	New string `json:"new"`
+	// OldRuns and NewRuns name the runs of each side when a side has more
+	// than one; each Change then lists the value in every run.
+	OldRuns []string `json:"old_runs,omitempty"`
+	NewRuns []string `json:"new_runs,omitempty"`
+	Clocks  []string `json:"clocks"`
 	// CallsUnknown says one of the profiles is sampled: its calls are 0
 	// because samples do not count calls, so the calls changes mean nothing.
 	CallsUnknown bool      `json:"calls_unknown,omitempty"`
@@ -35,6 +43,8 @@ type DiffReport struct {
 	NewOnly      int       `json:"new_only"` // of which only in the new trace
 	Hidden       int       `json:"hidden"`   // rows under the threshold
 	Rows         []DiffRow `json:"rows"`
+	// Gate is the verdicts of the --fail-on rules; nil without rules.
+	Gate *GateReport `json:"gate,omitempty"`
 }
 
 // DiffRow is one method in the two traces.
@@ -48,20 +58,44 @@ type DiffRow struct {
 	Calls      Change   `json:"calls"`
 }
 
-// Change is a value in the old and new trace. Pct is the change in percent
-// of Old, nil when Old is zero.
+// Change is a value in the old and new trace, or the medians of the old
+// and new runs (the mean of the two middle values for an even count; a run
+// where the method is absent counts 0). Pct is the change in percent of
+// Old, nil when Old is zero. OldRuns and NewRuns hold the value in each run
+// when a side has several; P is the two-sided Mann–Whitney p-value of the
+// runs when each side has at least MinRunsForP.
 type Change struct {
-	Old   int64    `json:"old"`
-	New   int64    `json:"new"`
-	Delta int64    `json:"delta"`
-	Pct   *float64 `json:"pct"`
+	Old     float64  `json:"old"`
+	New     float64  `json:"new"`
+	Delta   float64  `json:"delta"`
+	Pct     *float64 `json:"pct"`
+	OldRuns []int64  `json:"old_runs,omitempty"`
+	NewRuns []int64  `json:"new_runs,omitempty"`
+	P       *float64 `json:"p,omitempty"`
 }
 
-func newChange(before, after int64) Change {
+func newChange(before, after float64) Change {
 	c := Change{Old: before, New: after, Delta: after - before}
 	if before != 0 {
-		p := 100 * float64(c.Delta) / float64(before)
+		p := 100 * c.Delta / before
 		c.Pct = &p
+	}
+	return c
+}
+
+// MinRunsForP is the number of runs each side needs for a p-value.
+const MinRunsForP = gate.MinRuns
+
+// runChange is the change of the medians of the runs' values, with the
+// runs listed when a side has several.
+func runChange(before, after []int64) Change {
+	if len(before) == 1 && len(after) == 1 {
+		return newChange(float64(before[0]), float64(after[0]))
+	}
+	c := newChange(median(before), median(after))
+	c.OldRuns, c.NewRuns = before, after
+	if len(before) >= MinRunsForP && len(after) >= MinRunsForP {
+		c.P = pValue(before, after)
 	}
 	return c
 }
@@ -112,34 +146,106 @@ type DiffOptions struct {
 	Sort      string // by the absolute change of: SortExcl (default), SortIncl, SortCalls; or SortName
 	Limit     int    // rows to show; 0 for all
 	Threshold Threshold
+
+	// Rules are the --fail-on rules, judged on every method and the thread
+	// totals, and on Extra (the startup phases), with the significance
+	// level Alpha (DefaultAlpha when 0).
+	Rules             []gate.Rule
+	Extra             []gate.Series
+	Alpha             float64
+	InconclusiveFails bool // an inconclusive verdict fails the gate
 }
 
 // Diff compares two profiles method by method; methods are matched by name
 // and signature.
 func Diff(before, after *Profile, opt DiffOptions) (*DiffReport, error) {
+	return DiffRuns([]*Flat{before.Flat()}, []*Flat{after.Flat()}, opt)
+}
+
+// Flat is what a diff keeps of one run: its flat profile, all threads
+// combined, without the call tree, so that a diff of many runs holds one
+// Flat per run and one call tree at a time.
+type Flat struct {
+	Name         string
+	Clocks       []Basis
+	CallsUnknown bool
+	// dual says the off-CPU slot holds off-CPU time: the trace has the
+	// wall and the thread-CPU clock.
+	dual    bool
+	methods []Method // the methods present in the run
+	stats   []stat   // per method
+	total   times
+}
+
+// Flat returns the profile's flat totals, all threads combined.
+func (p *Profile) Flat() *Flat {
+	st, total := p.stats()
+	f := &Flat{Name: p.Name, Clocks: p.Clocks, CallsUnknown: p.CallsUnknown, total: total,
+		dual: slices.Contains(p.Clocks, OffCPU) || (slices.Contains(p.Clocks, Wall) && slices.Contains(p.Clocks, CPU))}
+	n := 0
+	for m := range st {
+		if st[m].present {
+			n++
+		}
+	}
+	f.methods, f.stats = make([]Method, 0, n), make([]stat, 0, n)
+	for m := range st {
+		if st[m].present {
+			f.methods = append(f.methods, p.Methods[m])
+			f.stats = append(f.stats, st[m])
+		}
+	}
+	return f
+}
+
+// DiffRuns compares two sets of runs method by method: each value is the
+// median of the runs' values (a run where the method is absent counts 0),
+// with a p-value when each side has at least MinRunsForP runs. One run per
+// side is Diff. Methods are matched by name and signature.
+func DiffRuns(olds, news []*Flat, opt DiffOptions) (*DiffReport, error) {
+	if len(olds) == 0 || len(news) == 0 {
+		return nil, errors.New("report: a diff needs at least one run on each side")
+	}
 	if err := checkSort(opt.Sort); err != nil {
 		return nil, err
 	}
 	if opt.Sort == "" {
 		opt.Sort = SortExcl
 	}
-	clocks := commonClocks(before.Clocks, after.Clocks)
-	if len(clocks) == 0 {
-		return nil, fmt.Errorf("%s has %s and %s %s: no clock in common to compare",
-			before.Name, describeClocks(before.Clocks), after.Name, describeClocks(after.Clocks))
+	clocks := olds[0].Clocks
+	for _, f := range append(olds[1:len(olds):len(olds)], news...) {
+		prev := clocks
+		clocks = commonClocks(clocks, f.Clocks)
+		if len(clocks) == 0 {
+			first := olds[0]
+			if len(olds) > 1 || len(news) > 1 {
+				return nil, fmt.Errorf("%s has %s and %s %s: no clock in common to compare",
+					first.Name, describeClocks(prev), f.Name, describeClocks(f.Clocks))
+			}
+			return nil, fmt.Errorf("%s has %s and %s %s: no clock in common to compare",
+				first.Name, describeClocks(first.Clocks), f.Name, describeClocks(f.Clocks))
+		}
 	}
-	noCalls := before.CallsUnknown || after.CallsUnknown
+	noCalls := false
+	for _, f := range append(olds[:len(olds):len(olds)], news...) {
+		noCalls = noCalls || f.CallsUnknown
+	}
 	if noCalls && opt.Sort == SortCalls {
 		return nil, ErrNoCalls
 	}
 	if clocks[0] == Samples && opt.Threshold.Nanos > 0 {
 		return nil, fmt.Errorf("threshold %s: %w", time.Duration(opt.Threshold.Nanos), ErrThresholdUnit)
 	}
-	ost, ototal := before.stats()
-	nst, ntotal := after.stats()
-	r := &DiffReport{Old: before.Name, New: after.Name, Clocks: clockNames(clocks), CallsUnknown: noCalls,
-		Sort: opt.Sort, Threshold: opt.Threshold, Total: changes(ototal, ntotal, clocks)}
-	r.Rows = diffRows(before, after, ost, nst, clocks)
+	r := &DiffReport{Clocks: clockNames(clocks), CallsUnknown: noCalls, Sort: opt.Sort, Threshold: opt.Threshold}
+	r.Old, r.OldRuns = sideName(olds, "old")
+	r.New, r.NewRuns = sideName(news, "new")
+	j := joinRuns(olds, news)
+	r.Total = make([]Change, len(clocks))
+	for i, c := range clocks {
+		r.Total[i] = runChange(runValues(olds, func(f *Flat) int64 { return f.total.at(c) }),
+			runValues(news, func(f *Flat) int64 { return f.total.at(c) }))
+	}
+	r.Rows = j.rows(clocks)
 	r.Methods = len(r.Rows)
 	for _, row := range r.Rows {
 		switch row.Status {
@@ -149,12 +255,121 @@ func Diff(before, after *Profile, opt DiffOptions) (*DiffReport, error) {
 			r.NewOnly++
 		}
 	}
-	r.filter(opt.Threshold.limit(ototal.at(clocks[0])))
+	if len(opt.Rules) > 0 {
+		g, err := j.judge(clocks, noCalls, opt)
+		if err != nil {
+			return nil, err
+		}
+		r.Gate = g
+	}
+	r.filter(opt.Threshold.limit(int64(r.Total[0].Old)))
 	sortDiff(r.Rows, opt.Sort)
 	if opt.Limit > 0 && len(r.Rows) > opt.Limit {
 		r.Rows = r.Rows[:opt.Limit]
 	}
 	return r, nil
+}
+
+// sideName names a side in headers: the trace's name, or "N old runs"
+// and the runs' names.
+func sideName(runs []*Flat, side string) (string, []string) {
+	if len(runs) == 1 {
+		return runs[0].Name, nil
+	}
+	names := make([]string, len(runs))
+	for i, f := range runs {
+		names[i] = f.Name
+	}
+	return fmt.Sprintf("%d %s runs", len(runs), side), names
+}
+
+func runValues(runs []*Flat, v func(*Flat) int64) []int64 {
+	out := make([]int64, len(runs))
+	for i, f := range runs {
+		out[i] = v(f)
+	}
+	return out
+}
+
+// joined is the methods of every run matched by name and signature: per
+// method, its index in each run's Flat, -1 where it is absent.
+type joined struct {
+	olds, news []*Flat
+	keys       []methodKey
+	overloaded []bool
+	at         [][]int32 // per method: index in each run, olds then news
+}
+
+func joinRuns(olds, news []*Flat) *joined {
+	j := &joined{olds: olds, news: news}
+	byKey := make(map[methodKey]int)
+	runs := len(olds) + len(news)
+	for r, f := range append(olds[:len(olds):len(olds)], news...) {
+		for m, md := range f.methods {
+			k := methodKey{md.Name, md.Signature}
+			i, ok := byKey[k]
+			if !ok {
+				i = len(j.keys)
+				byKey[k] = i
+				j.keys = append(j.keys, k)
+				j.overloaded = append(j.overloaded, false)
+				at := make([]int32, runs)
+				for x := range at {
+					at[x] = -1
+				}
+				j.at = append(j.at, at)
+			}
+			j.at[i][r] = int32(m)
+			j.overloaded[i] = j.overloaded[i] || md.Overloaded
+		}
+	}
+	return j
+}
+
+// values returns method i's value v in each run of a side (0 where it is
+// absent) and whether it ran in any of them.
+func (j *joined) values(i int, old bool, v func(*stat) int64) ([]int64, bool) {
+	runs, at := j.news, j.at[i][len(j.olds):]
+	if old {
+		runs, at = j.olds, j.at[i][:len(j.olds)]
+	}
+	out := make([]int64, len(runs))
+	present := false
+	for r, m := range at {
+		if m >= 0 {
+			out[r] = v(&runs[r].stats[m])
+			present = true
+		}
+	}
+	return out, present
+}
+
+// rows builds one row per method.
+func (j *joined) rows(clocks []Basis) []DiffRow {
+	rows := make([]DiffRow, len(j.keys))
+	for i, k := range j.keys {
+		row := &rows[i]
+		*row = DiffRow{Method: k.name, Signature: k.sig, Overloaded: j.overloaded[i], Status: StatusBoth}
+		change := func(v func(*stat) int64) Change {
+			o, inOld := j.values(i, true, v)
+			n, inNew := j.values(i, false, v)
+			switch {
+			case !inOld:
+				row.Status = StatusNewOnly
+			case !inNew:
+				row.Status = StatusOldOnly
+			}
+			return runChange(o, n)
+		}
+		row.Excl = make([]Change, len(clocks))
+		row.Incl = make([]Change, len(clocks))
+		for c, b := range clocks {
+			row.Excl[c] = change(func(s *stat) int64 { return s.excl.at(b) })
+			row.Incl[c] = change(func(s *stat) int64 { return s.incl.at(b) })
+		}
+		row.Calls = change(func(s *stat) int64 { return s.calls })
+	}
+	return rows
 }
 
 // describeClocks names what a profile measures, for messages: "the
@@ -176,65 +391,6 @@ func commonClocks(a, b []Basis) []Basis {
 	return out
 }
 
-func changes(before, after times, clocks []Basis) []Change {
-	out := make([]Change, len(clocks))
-	for i, c := range clocks {
-		out[i] = newChange(before.at(c), after.at(c))
-	}
-	return out
-}
-
-// diffRows joins the methods that ran in either profile.
-func diffRows(before, after *Profile, ost, nst []stat, clocks []Basis) []DiffRow {
-	type pair struct{ o, n int }
-	byKey := make(map[methodKey]*pair)
-	var keys []methodKey
-	add := func(p *Profile, st []stat, isNew bool) {
-		for m, md := range p.Methods {
-			if !st[m].present {
-				continue
-			}
-			k := methodKey{md.Name, md.Signature}
-			pr := byKey[k]
-			if pr == nil {
-				pr = &pair{-1, -1}
-				byKey[k] = pr
-				keys = append(keys, k)
-			}
-			if isNew {
-				pr.n = m
-			} else {
-				pr.o = m
-			}
-		}
-	}
-	add(before, ost, false)
-	add(after, nst, true)
-	rows := make([]DiffRow, 0, len(keys))
-	for _, k := range keys {
-		pr := byKey[k]
-		var os, ns stat
-		row := DiffRow{Method: k.name, Signature: k.sig, Status: StatusBoth}
-		if pr.o >= 0 {
-			os = ost[pr.o]
-			row.Overloaded = before.Methods[pr.o].Overloaded
-		} else {
-			row.Status = StatusNewOnly
-		}
-		if pr.n >= 0 {
-			ns = nst[pr.n]
-			row.Overloaded = row.Overloaded || after.Methods[pr.n].Overloaded
-		} else {
-			row.Status = StatusOldOnly
-		}
-		row.Excl = changes(os.excl, ns.excl, clocks)
-		row.Incl = changes(os.incl, ns.incl, clocks)
-		row.Calls = newChange(os.calls, ns.calls)
-		rows = append(rows, row)
-	}
-	return rows
-}
-
 // filter drops the rows whose time changes on the first clock are both
 // under limit ns.
 func (r *DiffReport) filter(limit int64) {
@@ -243,7 +399,7 @@ func (r *DiffReport) filter(limit int64) {
 	}
 	kept := r.Rows[:0]
 	for _, row := range r.Rows {
-		if abs(row.Excl[0].Delta) >= limit || abs(row.Incl[0].Delta) >= limit {
+		if math.Abs(row.Excl[0].Delta) >= float64(limit) || math.Abs(row.Incl[0].Delta) >= float64(limit) {
 			kept = append(kept, row)
 		}
 	}
@@ -251,25 +407,18 @@ func (r *DiffReport) filter(limit int64) {
 	r.Rows = kept
 }
 
-func abs(v int64) int64 {
-	if v < 0 {
-		return -v
-	}
-	return v
-}
-
 // sortDiff orders rows by the absolute change of the sort key on the first
 // clock, largest first, then by name.
 func sortDiff(rows []DiffRow, by string) {
 	slices.SortFunc(rows, func(a, b DiffRow) int {
 		var c int
-		excl := cmp.Compare(abs(b.Excl[0].Delta), abs(a.Excl[0].Delta))
-		incl := cmp.Compare(abs(b.Incl[0].Delta), abs(a.Incl[0].Delta))
+		excl := cmp.Compare(math.Abs(b.Excl[0].Delta), math.Abs(a.Excl[0].Delta))
+		incl := cmp.Compare(math.Abs(b.Incl[0].Delta), math.Abs(a.Incl[0].Delta))
 		switch by {
 		case SortIncl:
 			c = cmp.Or(incl, excl)
 		case SortCalls:
-			c = cmp.Or(cmp.Compare(abs(b.Calls.Delta), abs(a.Calls.Delta)), excl)
+			c = cmp.Or(cmp.Compare(math.Abs(b.Calls.Delta), math.Abs(a.Calls.Delta)), excl)
 		case SortName:
 		default:
 			c = cmp.Or(excl, incl)

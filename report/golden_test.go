@@ -195,7 +195,7 @@ func TestDiffGeneratedByHand(t *testing.T) {
 	}
 	var got []string
 	for _, row := range r.Rows {
-		got = append(got, fmt.Sprintf("%s %s excl %d→%d incl %d→%d calls %d→%d", row.Method, row.Status,
+		got = append(got, fmt.Sprintf("%s %s excl %.0f→%.0f incl %.0f→%.0f calls %.0f→%.0f", row.Method, row.Status,
 			row.Excl[0].Old, row.Excl[0].New, row.Incl[0].Old, row.Incl[0].New, row.Calls.Old, row.Calls.New))
 	}
 	// By |Δ exclusive wall|; Looper.loop and fib(J)J tie on both changes

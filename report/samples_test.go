@@ -157,7 +157,7 @@ func TestSampledDiff(t *testing.T) {
 	}
 	var got strings.Builder
 	for _, row := range r.Rows {
-		fmt.Fprintf(&got, "%s excl %+d incl %+d\n", row.Method, row.Excl[0].Delta, row.Incl[0].Delta)
+		fmt.Fprintf(&got, "%s excl %+.0f incl %+.0f\n", row.Method, row.Excl[0].Delta, row.Incl[0].Delta)
 	}
 	want := `java.lang.Long.parseLong excl +3 incl +3
 com.example.App.main excl +0 incl +3

@@ -180,14 +180,16 @@ func (r *CallsReport) ofTotal(ns []int64, pcts []float64) string {
 	return strings.Join(parts, ", ")
 }
 
-// WriteText prints the diff table on the first clock; CSV and JSON carry
-// every clock.
+// WriteText prints the gate's verdicts, when there are rules, and the diff
+// table on the first clock; CSV and JSON carry every clock.
 func (r *DiffReport) WriteText(w io.Writer, opt TextOptions) error {
 	bw := newWriter(w)
 	c := r.Clocks[0]
 	t := r.Total[0]
-	fmt.Fprintf(bw, "%s → %s: total %s %s → %s (%s, %s)\n", r.Old, r.New, c, value(c, t.Old), value(c, t.New),
-		signedValue(c, t.Delta), signedPercent(t.Pct))
+	fmt.Fprintf(bw, "%s → %s: total %s %s → %s (%s, %s)\n", r.Old, r.New, c, valuef(c, t.Old), valuef(c, t.New),
+		signedValuef(c, t.Delta), signedPercent(t.Pct))
+	r.writeRuns(bw)
+	r.writeGate(bw, opt.Width)
 	fmt.Fprintf(bw, "%s, %s only in the old trace, %s only in the new; sorted by the change in %s",
 		plural(int64(r.Methods), "method"), count(int64(r.OldOnly)), count(int64(r.NewOnly)), sortWords(r.Sort, c))
 	if r.Sort == SortName {
@@ -203,7 +205,15 @@ func (r *DiffReport) WriteText(w io.Writer, opt TextOptions) error {
 		fmt.Fprintf(bw, "; top %d shown", len(r.Rows))
 	}
 	bw.WriteString("\n\n")
-	tb := &table{header: []string{"OLD EXCL", "NEW EXCL", "Δ EXCL", "Δ%", "OLD INCL", "NEW INCL", "Δ INCL", "Δ%"}}
+	withP := r.hasP()
+	tb := &table{header: []string{"OLD EXCL", "NEW EXCL", "Δ EXCL", "Δ%"}}
+	if withP {
+		tb.header = append(tb.header, "P")
+	}
+	tb.header = append(tb.header, "OLD INCL", "NEW INCL", "Δ INCL", "Δ%")
+	if withP {
+		tb.header = append(tb.header, "P")
+	}
 	if !r.CallsUnknown {
 		tb.header = append(tb.header, "OLD CALLS", "NEW CALLS", "Δ CALLS")
 	}
@@ -212,12 +222,15 @@ func (r *DiffReport) WriteText(w io.Writer, opt TextOptions) error {
 		row := &r.Rows[i]
 		var cells []string
 		for _, ch := range []Change{row.Excl[0], row.Incl[0]} {
-			cells = append(cells, side(row, true, value(c, ch.Old)), side(row, false, value(c, ch.New)),
-				signedValue(c, ch.Delta), diffPercent(row, ch))
+			cells = append(cells, side(row, true, valuef(c, ch.Old)), side(row, false, valuef(c, ch.New)),
+				signedValuef(c, ch.Delta), diffPercent(row, ch))
+			if withP {
+				cells = append(cells, pCell(ch.P))
+			}
 		}
 		if !r.CallsUnknown {
-			cells = append(cells, side(row, true, count(row.Calls.Old)), side(row, false, count(row.Calls.New)),
-				signedCount(row.Calls.Delta))
+			cells = append(cells, side(row, true, countf(row.Calls.Old)), side(row, false, countf(row.Calls.New)),
+				signedCountf(row.Calls.Delta))
 		}
 		tb.add(append(cells, label(row.Method, row.Signature, row.Overloaded))...)
 	}

@@ -2,66 +2,241 @@ package main
 
 import (
 	"errors"
+	"fmt"
 
+	"github.com/alecthomas/kong"
+
+	"github.com/atrace2/atrace2/gate"
+	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/report"
 )
 
-// DiffCmd compares the flat profiles of two traces (dmtracedump -d).
+// DiffCmd compares the flat profiles of two traces (dmtracedump -d), or of
+// two sets of runs, and gates CI on rules.
 type DiffCmd struct {
-	Sort       string `default:"excl" enum:"excl,incl,calls,name" help:"Order rows by the absolute change of exclusive time, inclusive time or calls (largest first), or by method name. One of: ${enum}."`
-	Limit      int    `name:"limit" short:"n" placeholder:"N" default:"50" help:"Print at most N rows (default 50); 0 prints every method."`
-	Threshold  string `default:"0" help:"Hide methods whose exclusive and inclusive times both changed by less than this: a duration (500us, 2ms) or a percentage of the old trace's total time (0.5%); only a percentage for sampled profiles, which count samples."`
-	OldMapping string `name:"old-mapping" placeholder:"FILE" help:"The mapping.txt (file, gzip or directory, as --mapping) of the old trace's build, when the two builds differ; the new trace then takes --new-mapping, or none."`
-	NewMapping string `name:"new-mapping" placeholder:"FILE" help:"The mapping.txt of the new trace's build (see --old-mapping)."`
-	reportFlags
-	Traces []string `arg:"" name:"OLD NEW" help:"The old and the new trace (- for standard input, or a pipe such as <(...), for one of them: a pipe can be read only once), each optionally followed by its .sec key file; or two sampled profiles (hprof text, Android 5.x ART profile)."`
+	Sort         string   `default:"excl" enum:"excl,incl,calls,name" help:"Order rows by the absolute change of exclusive time, inclusive time or calls (largest first), or by method name. One of: ${enum}."`
+	Limit        int      `name:"limit" short:"n" placeholder:"N" default:"50" help:"Print at most N rows (default 50); 0 prints every method."`
+	Threshold    string   `default:"0" help:"Hide methods whose exclusive and inclusive times both changed by less than this: a duration (500us, 2ms) or a percentage of the old trace's total time (0.5%); only a percentage for sampled profiles, which count samples."`
+	OldMapping   string   `name:"old-mapping" placeholder:"FILE" help:"The mapping.txt (file, gzip or directory, as --mapping) of the old trace's build, when the two builds differ; the new trace then takes --new-mapping, or none."`
+	NewMapping   string   `name:"new-mapping" placeholder:"FILE" help:"The mapping.txt of the new trace's build (see --old-mapping)."`
+	Old          runList  `name:"old" placeholder:"TRACE" help:"The old runs: every argument up to the next flag (--old A1 A2 A3), or one per --old; each trace optionally followed by its .sec key file. Use with --new instead of OLD NEW."`
+	New          runList  `name:"new" placeholder:"TRACE" help:"The new runs (see --old); the two sides may have different numbers of runs."`
+	FailOn       []string `name:"fail-on" placeholder:"RULE" sep:"none" help:"Fail (exit 3) when a method or the total regressed by more than a threshold: [METHOD_PATTERN:]METRIC[.CLOCK]>THRESHOLD, such as 'incl>+5%', 'Feed.*bind:excl.cpu>+2ms' or 'calls>+10'. Repeatable."`
+	Alpha        float64  `default:"0.05" help:"The significance level of the Mann–Whitney U test a regression must pass (with at least 3 runs per side)."`
+	Inconclusive string   `default:"pass" enum:"pass,fail" help:"What a change past a rule's threshold that is not significant does: pass (exit 0), or fail (exit 4 when nothing regressed). One of: ${enum}."`
+	Format       string   `default:"text" enum:"text,csv,json,junit,markdown" help:"Output format: aligned text for a terminal, csv or json (every clock, times in ns) for scripts, junit (one test case per rule and subject checked) for CI test reports, or markdown for a CI job summary such as $$GITHUB_STEP_SUMMARY. One of: ${enum}."`
+	Wide         bool     `help:"Print method names whole; by default long names are shortened from the left (…ui.FeedAdapter.bind) to fit the terminal, or 160 columns when the output is not a terminal."`
+	Traces       []string `arg:"" optional:"" name:"OLD NEW" help:"The old and the new trace (- for standard input, or a pipe such as <(...), for one of them: a pipe can be read only once), each optionally followed by its .sec key file; or two sampled profiles (hprof text, Android 5.x ART profile)."`
+}
+
+// runList is the value of --old and --new: kong gives it every argument
+// after the flag up to the next flag, so that `--old A1 A2 --new B1 B2`
+// reads as it is written, and a repeated flag adds to it. Arguments are not
+// split at commas: paths may hold them.
+type runList []string
+
+// Decode takes the flag's value and the plain arguments after it.
+func (l *runList) Decode(ctx *kong.DecodeContext) error {
+	t, err := ctx.Scan.PopValue("trace")
+	if err != nil {
+		return err
+	}
+	*l = append(*l, t.String())
+	if t.Type == kong.FlagValueToken { // --old=A1 takes A1 only
+		return nil
+	}
+	for {
+		next := ctx.Scan.Peek()
+		if next.Type != kong.UntypedToken || !next.IsValue() {
+			return nil
+		}
+		*l = append(*l, ctx.Scan.Pop().String())
+	}
 }
 
 // Help is the detailed help.
 func (c *DiffCmd) Help() string {
-	return "Per method (matched by class, name and signature, all threads combined): exclusive time, inclusive time and calls in the old and new trace, the change and the change in percent; methods that ran in only one trace show as new or gone. The text table shows the first clock; csv and json carry every clock both traces have. The exit status is 0 whether or not the traces differ: use --format json or csv and --threshold to gate CI on regressions.\n\n" + report.Definitions
+	return `Per method (matched by class, name and signature, all threads combined): exclusive time, inclusive time and calls in the old and new trace, the change and the change in percent; methods that ran in only one trace show as new or gone. The text table shows the first clock; csv and json carry every clock both traces have.
+
+Runs: with --old A1 A2 … --new B1 B2 … each value is the median of the runs (the mean of the two middle values for an even count; a run where a method is absent counts 0), and json lists every run's value. With at least 3 runs per side, a two-sided Mann–Whitney U test gives each change a p-value (the P columns). Fewer than 4 runs per side can never be significant at 0.05: the smallest possible p-value with 3 and 3 runs is 0.1, with 4 and 4 it is 0.029; 5 or more runs per side are a sound start.
+
+Rules: --fail-on '[METHOD_PATTERN:]METRIC[.CLOCK]>THRESHOLD'. METRIC is excl, incl or calls; CLOCK is wall, cpu or offcpu (a dual-clock trace), by default the first clock of the traces; THRESHOLD is a duration (+2ms), a percentage of the old median (+10%) or, for calls, a count (+5). METHOD_PATTERN is a regular expression matched against the method as the table prints it; without one the rule applies to every method and to the total of all threads. Sampled profiles count samples: give them percentages. Each (rule, subject) gets a verdict: regressed when the change passes the threshold and, with at least 3 runs per side, p < --alpha; inconclusive when it passes the threshold but is not significant or there are fewer than 3 runs per side; improved when it passes the threshold the other way (never fails); ok otherwise. Rules are judged on every method, before --limit and --threshold hide rows.
+
+Exit status: 0 when no rule regressed (and whenever no --fail-on is given); 3 when a rule regressed; 4 when only inconclusive results remain and --inconclusive=fail; 1 for unreadable input; 80 for usage errors. The report is written in full before a non-zero exit.
+
+Formats: junit writes one test case per (rule, subject) checked, a <failure> per regression and a <skipped> per inconclusive result (a <failure> with --inconclusive=fail); markdown prints the verdicts and then the largest changes first, kept under 1 MiB for $GITHUB_STEP_SUMMARY.
+
+` + report.Definitions
 }
 
-// Run prints the report.
+// Run prints the report, and fails when a rule regressed.
 func (c *DiffCmd) Run(g *Globals) error {
 	th, err := report.ParseThreshold(c.Threshold)
 	if err != nil {
 		return usagef("--threshold: %v", err)
 	}
-	ins, err := pairInputs(c.Traces)
+	olds, news, err := c.sides()
 	if err != nil {
 		return err
 	}
-	if len(ins) != 2 {
-		return usagef("diff compares two traces, got %d", len(ins))
-	}
-	if ins[0].Path == "-" && ins[1].Path == "-" {
-		return usagef("only one of OLD and NEW can be standard input")
-	}
-	if g.env.opener.SameStream(ins[0], ins[1]) {
-		return usagef("OLD and NEW name the same pipe, which can be read only once")
+	if err := c.checkStreams(g, append(olds[:len(olds):len(olds)], news...)); err != nil {
+		return err
 	}
 	if g.Mapping != "" && (c.OldMapping != "" || c.NewMapping != "") {
 		return usagef("--mapping names the map of both traces: give it, or --old-mapping and --new-mapping, not both")
+	}
+	if !(c.Alpha > 0 && c.Alpha < 1) {
+		return usagef("--alpha %g: want a significance level between 0 and 1, such as 0.05", c.Alpha)
+	}
+	opt := report.DiffOptions{Sort: c.Sort, Limit: c.Limit, Threshold: th, Alpha: c.Alpha, InconclusiveFails: c.Inconclusive == "fail"}
+	var phases []gate.Rule
+	for _, s := range c.FailOn {
+		r, err := gate.ParseRule(s)
+		if err != nil {
+			return usagef("--fail-on: %v", err)
+		}
+		opt.Rules = append(opt.Rules, r)
+		if r.Phase != "" {
+			phases = append(phases, r)
+		}
+	}
+	if len(phases) > 0 {
+		if opt.Extra, err = phaseSeries(g, olds, news, phases); err != nil {
+			return err
+		}
 	}
 	og, ng := *g, *g
 	if c.OldMapping != "" || c.NewMapping != "" {
 		og.Mapping, ng.Mapping = c.OldMapping, c.NewMapping
 	}
-	old, err := loadProfile(&og, ins[0])
+	oldFlats, err := loadFlats(&og, olds)
 	if err != nil {
 		return err
 	}
-	cur, err := loadProfile(&ng, ins[1])
+	newFlats, err := loadFlats(&ng, news)
 	if err != nil {
 		return err
 	}
-	r, err := report.Diff(old, cur, report.DiffOptions{Sort: c.Sort, Limit: c.Limit, Threshold: th})
-	if errors.Is(err, report.ErrNoCalls) || errors.Is(err, report.ErrThresholdUnit) {
+	r, err := report.DiffRuns(oldFlats, newFlats, opt)
+	var ruleErr *report.RuleError
+	if errors.Is(err, report.ErrNoCalls) || errors.Is(err, report.ErrThresholdUnit) || errors.As(err, &ruleErr) {
 		return usagef("%v", err)
 	}
 	if err != nil {
 		return err
 	}
-	return c.write(g, r)
+	if err := c.write(g, r); err != nil {
+		return err
+	}
+	return gateExit(r.Gate)
+}
+
+// sides returns the old and the new runs: OLD NEW, or --old and --new.
+func (c *DiffCmd) sides() (olds, news []input.Arg, err error) {
+	if len(c.Old) == 0 && len(c.New) == 0 {
+		ins, err := pairInputs(c.Traces)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(ins) != 2 {
+			return nil, nil, usagef("diff compares two traces, got %d", len(ins))
+		}
+		return ins[:1], ins[1:], nil
+	}
+	if len(c.Traces) > 0 {
+		return nil, nil, usagef("give OLD NEW, or --old and --new, not both (%s)", c.Traces[0])
+	}
+	if len(c.Old) == 0 || len(c.New) == 0 {
+		return nil, nil, usagef("--old and --new go together: give at least one trace to each")
+	}
+	if olds, err = pairInputs(c.Old); err != nil {
+		return nil, nil, err
+	}
+	if news, err = pairInputs(c.New); err != nil {
+		return nil, nil, err
+	}
+	return olds, news, nil
+}
+
+// checkStreams refuses two inputs that read the same pipe.
+func (c *DiffCmd) checkStreams(g *Globals, ins []input.Arg) error {
+	stdin := 0
+	for i, a := range ins {
+		if a.Path == "-" {
+			stdin++
+		}
+		for _, b := range ins[:i] {
+			if stdin < 2 && g.env.opener.SameStream(a, b) {
+				if len(ins) == 2 {
+					return usagef("OLD and NEW name the same pipe, which can be read only once")
+				}
+				return usagef("%s and %s name the same pipe, which can be read only once", b.Name(), a.Name())
+			}
+		}
+	}
+	if stdin > 1 {
+		if len(ins) == 2 {
+			return usagef("only one of OLD and NEW can be standard input")
+		}
+		return usagef("only one run can be standard input")
+	}
+	return nil
+}
+
+// loadFlats reads the runs one at a time and keeps only each run's flat
+// totals, so that memory does not grow with the call trees of N runs.
+func loadFlats(g *Globals, ins []input.Arg) ([]*report.Flat, error) {
+	flats := make([]*report.Flat, len(ins))
+	for i, in := range ins {
+		p, err := loadProfile(g, in)
+		if err != nil {
+			return nil, err
+		}
+		flats[i] = p.Flat()
+	}
+	return flats, nil
+}
+
+// write prints r on stdout in the chosen format.
+func (c *DiffCmd) write(g *Globals, r *report.DiffReport) error {
+	f := reportFlags{Format: c.Format, Wide: c.Wide}
+	switch c.Format {
+	case "junit", "markdown":
+	default:
+		return f.write(g, r)
+	}
+	out, err := g.env.createOutput("-", false, "")
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	if c.Format == "junit" {
+		err = r.WriteJUnit(out)
+	} else {
+		err = r.WriteMarkdown(out, report.MarkdownOptions{})
+	}
+	if err != nil {
+		return err
+	}
+	return out.Commit()
+}
+
+// gateExit is the error that gives the gate's exit status, nil when it
+// passed.
+func gateExit(gr *report.GateReport) error {
+	switch gr.Exit() {
+	case report.OutcomeRegressed:
+		return &exitCodeError{code: exitRegressed, msg: fmt.Sprintf("the gate failed: %s regressed", checks(gr.Regressed))}
+	case report.OutcomeInconclusive:
+		return &exitCodeError{code: exitInconclusive,
+			msg: fmt.Sprintf("the gate failed: %s inconclusive and --inconclusive=fail", checks(gr.Inconclusive))}
+	}
+	return nil
+}
+
+func checks(n int) string {
+	if n == 1 {
+		return "1 check"
+	}
+	return fmt.Sprintf("%d checks", n)
 }

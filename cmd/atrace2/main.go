@@ -18,11 +18,14 @@ import (
 )
 
 // Exit codes: 0 success, 1 bad input or a failed write, 80 usage errors
-// (kong's code for a ParseError).
+// (kong's code for a ParseError); diff's gate exits 3 when a rule
+// regressed and 4 when only inconclusive results fail it.
 const (
-	exitOK    = 0
-	exitError = 1
-	exitUsage = 80
+	exitOK           = 0
+	exitError        = 1
+	exitRegressed    = 3
+	exitInconclusive = 4
+	exitUsage        = 80
 )
 
 // cli is the whole command line grammar. Each command lives in its own file.
@@ -170,6 +173,11 @@ func traceArgs(ctx *kong.Context) []string {
 	if node == nil {
 		return nil
 	}
+	for _, f := range node.Flags {
+		if v, ok := f.Target.Interface().(runList); ok { // diff --old, --new
+			paths = append(paths, v...)
+		}
+	}
 	for _, arg := range node.Positional {
 		if arg.Name != "TRACE" && arg.Name != "OLD NEW" {
 			continue
@@ -206,6 +214,9 @@ func printError(w io.Writer, err error) int {
 		return exitBrokenPipe
 	}
 	fmt.Fprintln(w, "atrace2:", err)
+	if c := (*exitCodeError)(nil); errors.As(err, &c) {
+		return c.code
+	}
 	var u *usageError
 	var refused *outfile.RefusedError
 	if errors.As(err, &u) || errors.As(err, &refused) {
@@ -220,3 +231,12 @@ type usageError struct{ msg string }
 func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// exitCodeError ends a command that has written its output with an exit
+// status of its own, such as diff's failed gate.
+type exitCodeError struct {
+	code int
+	msg  string
+}
+
+func (e *exitCodeError) Error() string { return e.msg }

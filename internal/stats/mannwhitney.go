@@ -178,7 +178,8 @@ func cachedCounts(gs []group, m int) (int, []uint64) {
 // it. It counts by dynamic programming over the groups of equal values:
 // taking j of a group of t values adds j·r to the sum in C(t, j) ways. Row
 // k of the table holds the counts for k values chosen, nonzero only
-// between lo[k] and hi[k]. The counts are at most C(40, 20) < 2⁶³ for
+// between lo[k] and hi[k]; rows that can no longer reach m are left
+// behind. The counts are at most C(40, 20) < 2⁶³ for
 // n ≤ 2·ExactMax.
 func sumCounts(gs []group, m int) (int, []uint64) {
 	n := 0
@@ -198,7 +199,8 @@ func sumCounts(gs []group, m int) (int, []uint64) {
 		for j := 1; j <= g.t; j++ {
 			binom[j] = binomial(g.t, j)
 		}
-		for k := min(seen, m); k >= 0; k-- {
+		// Rows that cannot reach m with the values left are not needed.
+		for k := min(seen, m); k >= max(0, m-(n-seen)); k-- {
 			if hi[k] < lo[k] {
 				continue
 			}

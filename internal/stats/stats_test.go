@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -334,4 +335,48 @@ func BenchmarkSumCounts(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestConcurrent runs tests with many tie structures (more than the cache
+// keeps) from several goroutines: the results match a fresh computation
+// (run it with -race).
+func TestConcurrent(t *testing.T) {
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(g), 9))
+			for range 200 {
+				a, b := make([]float64, 3+rng.IntN(8)), make([]float64, 3+rng.IntN(8))
+				for i := range a {
+					a[i] = float64(rng.IntN(6))
+				}
+				for i := range b {
+					b[i] = float64(rng.IntN(7))
+				}
+				r, err := MannWhitneyU(a, b)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				rk, _ := rank(a, b)
+				m, obs := len(a), rk.sumA
+				if len(b) < m {
+					m, obs = len(b), rk.sumB
+				}
+				lo, counts := sumCounts(rk.groups, m)
+				mean, dev := m*(len(a)+len(b)+1), abs(obs-m*(len(a)+len(b)+1))
+				var hit, all uint64
+				for i, c := range counts {
+					all += c
+					if abs(lo+i-mean) >= dev {
+						hit += c
+					}
+				}
+				if len(rk.groups) > 1 && r.P != float64(hit)/float64(all) {
+					t.Errorf("a %v b %v: p %v, fresh %v", a, b, r.P, float64(hit)/float64(all))
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

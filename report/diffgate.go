@@ -1,0 +1,240 @@
+package report
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/atrace2/atrace2/gate"
+	"github.com/atrace2/atrace2/internal/stats"
+)
+
+// Outcomes of a gate (gate.Outcome's names): the exit status the command
+// line gives each.
+const (
+	OutcomePass         = "pass"         // no rule regressed (exit 0)
+	OutcomeRegressed    = "regressed"    // a rule regressed (exit 3)
+	OutcomeInconclusive = "inconclusive" // no regression, some inconclusive (exit 4 with --inconclusive=fail, else 0)
+)
+
+// GateReport is the verdicts of the --fail-on rules on every method, the
+// thread totals and the extra series (startup phases), judged before
+// --limit and --threshold hide rows.
+type GateReport struct {
+	Rules []string `json:"rules"`
+	Alpha float64  `json:"alpha"`
+	// InconclusiveFails says an inconclusive verdict fails the gate
+	// (--inconclusive=fail).
+	InconclusiveFails bool   `json:"inconclusive_fails"`
+	Outcome           string `json:"outcome"` // OutcomePass, OutcomeRegressed or OutcomeInconclusive
+	Regressed         int    `json:"regressed"`
+	Inconclusive      int    `json:"inconclusive"`
+	Improved          int    `json:"improved"`
+	OK                int    `json:"ok"`
+	// Verdicts has one entry per (rule, subject) checked: regressions
+	// first, then inconclusive, improved and ok; each group by the size
+	// of the change, largest first.
+	Verdicts []Verdict `json:"verdicts"`
+}
+
+// Verdict is one rule's verdict on one subject: a method (as the tables
+// label it), "total" (all threads) or a startup phase.
+type Verdict struct {
+	Rule      string   `json:"rule"`
+	Subject   string   `json:"subject"`
+	Kind      string   `json:"kind"`   // "method", "total" or "phase"
+	Metric    string   `json:"metric"` // "excl", "incl", "calls" or "phase"
+	Clock     string   `json:"clock"`  // "wall", "cpu", "offcpu", "samples"; "" for calls
+	Verdict   string   `json:"verdict"`
+	Old       float64  `json:"old"` // median of the old runs
+	New       float64  `json:"new"`
+	Delta     float64  `json:"delta"`
+	Pct       *float64 `json:"pct"`
+	P         *float64 `json:"p"` // nil with fewer than MinRunsForP runs per side
+	Threshold string   `json:"threshold"`
+}
+
+// Exit is the gate's answer: OutcomeRegressed, OutcomeInconclusive when it
+// fails on inconclusive results, or OutcomePass.
+func (g *GateReport) Exit() string {
+	if g == nil || g.Outcome == OutcomeInconclusive && !g.InconclusiveFails {
+		return OutcomePass
+	}
+	return g.Outcome
+}
+
+func median(xs []int64) float64 { return stats.Median(floats(xs)) }
+
+func floats(xs []int64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = float64(x)
+	}
+	return out
+}
+
+// pValue is the two-sided Mann–Whitney U test's p-value of two samples.
+func pValue(before, after []int64) *float64 {
+	mw, err := stats.MannWhitneyU(floats(before), floats(after))
+	if err != nil {
+		return nil
+	}
+	return &mw.P
+}
+
+// seriesClocks are the clocks the gate judges: the report's, and the
+// off-CPU time when every run has the wall and the thread-CPU clock.
+func (j *joined) seriesClocks(clocks []Basis) []Basis {
+	out := slices.Clone(clocks)
+	if slices.Contains(out, OffCPU) {
+		return out
+	}
+	for _, f := range append(j.olds[:len(j.olds):len(j.olds)], j.news...) {
+		if !f.dual {
+			return out
+		}
+	}
+	return append(out, OffCPU)
+}
+
+// series returns the values the rules judge: per method, the exclusive
+// and inclusive time on each clock and the calls; per clock, the total
+// time of all threads (as metric "excl" and "incl").
+func (j *joined) series(clocks []Basis, noCalls bool) []gate.Series {
+	var out []gate.Series
+	vals := func(runs []*Flat, v func(*Flat) int64) []float64 {
+		xs := make([]float64, len(runs))
+		for i, f := range runs {
+			xs[i] = float64(v(f))
+		}
+		return xs
+	}
+	for _, c := range clocks {
+		total := func(f *Flat) int64 { return f.total.at(c) }
+		o, n := vals(j.olds, total), vals(j.news, total)
+		for _, metric := range []string{"excl", "incl"} {
+			out = append(out, gate.Series{Subject: "total", Kind: gate.Total, Metric: metric, Clock: c.String(), Old: o, New: n})
+		}
+	}
+	for i, k := range j.keys {
+		subject := label(k.name, k.sig, j.overloaded[i])
+		add := func(metric, clock string, v func(*stat) int64) {
+			o, _ := j.values(i, true, v)
+			n, _ := j.values(i, false, v)
+			out = append(out, gate.Series{Subject: subject, Signature: k.sig, Kind: gate.Method, Metric: metric, Clock: clock,
+				Old: floats(o), New: floats(n)})
+		}
+		for _, c := range clocks {
+			add("excl", c.String(), func(s *stat) int64 { return s.excl.at(c) })
+			add("incl", c.String(), func(s *stat) int64 { return s.incl.at(c) })
+		}
+		if !noCalls {
+			add("calls", "", func(s *stat) int64 { return s.calls })
+		}
+	}
+	return out
+}
+
+// judge evaluates the rules on every method, the totals and opt.Extra.
+func (j *joined) judge(clocks []Basis, noCalls bool, opt DiffOptions) (*GateReport, error) {
+	sc := j.seriesClocks(clocks)
+	rules := slices.Clone(opt.Rules)
+	for i := range rules {
+		r := &rules[i]
+		if r.Metric == "phase" {
+			continue
+		}
+		if r.Metric == "calls" {
+			if noCalls {
+				return nil, &RuleError{r.Text, ErrNoCalls}
+			}
+			r.Clock = ""
+			if r.Threshold.Kind == gate.Duration {
+				return nil, &RuleError{r.Text, errors.New("calls take a count (+5) or a percentage (+10%), not a duration")}
+			}
+			continue
+		}
+		if r.Clock == "" {
+			r.Clock = sc[0].String()
+		}
+		if !slices.ContainsFunc(sc, func(b Basis) bool { return b.String() == r.Clock }) {
+			return nil, &RuleError{r.Text, fmt.Errorf("the traces have no %s clock (they have %s)", r.Clock, joinClocks(sc))}
+		}
+		if r.Clock == Samples.String() && r.Threshold.Kind == gate.Duration {
+			return nil, &RuleError{r.Text, ErrThresholdUnit}
+		}
+		if r.Threshold.Kind == gate.Count {
+			return nil, &RuleError{r.Text, errors.New("a time takes a duration (+2ms) or a percentage (+10%), not a count")}
+		}
+	}
+	alpha := opt.Alpha
+	if alpha == 0 {
+		alpha = DefaultAlpha
+	}
+	series := append(j.series(sc, noCalls), opt.Extra...)
+	g := &GateReport{Alpha: alpha, InconclusiveFails: opt.InconclusiveFails}
+	for _, r := range opt.Rules {
+		g.Rules = append(g.Rules, r.Text)
+	}
+	results := gate.Evaluate(rules, series, alpha)
+	g.Outcome = gate.Summarize(results).String()
+	for _, res := range results {
+		v := Verdict{Rule: res.Rule, Subject: res.Subject, Kind: res.Kind.String(), Metric: res.Metric, Clock: res.Clock,
+			Verdict: string(res.Verdict), Old: res.OldMedian, New: res.NewMedian, Delta: res.Delta, Pct: res.Pct, P: res.P,
+			Threshold: res.Threshold}
+		switch res.Verdict {
+		case gate.Regressed:
+			g.Regressed++
+		case gate.Inconclusive:
+			g.Inconclusive++
+		case gate.Improved:
+			g.Improved++
+		default:
+			g.OK++
+		}
+		g.Verdicts = append(g.Verdicts, v)
+	}
+	slices.SortStableFunc(g.Verdicts, func(a, b Verdict) int {
+		return cmp.Or(cmp.Compare(verdictRank(a.Verdict), verdictRank(b.Verdict)),
+			cmp.Compare(math.Abs(b.Delta), math.Abs(a.Delta)))
+	})
+	return g, nil
+}
+
+// RuleError is a rule that cannot judge these traces, such as a clock
+// they do not have.
+type RuleError struct {
+	Rule string
+	Err  error
+}
+
+func (e *RuleError) Error() string { return "--fail-on " + e.Rule + ": " + e.Err.Error() }
+func (e *RuleError) Unwrap() error { return e.Err }
+
+// DefaultAlpha is the significance level of the gate's test.
+const DefaultAlpha = 0.05
+
+func verdictRank(v string) int {
+	switch gate.Verdict(v) {
+	case gate.Regressed:
+		return 0
+	case gate.Inconclusive:
+		return 1
+	case gate.Improved:
+		return 2
+	}
+	return 3
+}
+
+func joinClocks(cs []Basis) string {
+	s := ""
+	for i, c := range cs {
+		if i > 0 {
+			s += ", "
+		}
+		s += c.String()
+	}
+	return s
+}

@@ -1,0 +1,129 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/atrace2/atrace2/gate"
+)
+
+// JUnit XML (docs/outputs.md §JUnit): the form Jenkins' junit-10.xsd and
+// the common JUnit.xsd accept, and GitHub, GitLab and Azure test reports
+// read: <testsuites> holds one <testsuite> per rule, which holds one
+// <testcase> per subject the rule checked. A regression is a <failure>; an
+// inconclusive result is <skipped> with a message, or a <failure> with
+// --inconclusive=fail; ok and improved pass.
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitMessage `xml:"failure,omitempty"`
+	Skipped   *junitMessage `xml:"skipped,omitempty"`
+}
+
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Text    string `xml:",chardata"`
+}
+
+// WriteJUnit writes the gate's verdicts as JUnit XML: one test case per
+// (rule, subject) checked. Without rules it writes an empty test suite
+// list.
+func (r *DiffReport) WriteJUnit(w io.Writer) error {
+	doc := junitSuites{Name: "atrace2 diff " + r.Old + " → " + r.New, Time: "0"}
+	if g := r.Gate; g != nil {
+		suites := make(map[string]*junitSuite)
+		for _, rule := range g.Rules {
+			if suites[rule] == nil {
+				doc.Suites = append(doc.Suites, junitSuite{Name: rule, Time: "0"})
+				suites[rule] = nil // filled below, once the slice stops growing
+			}
+		}
+		for i := range doc.Suites {
+			suites[doc.Suites[i].Name] = &doc.Suites[i]
+		}
+		for _, v := range g.Verdicts {
+			s := suites[v.Rule]
+			if s == nil {
+				continue
+			}
+			c := junitCase{Name: v.Subject + " (" + metricWords(v) + ")", Classname: "atrace2.diff." + v.Kind, Time: "0"}
+			msg := verdictMessage(v)
+			switch gate.Verdict(v.Verdict) {
+			case gate.Regressed:
+				c.Failure = &junitMessage{Message: msg, Type: v.Verdict, Text: msg}
+			case gate.Inconclusive:
+				if g.InconclusiveFails {
+					c.Failure = &junitMessage{Message: msg, Type: v.Verdict, Text: msg}
+				} else {
+					c.Skipped = &junitMessage{Message: msg}
+				}
+			}
+			s.Tests++
+			if c.Failure != nil {
+				s.Failures++
+			}
+			if c.Skipped != nil {
+				s.Skipped++
+			}
+			s.Cases = append(s.Cases, c)
+		}
+		for _, s := range doc.Suites {
+			doc.Tests += s.Tests
+			doc.Failures += s.Failures
+		}
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	return nil
+}
+
+// verdictMessage describes a verdict in one line: "regressed: incl wall
+// 12 ms → 15 ms (+3 ms, +25.0%), p 0.0079, threshold +10%".
+func verdictMessage(v Verdict) string {
+	c := v.Clock
+	if v.Metric == "calls" {
+		c = Samples.String()
+	}
+	s := fmt.Sprintf("%s: %s %s → %s (%s, %s)", v.Verdict, metricWords(v), valuef(c, v.Old), valuef(c, v.New),
+		signedValuef(c, v.Delta), signedPercent(v.Pct))
+	if v.P != nil {
+		s += ", p " + strconv.FormatFloat(*v.P, 'g', 4, 64)
+	} else {
+		s += fmt.Sprintf(", no p-value (fewer than %d runs per side)", MinRunsForP)
+	}
+	return s + ", threshold " + v.Threshold
+}

@@ -1,0 +1,136 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/atrace2/atrace2/gate"
+)
+
+// Markdown (docs/outputs.md §Markdown) is GitHub-flavoured markdown for a
+// CI job summary ($GITHUB_STEP_SUMMARY): a heading with the gate's result,
+// the verdicts other than ok, then the methods, largest changes first. It
+// stays under MarkdownOptions.MaxBytes (GitHub's 1 MiB limit of a step
+// summary): tables are cut there and say how many rows were left out.
+
+// MaxMarkdown is GitHub's size limit of a job's step summary.
+const MaxMarkdown = 1 << 20
+
+// MarkdownOptions shape the markdown output.
+type MarkdownOptions struct {
+	MaxBytes int // 0: MaxMarkdown
+}
+
+// WriteMarkdown writes the report as markdown.
+func (r *DiffReport) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
+	limit := opt.MaxBytes
+	if limit <= 0 {
+		limit = MaxMarkdown
+	}
+	const reserve = 256 // for the last "rows left out" line
+	var b bytes.Buffer
+	c := r.Clocks[0]
+	t := r.Total[0]
+	title := "atrace2 diff"
+	if g := r.Gate; g != nil {
+		title += ": " + gateWords(g)
+	}
+	fmt.Fprintf(&b, "## %s\n\n", title)
+	fmt.Fprintf(&b, "%s → %s: total %s %s → %s (%s, %s)", mdText(r.Old), mdText(r.New), c, valuef(c, t.Old), valuef(c, t.New),
+		signedValuef(c, t.Delta), signedPercent(t.Pct))
+	if r.OldRuns != nil || r.NewRuns != nil {
+		b.WriteString("; medians of the runs")
+		if r.hasP() {
+			b.WriteString(", p from a two-sided Mann–Whitney U test")
+		}
+	}
+	b.WriteString("\n\n")
+	if g := r.Gate; g != nil {
+		fmt.Fprintf(&b, "%s with %s: **%d regressed**, %d inconclusive, %d improved, %d ok (alpha %g%s).\n\n",
+			plural(int64(len(g.Verdicts)), "check"), plural(int64(len(g.Rules)), "rule"), g.Regressed, g.Inconclusive, g.Improved, g.OK,
+			g.Alpha, map[bool]string{true: ", inconclusive fails"}[g.InconclusiveFails])
+		var lines []string
+		for _, v := range g.Verdicts {
+			if v.Verdict == string(gate.OK) {
+				break
+			}
+			mc := v.Clock
+			if v.Metric == "calls" {
+				mc = Samples.String()
+			}
+			lines = append(lines, mdRow(v.Verdict, mdCode(v.Rule), metricWords(v), valuef(mc, v.Old), valuef(mc, v.New),
+				signedValuef(mc, v.Delta), signedPercent(v.Pct), pCell(v.P), mdCode(v.Subject)))
+		}
+		if len(lines) > 0 {
+			head := mdRow("verdict", "rule", "metric", "old", "new", "Δ", "Δ%", "p", "subject") + "|---|---|---|--:|--:|--:|--:|--:|---|\n"
+			mdTable(&b, head, lines, limit-reserve, "verdicts")
+		}
+	}
+	if len(r.Rows) > 0 && b.Len() < limit-reserve {
+		fmt.Fprintf(&b, "### Methods by the change in %s\n\n", sortWords(r.Sort, c))
+		withP := r.hasP()
+		head := []string{"old excl", "new excl", "Δ excl", "Δ%"}
+		if withP {
+			head = append(head, "p")
+		}
+		head = append(head, "old incl", "new incl", "Δ incl", "Δ%")
+		if withP {
+			head = append(head, "p")
+		}
+		head = append(head, "method")
+		align := strings.Repeat("--:|", len(head)-1) + "---|"
+		var lines []string
+		for i := range r.Rows {
+			row := &r.Rows[i]
+			var cells []string
+			for _, ch := range []Change{row.Excl[0], row.Incl[0]} {
+				cells = append(cells, side(row, true, valuef(c, ch.Old)), side(row, false, valuef(c, ch.New)),
+					signedValuef(c, ch.Delta), diffPercent(row, ch))
+				if withP {
+					cells = append(cells, pCell(ch.P))
+				}
+			}
+			lines = append(lines, mdRow(append(cells, mdCode(label(row.Method, row.Signature, row.Overloaded)))...))
+		}
+		mdTable(&b, mdRow(head...)+"|"+align+"\n", lines, limit-reserve, "methods")
+		if more := r.Methods - len(r.Rows) - r.Hidden; more > 0 || r.Hidden > 0 {
+			fmt.Fprintf(&b, "%d more methods not shown (--limit), %d under the threshold.\n", more, r.Hidden)
+		}
+	}
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	return nil
+}
+
+// mdTable writes a table's header and as many lines as keep b under
+// limit bytes, then says how many were left out.
+func mdTable(b *bytes.Buffer, head string, lines []string, limit int, what string) {
+	if b.Len()+len(head) > limit {
+		fmt.Fprintf(b, "%d %s left out: the summary's size limit.\n\n", len(lines), what)
+		return
+	}
+	b.WriteString(head)
+	for i, l := range lines {
+		if b.Len()+len(l) > limit {
+			fmt.Fprintf(b, "\n%d of %d %s left out: the summary's size limit.\n\n", len(lines)-i, len(lines), what)
+			return
+		}
+		b.WriteString(l)
+	}
+	b.WriteString("\n")
+}
+
+func mdRow(cells ...string) string { return "| " + strings.Join(cells, " | ") + " |\n" }
+
+// mdCode writes s as inline code inside a table cell.
+func mdCode(s string) string {
+	return "`" + strings.NewReplacer("`", "'", "|", `\|`, "\n", " ").Replace(s) + "`"
+}
+
+// mdText escapes the characters markdown would take as markup.
+func mdText(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "`", "\\`", "|", `\|`, "<", "&lt;", "[", `\[`).Replace(s)
+}
