@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/internal/input"
+	"github.com/atrace2/atrace2/startup"
+)
+
+// StartupCmd prints the app-startup phases of traces.
+type StartupCmd struct {
+	Format string   `default:"text" enum:"text,json" help:"Output format: aligned text, or json (times in ns; an array with several traces). One of: ${enum}."`
+	Trace  []string `arg:"" name:"TRACE" help:"Trace files (- for standard input), each optionally followed by its .sec key file."`
+}
+
+// Help is the detailed help: the phases and how they are found.
+func (c *StartupCmd) Help() string {
+	return `The phases are found on the main thread (the thread whose tid is the trace's pid, else the one named main) from the framework methods that mark them, matched by class and method name (overloads are one method):
+
+  bind                ActivityThread.handleBindApplication
+  application-create  Instrumentation.callApplicationOnCreate
+  activity-create     Activity.performCreate
+  activity-start      Activity.performStart
+  activity-resume     Activity.performResume
+  first-frame         the first Choreographer.doFrame after activity-resume
+  fully-drawn         from the begin of the first recorded phase to the end of Activity.reportFullyDrawn
+
+Each is the first call of its method; with several activities, the launch phases are of the first. For each phase: begin and end on the wall clock since the trace start, wall, thread CPU and off-CPU time (per stack, exclusive wall minus exclusive CPU, at least 0, summed), and its five methods with the most exclusive time (on the first clock) inside it. A phase the trace did not record says why: began before tracing started (tracing started late), did not end before tracing stopped, or not in the trace.
+
+The phases are gate metrics of diff too: --fail-on 'phase:first-frame:wall>+5%'.
+
+The whole main thread is needed: --thread, --root and --from/--to are refused. Sampled profiles have no times and are refused.`
+}
+
+// Run prints the report of each trace.
+func (c *StartupCmd) Run(g *Globals) error {
+	if err := startupFlags(g); err != nil {
+		return err
+	}
+	ins, err := pairInputs(c.Trace)
+	if err != nil {
+		return err
+	}
+	var reps []*startup.Report
+	for _, in := range ins {
+		r, err := readStartup(g, in)
+		if err != nil {
+			return err
+		}
+		reps = append(reps, r)
+	}
+	out, err := g.env.createOutput("-", false, "")
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	if c.Format == "json" {
+		err = startup.WriteJSON(out, reps, len(reps) > 1)
+	} else {
+		for i, r := range reps {
+			if i > 0 {
+				if _, err = fmt.Fprintln(out); err != nil {
+					break
+				}
+			}
+			if err = r.WriteText(out); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return out.Commit()
+}
+
+// startupFlags refuses the global flags that would hide part of the main
+// thread from the phases.
+func startupFlags(g *Globals) error {
+	switch {
+	case len(g.Thread) > 0:
+		return usagef("--thread: startup phases are always read on the main thread")
+	case g.Root != "":
+		return usagef("--root: startup phases need the main thread's whole stacks")
+	case g.From != "" || g.To != "":
+		return usagef("--from/--to: startup phases are found on the whole trace")
+	}
+	return nil
+}
+
+// readStartup finds the startup phases of one input.
+func readStartup(g *Globals, in input.Arg) (*startup.Report, error) {
+	src, err := g.env.opener.Identify(in)
+	if err != nil {
+		return nil, err
+	}
+	if src.Sampled {
+		return nil, usagef("%s: %s has no timestamps; startup phases need a method trace", src.Name(), input.DescribeSampledFormat(src.Format))
+	}
+	e := startup.New()
+	if _, err := convertTrace(g, src, convert.Timeline(e, e.Rewind)); err != nil {
+		return nil, err
+	}
+	r := e.Report()
+	r.Trace = src.Name()
+	return r, nil
+}
