@@ -165,9 +165,10 @@ func gateExpect(old, cur []float64, pct, margin float64) string {
 	return ""
 }
 
-// gateMethod is a verdict's method label without a signature (FeedApp has
-// no overloads, so a label never carries one).
-func gateMethod(v gateVerdict) string { return strings.TrimSuffix(v.Subject, "()") }
+// gateMethod is a verdict's method label: class.name, as the oracle's,
+// since FeedApp has no overloads (whose labels would end with the
+// signature).
+func gateMethod(v gateVerdict) string { return v.Subject }
 
 // checkGateVerdicts compares the wall-clock verdicts of `excl>+PCT%` and
 // `incl>+PCT%` (rules given as ruleExcl, ruleIncl) with the oracle, and
