@@ -160,8 +160,8 @@ func appendChange(rec []string, ch Change, withP bool) []string {
 	rec = append(rec, gtoa(ch.Old), gtoa(ch.New), gtoa(ch.Delta), p)
 	if withP {
 		p = ""
-		if ch.P != nil {
-			p = strconv.FormatFloat(*ch.P, 'g', -1, 64)
+		if pv := ch.PValue(); pv != nil {
+			p = strconv.FormatFloat(*pv, 'g', -1, 64)
 		}
 		rec = append(rec, p)
 	}

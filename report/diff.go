@@ -61,17 +61,31 @@ type DiffRow struct {
 // Change is a value in the old and new trace, or the medians of the old
 // and new runs (the mean of the two middle values for an even count; a run
 // where the method is absent counts 0). Pct is the change in percent of
-// Old, nil when Old is zero. OldRuns and NewRuns hold the value in each run
-// when a side has several; P is the two-sided Mann–Whitney p-value of the
-// runs when each side has at least MinRunsForP.
+// Old, nil when Old is zero. Runs is nil for one run per side.
 type Change struct {
-	Old     float64  `json:"old"`
-	New     float64  `json:"new"`
-	Delta   float64  `json:"delta"`
-	Pct     *float64 `json:"pct"`
-	OldRuns []int64  `json:"old_runs,omitempty"`
-	NewRuns []int64  `json:"new_runs,omitempty"`
+	Old   float64  `json:"old"`
+	New   float64  `json:"new"`
+	Delta float64  `json:"delta"`
+	Pct   *float64 `json:"pct"`
+	*Runs
+}
+
+// Runs is the detail of a change over several runs: the value in each run
+// and, with at least MinRunsForP runs per side, the two-sided
+// Mann–Whitney U test's p-value. A pointer keeps Change small: a one-run
+// diff holds and sorts one per method and clock.
+type Runs struct {
+	OldRuns []int64  `json:"old_runs"`
+	NewRuns []int64  `json:"new_runs"`
 	P       *float64 `json:"p,omitempty"`
+}
+
+// PValue is the change's p-value, nil without one.
+func (c *Change) PValue() *float64 {
+	if c.Runs == nil {
+		return nil
+	}
+	return c.P
 }
 
 func newChange(before, after float64) Change {
@@ -93,7 +107,7 @@ func runChange(before, after []int64) Change {
 		return newChange(float64(before[0]), float64(after[0]))
 	}
 	c := newChange(median(before), median(after))
-	c.OldRuns, c.NewRuns = before, after
+	c.Runs = &Runs{OldRuns: before, NewRuns: after}
 	if len(before) >= MinRunsForP && len(after) >= MinRunsForP {
 		c.P = pValue(before, after)
 	}
@@ -172,30 +186,17 @@ type Flat struct {
 	// dual says the off-CPU slot holds off-CPU time: the trace has the
 	// wall and the thread-CPU clock.
 	dual    bool
-	methods []Method // the methods present in the run
+	methods []Method // the profile's methods; those with stats[m].present ran
 	stats   []stat   // per method
 	total   times
 }
 
-// Flat returns the profile's flat totals, all threads combined.
+// Flat returns the profile's flat totals, all threads combined. It shares
+// the profile's table of methods.
 func (p *Profile) Flat() *Flat {
 	st, total := p.stats()
-	f := &Flat{Name: p.Name, Clocks: p.Clocks, CallsUnknown: p.CallsUnknown, total: total,
+	return &Flat{Name: p.Name, Clocks: p.Clocks, CallsUnknown: p.CallsUnknown, total: total, methods: p.Methods, stats: st,
 		dual: slices.Contains(p.Clocks, OffCPU) || (slices.Contains(p.Clocks, Wall) && slices.Contains(p.Clocks, CPU))}
-	n := 0
-	for m := range st {
-		if st[m].present {
-			n++
-		}
-	}
-	f.methods, f.stats = make([]Method, 0, n), make([]stat, 0, n)
-	for m := range st {
-		if st[m].present {
-			f.methods = append(f.methods, p.Methods[m])
-			f.stats = append(f.stats, st[m])
-		}
-	}
-	return f
 }
 
 // DiffRuns compares two sets of runs method by method: each value is the
@@ -297,15 +298,20 @@ type joined struct {
 	olds, news []*Flat
 	keys       []methodKey
 	overloaded []bool
-	at         [][]int32 // per method: index in each run, olds then news
+	runs       int     // len(olds) + len(news)
+	at         []int32 // per method, runs entries: its index in each run, olds then news
 }
 
 func joinRuns(olds, news []*Flat) *joined {
 	j := &joined{olds: olds, news: news}
 	byKey := make(map[methodKey]int)
 	runs := len(olds) + len(news)
+	j.runs = runs
 	for r, f := range append(olds[:len(olds):len(olds)], news...) {
 		for m, md := range f.methods {
+			if !f.stats[m].present {
+				continue
+			}
 			k := methodKey{md.Name, md.Signature}
 			i, ok := byKey[k]
 			if !ok {
@@ -313,13 +319,11 @@ func joinRuns(olds, news []*Flat) *joined {
 				byKey[k] = i
 				j.keys = append(j.keys, k)
 				j.overloaded = append(j.overloaded, false)
-				at := make([]int32, runs)
-				for x := range at {
-					at[x] = -1
+				for range runs {
+					j.at = append(j.at, -1)
 				}
-				j.at = append(j.at, at)
 			}
-			j.at[i][r] = int32(m)
+			j.at[i*runs+r] = int32(m)
 			j.overloaded[i] = j.overloaded[i] || md.Overloaded
 		}
 	}
@@ -329,9 +333,10 @@ func joinRuns(olds, news []*Flat) *joined {
 // values returns method i's value v in each run of a side (0 where it is
 // absent) and whether it ran in any of them.
 func (j *joined) values(i int, old bool, v func(*stat) int64) ([]int64, bool) {
-	runs, at := j.news, j.at[i][len(j.olds):]
+	all := j.at[i*j.runs : (i+1)*j.runs]
+	runs, at := j.news, all[len(j.olds):]
 	if old {
-		runs, at = j.olds, j.at[i][:len(j.olds)]
+		runs, at = j.olds, all[:len(j.olds)]
 	}
 	out := make([]int64, len(runs))
 	present := false
@@ -350,7 +355,26 @@ func (j *joined) rows(clocks []Basis) []DiffRow {
 	for i, k := range j.keys {
 		row := &rows[i]
 		*row = DiffRow{Method: k.name, Signature: k.sig, Overloaded: j.overloaded[i], Status: StatusBoth}
+		at := j.at[i*j.runs : (i+1)*j.runs]
+		if len(at) == 2 { // one run per side, today's diff: no per-run slices
+			switch {
+			case at[0] < 0:
+				row.Status = StatusNewOnly
+			case at[1] < 0:
+				row.Status = StatusOldOnly
+			}
+		}
 		change := func(v func(*stat) int64) Change {
+			if len(at) == 2 {
+				var o, n int64
+				if at[0] >= 0 {
+					o = v(&j.olds[0].stats[at[0]])
+				}
+				if at[1] >= 0 {
+					n = v(&j.news[0].stats[at[1]])
+				}
+				return newChange(float64(o), float64(n))
+			}
 			o, inOld := j.values(i, true, v)
 			n, inNew := j.values(i, false, v)
 			switch {
@@ -410,19 +434,58 @@ func (r *DiffReport) filter(limit int64) {
 // sortDiff orders rows by the absolute change of the sort key on the first
 // clock, largest first, then by name.
 func sortDiff(rows []DiffRow, by string) {
-	slices.SortFunc(rows, func(a, b DiffRow) int {
+	// Sort indices, then move each row once: a DiffRow is about 200 bytes,
+	// which SortFunc would copy on every comparison and swap.
+	idx := make([]int32, len(rows))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(i, j int32) int {
+		a, b := &rows[i], &rows[j]
 		var c int
-		excl := cmp.Compare(math.Abs(b.Excl[0].Delta), math.Abs(a.Excl[0].Delta))
-		incl := cmp.Compare(math.Abs(b.Incl[0].Delta), math.Abs(a.Incl[0].Delta))
+		excl := compareAbs(b.Excl[0].Delta, a.Excl[0].Delta)
+		incl := compareAbs(b.Incl[0].Delta, a.Incl[0].Delta)
 		switch by {
 		case SortIncl:
 			c = cmp.Or(incl, excl)
 		case SortCalls:
-			c = cmp.Or(cmp.Compare(math.Abs(b.Calls.Delta), math.Abs(a.Calls.Delta)), excl)
+			c = cmp.Or(compareAbs(b.Calls.Delta, a.Calls.Delta), excl)
 		case SortName:
 		default:
 			c = cmp.Or(excl, incl)
 		}
 		return cmp.Or(c, cmp.Compare(a.Method, b.Method), cmp.Compare(a.Signature, b.Signature))
 	})
+	// Apply the permutation in place, cycle by cycle: rows[k] takes
+	// rows[idx[k]]; a done position is marked -1.
+	for k := range idx {
+		if idx[k] < 0 {
+			continue
+		}
+		tmp := rows[k]
+		at := k
+		for {
+			from := int(idx[at])
+			idx[at] = -1
+			if from == k {
+				rows[at] = tmp
+				break
+			}
+			rows[at] = rows[from]
+			at = from
+		}
+	}
+}
+
+// compareAbs compares |a| and |b|; changes are never NaN, which spares
+// cmp.Compare's NaN checks in the sort's comparisons.
+func compareAbs(a, b float64) int {
+	a, b = math.Abs(a), math.Abs(b)
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }

@@ -148,7 +148,7 @@ func (j *joined) judge(clocks []Basis, noCalls bool, opt DiffOptions) (*GateRepo
 		}
 		if r.Metric == "calls" {
 			if noCalls {
-				return nil, &RuleError{r.Text, ErrNoCalls}
+				return nil, &RuleError{r.Text, errors.New("a sampled profile counts samples, not calls")}
 			}
 			r.Clock = ""
 			if r.Threshold.Kind == gate.Duration {

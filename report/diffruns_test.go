@@ -130,7 +130,7 @@ func TestDiffRunsTiesAndEvenCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	extra := row(t, r, "com.ex.App.extra")
-	if got := fmt.Sprint(extra.Excl[0].New, extra.Calls.New, extra.Excl[0].P); got != "500 0.5 <nil>" {
+	if got := fmt.Sprint(extra.Excl[0].New, extra.Calls.New, extra.Excl[0].PValue()); got != "500 0.5 <nil>" {
 		t.Errorf("halves: %s (no p with 2 runs)", got)
 	}
 	if got := countf(extra.Calls.New) + " " + signedCountf(-0.5) + " " + valuef("wall", 500.5); got != "0.5 -0.5 501 ns" {
@@ -287,5 +287,32 @@ func TestMarkdownCap(t *testing.T) {
 	}
 	if md.Len() > small.MaxBytes || !strings.Contains(md.String(), "verdicts left out") {
 		t.Errorf("%d bytes over a cap of %d", md.Len(), small.MaxBytes)
+	}
+}
+
+// TestJUnitInconclusive: an inconclusive result is a skipped test case,
+// or a failure with --inconclusive=fail.
+func TestJUnitInconclusive(t *testing.T) {
+	olds, news := runSet(t)
+	for _, fails := range []bool{false, true} {
+		r, err := DiffRuns(olds, news, DiffOptions{Rules: rules(t, "work:excl>+20us"), InconclusiveFails: fails})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := r.WriteJUnit(&b); err != nil {
+			t.Fatal(err)
+		}
+		var doc junitSuites
+		if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		c := doc.Suites[0].Cases[0]
+		if fails != (c.Failure != nil && c.Failure.Type == "inconclusive") || fails == (c.Skipped != nil) || doc.Failures != map[bool]int{true: 1}[fails] {
+			t.Errorf("inconclusive fails %v:\n%s", fails, b.String())
+		}
+		if !fails && (doc.Suites[0].Skipped != 1 || !strings.HasPrefix(c.Skipped.Message, "inconclusive: excl wall 20 µs → 55 µs (+35 µs, +175.0%), p 0.05714")) {
+			t.Errorf("skipped:\n%s", b.String())
+		}
 	}
 }

@@ -23,6 +23,9 @@ func valuef(clock string, v float64) string {
 }
 
 func signedValuef(clock string, v float64) string {
+	if integral(v) {
+		return signedValue(clock, int64(v))
+	}
 	if clock == Samples.String() {
 		return signedCountf(v)
 	}
@@ -38,6 +41,9 @@ func countf(v float64) string {
 }
 
 func signedCountf(v float64) string {
+	if integral(v) {
+		return signedCount(int64(v))
+	}
 	if v > 0 {
 		return "+" + countf(v)
 	}

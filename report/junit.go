@@ -9,7 +9,7 @@ import (
 	"github.com/atrace2/atrace2/gate"
 )
 
-// JUnit XML (docs/outputs.md §JUnit): the form Jenkins' junit-10.xsd and
+// JUnit XML (docs/outputs.md §5.1): the form Jenkins' junit-10.xsd and
 // the common JUnit.xsd accept, and GitHub, GitLab and Azure test reports
 // read: <testsuites> holds one <testsuite> per rule, which holds one
 // <testcase> per subject the rule checked. A regression is a <failure>; an

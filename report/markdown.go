@@ -9,7 +9,7 @@ import (
 	"github.com/atrace2/atrace2/gate"
 )
 
-// Markdown (docs/outputs.md §Markdown) is GitHub-flavoured markdown for a
+// Markdown (docs/outputs.md §5.2) is GitHub-flavoured markdown for a
 // CI job summary ($GITHUB_STEP_SUMMARY): a heading with the gate's result,
 // the verdicts other than ok, then the methods, largest changes first. It
 // stays under MarkdownOptions.MaxBytes (GitHub's 1 MiB limit of a step
@@ -89,7 +89,7 @@ func (r *DiffReport) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 				cells = append(cells, side(row, true, valuef(c, ch.Old)), side(row, false, valuef(c, ch.New)),
 					signedValuef(c, ch.Delta), diffPercent(row, ch))
 				if withP {
-					cells = append(cells, pCell(ch.P))
+					cells = append(cells, pCell(ch.PValue()))
 				}
 			}
 			lines = append(lines, mdRow(append(cells, mdCode(label(row.Method, row.Signature, row.Overloaded)))...))

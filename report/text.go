@@ -225,7 +225,7 @@ func (r *DiffReport) WriteText(w io.Writer, opt TextOptions) error {
 			cells = append(cells, side(row, true, valuef(c, ch.Old)), side(row, false, valuef(c, ch.New)),
 				signedValuef(c, ch.Delta), diffPercent(row, ch))
 			if withP {
-				cells = append(cells, pCell(ch.P))
+				cells = append(cells, pCell(ch.PValue()))
 			}
 		}
 		if !r.CallsUnknown {

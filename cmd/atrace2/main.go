@@ -41,7 +41,7 @@ type cli struct {
 	Convert    ConvertCmd    `cmd:"" help:"Write several formats (--pprof, --perfetto, --speedscope, --folded) from one reading of a trace."`
 	Top        TopCmd        `cmd:"" help:"Print the flat profile: exclusive and inclusive time, calls and recursive calls per method (Traceview's profile table)."`
 	Calls      CallsCmd      `cmd:"" help:"Print the callers and callees of the methods matching a pattern, with their shares of its inclusive time (Traceview's parents/children)."`
-	Diff       DiffCmd       `cmd:"" help:"Compare two traces method by method: exclusive, inclusive and calls before and after, largest change first (dmtracedump -d)."`
+	Diff       DiffCmd       `cmd:"" help:"Compare two traces, or two sets of runs (medians, Mann–Whitney p-values), method by method: exclusive, inclusive and calls before and after, largest change first (dmtracedump -d); with --fail-on, a CI gate that exits 3 on a regression."`
 	Startup    StartupCmd    `cmd:"" help:"Print the app-startup phases on the main thread (bind, Application.onCreate, Activity create/start/resume, first frame, fully drawn): begin, end, wall, CPU and off-CPU time, and the top methods of each."`
 
 	Version kong.VersionFlag `help:"Print the version and exit."`
