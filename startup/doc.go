@@ -66,9 +66,11 @@
 // clock there is no begin, end, wall or off-CPU time, without the
 // thread-CPU clock no CPU or off-CPU time (Report.Missing lists them).
 //
-// What the real traces show (the traces of docs/formats.md §17, none of
-// which starts before the app's process did, so none records bind or
-// application-create; none calls reportFullyDrawn):
+// What the real traces show (the traces of docs/formats.md §17; the
+// Android versions are read from the signatures and accessor names, as
+// the traces do not name them). None starts before the app's process did,
+// so none records bind or application-create, and none calls
+// reportFullyDrawn:
 //   - the launch goes through ActivityThread.handleLaunchActivity →
 //     performLaunchActivity → Instrumentation.callActivityOnCreate →
 //     Activity.performCreate, on Dalvik (Android 4.x, access$800
@@ -77,8 +79,14 @@
 //     performCreate(Bundle) calls performCreate(Bundle,
 //     PersistableBundle), which holds the work: the outer call is the
 //     phase;
-//   - performStart is called from performLaunchActivity (Android ≤ 8;
-//     handleStartActivity from Android 9), performResume from
+//   - performStart is called from performLaunchActivity (Android 9 moved
+//     it to ActivityThread.handleStartActivity, which no trace here
+//     shows; the method is the same), performResume from
 //     ActivityThread.handleResumeActivity → performResumeActivity;
-//   - Choreographer.doFrame is doFrame(long, int) on every version.
+//   - Choreographer.doFrame is doFrame(long, int) in every trace;
+//   - sampling-mode traces (ART's --sampling) begin with the whole stack
+//     entered at the first sample, so a launch phase that was running
+//     then shows as began before tracing started, and a short phase
+//     between two samples may be missing (legacy.trace has no
+//     performStart or performResume).
 package startup
