@@ -36,6 +36,16 @@
 // wall clock, that a --root matching every outermost frame is no root,
 // and that every output equals the oracle under each focus.
 //
+// The TestGate* tests check issue 24's regression gate (`diff --old …
+// --new … --fail-on RULE`) on run sets of tracegen.App.Run: one method
+// stretched by a known factor regresses and the rest stays ok (with the
+// expected verdicts from an oracle that replays the records), in every
+// format, the JUnit report validated against Jenkins' schema with
+// xmllint (ATRACE2_XMLLINT=require makes its absence fail;
+// .ci/setup-xmllint.sh installs it); the exit codes; the markdown cap;
+// --thread, --root and --mapping on both sides; startup phase rules; and
+// the false-positive rate of unchanged sets over 40 seeds.
+//
 // Setup: .ci/setup-browser.sh installs chromium and runs npm ci here. The
 // browser test skips with a message when node, chromium or node_modules are
 // missing, unless ATRACE2_E2E=require (CI sets it), which turns the skip

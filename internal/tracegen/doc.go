@@ -33,6 +33,11 @@
 // [Plan.ProGuard] writes the ProGuard-style map, and [MinifiedApp] is a
 // trace and plan that cover every situation those rules name.
 //
+// For regression-gate tests, an [App] is a call tree with self times, and
+// [App.Run] writes repeated runs of it with seeded run-to-run [Noise], one
+// method optionally stretched by a known factor; [FeedApp] is a realistic
+// one.
+//
 // The package imports nothing from atrace2 on purpose: it is an independent
 // implementation of the format, used to check the parser.
 package tracegen
