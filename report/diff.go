@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/gate"
 )
 
@@ -43,6 +44,9 @@ type DiffReport struct {
 	NewOnly      int       `json:"new_only"` // of which only in the new trace
 	Hidden       int       `json:"hidden"`   // rows under the threshold
 	Rows         []DiffRow `json:"rows"`
+	// Notes are caveats printed under the header: a side recorded in
+	// sampling mode, whose calls and times are approximate.
+	Notes []string `json:"notes,omitempty"`
 	// Gate is the verdicts of the --fail-on rules; nil without rules.
 	Gate *GateReport `json:"gate,omitempty"`
 }
@@ -185,17 +189,19 @@ type Flat struct {
 	CallsUnknown bool
 	// dual says the off-CPU slot holds off-CPU time: the trace has the
 	// wall and the thread-CPU clock.
-	dual    bool
-	methods []Method // the profile's methods; those with stats[m].present ran
-	stats   []stat   // per method
-	total   times
+	dual bool
+	// sampling is the profile's guess of a sampling-mode recording.
+	sampling stream.Sampling
+	methods  []Method // the profile's methods; those with stats[m].present ran
+	stats    []stat   // per method
+	total    times
 }
 
 // Flat returns the profile's flat totals, all threads combined. It shares
 // the profile's table of methods.
 func (p *Profile) Flat() *Flat {
 	st, total := p.stats()
-	return &Flat{Name: p.Name, Clocks: p.Clocks, CallsUnknown: p.CallsUnknown, total: total, methods: p.Methods, stats: st,
+	return &Flat{Name: p.Name, Clocks: p.Clocks, CallsUnknown: p.CallsUnknown, total: total, methods: p.Methods, stats: st, sampling: p.Sampling,
 		dual: slices.Contains(p.Clocks, OffCPU) || (slices.Contains(p.Clocks, Wall) && slices.Contains(p.Clocks, CPU))}
 }
 
@@ -240,6 +246,7 @@ func DiffRuns(olds, news []*Flat, opt DiffOptions) (*DiffReport, error) {
 	r := &DiffReport{Clocks: clockNames(clocks), CallsUnknown: noCalls, Sort: opt.Sort, Threshold: opt.Threshold}
 	r.Old, r.OldRuns = sideName(olds, "old")
 	r.New, r.NewRuns = sideName(news, "new")
+	r.Notes = append(samplingNotes("old", olds), samplingNotes("new", news)...)
 	j := joinRuns(olds, news)
 	r.Total = make([]Change, len(clocks))
 	for i, c := range clocks {
@@ -488,4 +495,26 @@ func compareAbs(a, b float64) int {
 		return 1
 	}
 	return 0
+}
+
+// samplingNotes says which runs of a side look recorded in sampling mode,
+// with the first one's note.
+func samplingNotes(side string, runs []*Flat) []string {
+	var first string
+	n := 0
+	for _, f := range runs {
+		if note := SamplingNote(f.sampling); note != "" {
+			if n == 0 {
+				first = note
+			}
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return nil
+	case len(runs) == 1:
+		return []string{side + ": " + first}
+	}
+	return []string{fmt.Sprintf("%s: %d of %d runs look like%s", side, n, len(runs), strings.TrimPrefix(first, "looks like"))}
 }

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/gate"
 )
 
@@ -313,6 +315,28 @@ func TestJUnitInconclusive(t *testing.T) {
 		}
 		if !fails && (doc.Suites[0].Skipped != 1 || !strings.HasPrefix(c.Skipped.Message, "inconclusive: excl wall 20 µs → 55 µs (+35 µs, +175.0%), p 0.05714")) {
 			t.Errorf("skipped:\n%s", b.String())
+		}
+	}
+}
+
+// TestDiffSamplingNotes: a side with runs recorded in sampling mode gets
+// one note, naming how many of its runs look so.
+func TestDiffSamplingNotes(t *testing.T) {
+	sampled := stream.Sampling{Likely: true, Interval: 2_960_000}
+	one := []*Flat{{Name: "a", sampling: sampled}}
+	three := []*Flat{{Name: "a", sampling: sampled}, {Name: "b"}, {Name: "c", sampling: sampled}}
+	note := "looks like a sampling-mode trace (about 2.96 ms between samples): calls count sampled entries and times are approximate"
+	for _, c := range []struct {
+		name string
+		runs []*Flat
+		want []string
+	}{
+		{"none", []*Flat{{Name: "a"}, {Name: "b"}}, nil},
+		{"one run", one, []string{"old: " + note}},
+		{"two of three", three, []string{"old: 2 of 3 runs look like a sampling-mode trace (about 2.96 ms between samples): calls count sampled entries and times are approximate"}},
+	} {
+		if got := samplingNotes("old", c.runs); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}
 }

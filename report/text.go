@@ -247,6 +247,7 @@ func (r *DiffReport) WriteText(w io.Writer, opt TextOptions) error {
 	t := r.Total[0]
 	fmt.Fprintf(bw, "%s → %s: total %s %s → %s (%s, %s)\n", r.Old, r.New, c, valuef(c, t.Old), valuef(c, t.New),
 		signedValuef(c, t.Delta), signedPercent(t.Pct))
+	writeNotes(bw, r.Notes)
 	r.writeRuns(bw)
 	r.writeGate(bw, opt)
 	fmt.Fprintf(bw, "%s, %s only in the old trace, %s only in the new; sorted by the change in %s",
