@@ -69,7 +69,7 @@ func sampledOutputs(t *testing.T, dir string) []checkFile {
 		base := filepath.Base(in)
 		title := base + " (samples)"
 		if base == "times.hprof" {
-			title = base + " (CPU time)"
+			title = base + " (elapsed time)" // hprof cpu=times reads the time of day
 		}
 		stem := filepath.Join(dir, "sampled-"+base)
 		for _, r := range []struct{ cmd, out, title string }{
