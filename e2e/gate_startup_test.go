@@ -42,15 +42,15 @@ func firstFrame(t *testing.T, tr *tracegen.Trace) float64 {
 
 // TestGatePhase: View.draw made 3 times slower adds 1.8 ms to every frame
 // of FeedApp, about 10 ms each (+18 %), so the rule
-// phase:first-frame:wall>+5% regresses with 5 runs a side, and holds
+// phase:first-frame:wall>+5% regresses with gateRuns runs a side, and holds
 // without the stretch; the phase's medians are the oracle's.
 func TestGatePhase(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	app := tracegen.FeedApp(0)
-	old := writeGateSet(t, dir, "old", app, tracegen.RunOptions{Noise: gateCalm, Seed: 600}, 5)
-	plain := writeGateSet(t, dir, "plain", app, tracegen.RunOptions{Noise: gateCalm, Seed: 601}, 5)
-	slow := writeGateSet(t, dir, "slow", app, tracegen.RunOptions{Noise: gateCalm, Seed: 601, Stretch: "android.view.View.draw", Factor: 3}, 5)
+	old := writeGateSet(t, dir, "old", app, tracegen.RunOptions{Noise: gateCalm, Seed: 600}, gateRuns)
+	plain := writeGateSet(t, dir, "plain", app, tracegen.RunOptions{Noise: gateCalm, Seed: 601}, gateRuns)
+	slow := writeGateSet(t, dir, "slow", app, tracegen.RunOptions{Noise: gateCalm, Seed: 601, Stretch: "android.view.View.draw", Factor: 3}, gateRuns)
 	frames := func(s gateSet) []float64 {
 		var xs []float64
 		for _, tr := range s.traces {
@@ -103,7 +103,7 @@ func TestGatePhaseColdStart(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, cs *tracegen.ColdStartTrace) []string {
 		var paths []string
-		for i := range 5 {
+		for i := range gateRuns {
 			p := filepath.Join(dir, fmt.Sprintf("%s-%d.trace", name, i))
 			if err := os.WriteFile(p, cs.Trace.Regular(), 0o644); err != nil {
 				t.Fatal(err)

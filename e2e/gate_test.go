@@ -24,9 +24,13 @@ import (
 // with its own stack (gateTimes) and needs no statistics of its own: a
 // change counts as clearly significant only when the two sides do not
 // overlap at all, where the exact two-sided Mann–Whitney p of n and m runs
-// is 2/C(n+m, n) (0.0079 for 5 and 5), and as clearly below a percentage
-// threshold when the medians' change is a margin below it. Subjects in
-// between are logged, not asserted.
+// is 2/C(n+m, n) (1.6e-4 for gateRuns = 8 and 8), and as clearly below a
+// percentage threshold when the medians' change is a margin below it.
+// Subjects in between are logged, not asserted.
+//
+// A rule's p-values are adjusted for its number of checks (Holm), at most
+// multiplied by it: with 8 runs a side, complete separation stays below
+// 0.05 for rules of up to 300 checks, which every rule here is.
 
 // gateVerdict is one element of `diff --format json`'s gate.verdicts.
 type gateVerdict struct {
@@ -61,6 +65,9 @@ type gateSet struct {
 }
 
 // writeGateSet writes runs 0..n-1 of a with o as dir/name-I.trace.
+// gateRuns is the number of runs per side of the sets that must regress.
+const gateRuns = 8
+
 func writeGateSet(t testing.TB, dir, name string, a *tracegen.App, o tracegen.RunOptions, n int) gateSet {
 	t.Helper()
 	var s gateSet
@@ -151,15 +158,16 @@ func gateMedian(xs []float64) float64 {
 // gateExpect is the oracle's verdict of a percentage rule on one series:
 // "ok" when the medians changed by less than pct−margin either way,
 // "regressed" when they grew by more than pct+margin and every new run is
-// above every old run (with 5 runs a side, p = 0.0079 < 0.05), "" when it
-// cannot tell without the test's own statistics.
+// above every old run (with gateRuns runs a side, p = 2/12870, below 0.05
+// after Holm's adjustment for up to 300 checks), "" when it cannot tell
+// without the test's own statistics.
 func gateExpect(old, cur []float64, pct, margin float64) string {
 	mo, mn := gateMedian(old), gateMedian(cur)
 	change := 100 * (mn - mo) / mo
 	switch {
 	case math.Abs(change) < pct-margin:
 		return "ok"
-	case change > pct+margin && slices.Min(cur) > slices.Max(old) && len(old) >= 5 && len(cur) >= 5:
+	case change > pct+margin && slices.Min(cur) > slices.Max(old) && len(old) >= gateRuns && len(cur) >= gateRuns:
 		return "regressed"
 	}
 	return ""
@@ -219,7 +227,7 @@ func ptr(p *float64) float64 {
 }
 
 // TestGateStretch: ImageLoader.load made 1.5 times slower in every new run
-// (5 runs a side) regresses its exclusive time and the inclusive time of
+// (gateRuns runs a side) regresses its exclusive time and the inclusive time of
 // its callers whose change the stretch makes clearly larger than 10 %;
 // every other method stays ok; the exit status is 3 in every format, and
 // 0 for the same old runs against unstretched new runs.
@@ -228,15 +236,15 @@ func TestGateStretch(t *testing.T) {
 	dir := t.TempDir()
 	app := tracegen.FeedApp(0)
 	const load = "com.example.feed.ImageLoader.load"
-	old := writeGateSet(t, dir, "old", app, tracegen.RunOptions{Noise: gateCalm, Seed: 100}, 5)
-	plain := writeGateSet(t, dir, "plain", app, tracegen.RunOptions{Noise: gateCalm, Seed: 101}, 5)
-	slow := writeGateSet(t, dir, "slow", app, tracegen.RunOptions{Noise: gateCalm, Seed: 101, Stretch: load, Factor: 1.5}, 5)
+	old := writeGateSet(t, dir, "old", app, tracegen.RunOptions{Noise: gateCalm, Seed: 100}, gateRuns)
+	plain := writeGateSet(t, dir, "plain", app, tracegen.RunOptions{Noise: gateCalm, Seed: 101}, gateRuns)
+	slow := writeGateSet(t, dir, "slow", app, tracegen.RunOptions{Noise: gateCalm, Seed: 101, Stretch: load, Factor: 1.5}, gateRuns)
 	rules := []string{"--fail-on", "excl>+10%", "--fail-on", "incl>+10%"}
 
-	oldT := make([]map[string][2]float64, 5)
-	plainT := make([]map[string][2]float64, 5)
-	slowT := make([]map[string][2]float64, 5)
-	for i := range 5 {
+	oldT := make([]map[string][2]float64, gateRuns)
+	plainT := make([]map[string][2]float64, gateRuns)
+	slowT := make([]map[string][2]float64, gateRuns)
+	for i := range gateRuns {
 		oldT[i], plainT[i], slowT[i] = gateTimes(old.traces[i]), gateTimes(plain.traces[i]), gateTimes(slow.traces[i])
 	}
 

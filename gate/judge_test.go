@@ -197,7 +197,7 @@ func TestApplies(t *testing.T) {
 func TestEvaluateSummarize(t *testing.T) {
 	rules := []Rule{mustRule(t, "calls>+5"), mustRule(t, `fast:incl>+1ms`), mustRule(t, "incl>+50%")}
 	series := []Series{
-		{Subject: "a.slow", Kind: Method, Metric: "incl", Clock: "wall", Old: ms(10, 10, 10, 10), New: ms(20, 20, 20, 20)},
+		{Subject: "a.slow", Kind: Method, Metric: "incl", Clock: "wall", Old: ms(10, 10, 10, 10, 10), New: ms(20, 20, 20, 20, 20)},
 		{Subject: "a.fast", Kind: Method, Metric: "incl", Clock: "wall", Old: ms(1, 1, 1), New: ms(3, 3, 3)},
 		{Subject: "a.fast", Kind: Method, Metric: "calls", Old: []float64{1, 1, 1}, New: []float64{1, 1, 1}},
 	}
@@ -209,7 +209,7 @@ func TestEvaluateSummarize(t *testing.T) {
 	want := []key{
 		{"calls>+5", "a.fast", OK},
 		{`fast:incl>+1ms`, "a.fast", Inconclusive}, // 3 vs 3: p = 0.1
-		{"incl>+50%", "a.slow", Regressed},         // 4 vs 4: p = 0.029
+		{"incl>+50%", "a.slow", Regressed},         // 5 vs 5: p = 2/252, Holm's 2·p = 0.016
 		{"incl>+50%", "a.fast", Inconclusive},
 	}
 	if len(rs) != len(want) {
@@ -250,7 +250,7 @@ func TestResultJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	const want = `{"v":{"rule":"incl>+2ms","subject":"a.B.c","kind":"method","metric":"incl","clock":"wall","verdict":"ok",` +
-		`"old_median":2000000,"new_median":2000000,"delta":0,"pct":0,"p":1,"threshold":"+2ms"},"o":"regressed"}` + "\n"
+		`"old_median":2000000,"new_median":2000000,"delta":0,"pct":0,"p":1,"p_adjusted":1,"threshold":"+2ms"},"o":"regressed"}` + "\n"
 	if b.String() != want {
 		t.Errorf("JSON:\n got %s\nwant %s", b.String(), want)
 	}
@@ -280,4 +280,40 @@ func TestNoChangeFalsePositives(t *testing.T) {
 	if rate := float64(regressed) / trials; math.Abs(rate-4.0/252) > 0.008 {
 		t.Errorf("no change: regressed in %.4f of the trials, want about %.4f", rate, 4.0/252)
 	}
+}
+
+// TestEvaluateHolm: one rule over three methods that all slowed past the
+// threshold, each completely separated: 5 vs 5 (p = 2/252), 4 vs 4
+// (p = 2/70) and 3 vs 3 (p = 2/20). Holm with m = 3, by hand: sorted,
+// 3·2/252 = 0.0238, max(0.0238, 2·2/70 = 0.0571) = 0.0571, max(0.0571,
+// 1·0.1) = 0.1. Only the first stays below 0.05; alone, the 4 vs 4 method
+// would regress (0.0286).
+func TestEvaluateHolm(t *testing.T) {
+	r := []Rule{mustRule(t, "excl>+10%")}
+	series := []Series{
+		{Subject: "a.three", Kind: Method, Metric: "excl", Clock: "wall", Old: ms(1, 1, 1), New: ms(2, 2, 2)},
+		{Subject: "a.five", Kind: Method, Metric: "excl", Clock: "wall", Old: ms(1, 1, 1, 1, 1), New: ms(2, 2, 2, 2, 2)},
+		{Subject: "a.four", Kind: Method, Metric: "excl", Clock: "wall", Old: ms(1, 1, 1, 1), New: ms(2, 2, 2, 2)},
+	}
+	rs := Evaluate(r, series, 0.05)
+	want := []struct {
+		p, adj float64
+		v      Verdict
+	}{{0.1, 0.1, Inconclusive}, {2.0 / 252, 3 * 2.0 / 252, Regressed}, {2.0 / 70, 2 * 2.0 / 70, Inconclusive}}
+	for i, w := range want {
+		got := rs[i]
+		if got.P == nil || got.PAdjusted == nil || math.Abs(*got.P-w.p) > 1e-12 || math.Abs(*got.PAdjusted-w.adj) > 1e-12 || got.Verdict != w.v {
+			t.Errorf("%s: p %v, adjusted %v, %s; want %g, %g, %s", got.Subject, deref(got.P), deref(got.PAdjusted), got.Verdict, w.p, w.adj, w.v)
+		}
+	}
+	if one := Judge(&r[0], &series[2], 0.05); one.Verdict != Regressed || *one.PAdjusted != *one.P {
+		t.Errorf("4 vs 4 alone: %s, p %v adjusted %v; want regressed, adjusted = p", one.Verdict, *one.P, *one.PAdjusted)
+	}
+}
+
+func deref(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
 }

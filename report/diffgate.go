@@ -53,6 +53,9 @@ type Verdict struct {
 	Delta     float64  `json:"delta"`
 	Pct       *float64 `json:"pct"`
 	P         *float64 `json:"p"` // nil with fewer than MinRunsForP runs per side
+	// PAdjusted is P adjusted for the other checks of the rule (Holm),
+	// the p-value the verdict compares with alpha.
+	PAdjusted *float64 `json:"p_adjusted"`
 	Threshold string   `json:"threshold"`
 }
 
@@ -183,7 +186,7 @@ func (j *joined) judge(clocks []Basis, noCalls bool, opt DiffOptions) (*GateRepo
 	for _, res := range results {
 		v := Verdict{Rule: res.Rule, Subject: res.Subject, Kind: res.Kind.String(), Metric: res.Metric, Clock: res.Clock,
 			Verdict: string(res.Verdict), Old: res.OldMedian, New: res.NewMedian, Delta: res.Delta, Pct: res.Pct, P: res.P,
-			Threshold: res.Threshold}
+			PAdjusted: res.PAdjusted, Threshold: res.Threshold}
 		switch res.Verdict {
 		case gate.Regressed:
 			g.Regressed++

@@ -97,7 +97,10 @@ func (r *DiffReport) writeGate(w *bufio.Writer, opt TextOptions) {
 		w.WriteString("; inconclusive fails")
 	}
 	w.WriteString("\n")
-	tb := &table{header: []string{"VERDICT", "RULE", "METRIC", "OLD", "NEW", "Δ", "Δ%", "P", "SUBJECT"}, left: []bool{true, true, true},
+	if r.hasP() {
+		w.WriteString("P ADJ: each rule's p-values adjusted for its number of checks (Holm), compared with alpha\n")
+	}
+	tb := &table{header: []string{"VERDICT", "RULE", "METRIC", "OLD", "NEW", "Δ", "Δ%", "P ADJ", "SUBJECT"}, left: []bool{true, true, true},
 		drop: []int{0, 2, 0, 1, 1, 0, 0, 0}} // on a narrow terminal the old and new values go first, then the rule
 	for _, v := range g.Verdicts {
 		if v.Verdict == string(gate.OK) {
@@ -108,7 +111,7 @@ func (r *DiffReport) writeGate(w *bufio.Writer, opt TextOptions) {
 			c = Samples.String() // a count
 		}
 		tb.add(v.Verdict, v.Rule, metricWords(v), valuef(c, v.Old), valuef(c, v.New), signedValuef(c, v.Delta),
-			signedPercent(v.Pct), pCell(v.P), v.Subject)
+			signedPercent(v.Pct), pCell(v.PAdjusted), v.Subject)
 	}
 	if len(tb.rows) > 0 {
 		w.WriteString("\n")

@@ -120,8 +120,8 @@ func verdictMessage(v Verdict) string {
 	}
 	s := fmt.Sprintf("%s: %s %s → %s (%s, %s)", v.Verdict, metricWords(v), valuef(c, v.Old), valuef(c, v.New),
 		signedValuef(c, v.Delta), signedPercent(v.Pct))
-	if v.P != nil {
-		s += ", p " + strconv.FormatFloat(*v.P, 'g', 4, 64)
+	if v.PAdjusted != nil {
+		s += ", p " + strconv.FormatFloat(*v.PAdjusted, 'g', 4, 64) + " (adjusted)"
 	} else {
 		s += fmt.Sprintf(", no p-value (fewer than %d runs per side)", MinRunsForP)
 	}

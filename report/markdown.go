@@ -43,7 +43,7 @@ func (r *DiffReport) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 	if r.OldRuns != nil || r.NewRuns != nil {
 		b.WriteString("; medians of the runs")
 		if r.hasP() {
-			b.WriteString(", p from a two-sided Mann–Whitney U test")
+			b.WriteString(", p from a two-sided Mann–Whitney U test (in the verdicts, adjusted for each rule's number of checks: Holm)")
 		}
 	}
 	b.WriteString("\n\n")
@@ -61,10 +61,10 @@ func (r *DiffReport) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 				mc = Samples.String()
 			}
 			lines = append(lines, mdRow(v.Verdict, mdCode(v.Rule), metricWords(v), valuef(mc, v.Old), valuef(mc, v.New),
-				signedValuef(mc, v.Delta), signedPercent(v.Pct), pCell(v.P), mdCode(v.Subject)))
+				signedValuef(mc, v.Delta), signedPercent(v.Pct), pCell(v.PAdjusted), mdCode(v.Subject)))
 		}
 		if len(lines) > 0 {
-			head := mdRow("verdict", "rule", "metric", "old", "new", "Δ", "Δ%", "p", "subject") + "|---|---|---|--:|--:|--:|--:|--:|---|\n"
+			head := mdRow("verdict", "rule", "metric", "old", "new", "Δ", "Δ%", "p adj", "subject") + "|---|---|---|--:|--:|--:|--:|--:|---|\n"
 			mdTable(&b, head, lines, limit-reserve, "verdicts")
 		}
 	}
