@@ -128,6 +128,7 @@ func (c *DiffCmd) Run(g *Globals) error {
 	if err := c.write(g, r); err != nil {
 		return err
 	}
+	warnUnchecked(g, r.Gate)
 	return gateExit(r.Gate)
 }
 
@@ -239,4 +240,21 @@ func checks(n int) string {
 		return "1 check"
 	}
 	return fmt.Sprintf("%d checks", n)
+}
+
+// warnUnchecked warns of each rule that checked nothing, such as a pattern
+// with a typo: it passes by checking nothing, and the gate would be off.
+func warnUnchecked(g *Globals, gr *report.GateReport) {
+	if gr == nil {
+		return
+	}
+	checked := map[string]bool{}
+	for _, v := range gr.Verdicts {
+		checked[v.Rule] = true
+	}
+	for _, rule := range gr.Rules {
+		if !checked[rule] {
+			fmt.Fprintf(g.env.stderr, "atrace2: warning: --fail-on %q checked nothing: its pattern matches no method of the runs\n", rule)
+		}
+	}
 }

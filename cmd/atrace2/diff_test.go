@@ -111,6 +111,8 @@ func TestDiffExitCodes(t *testing.T) {
 		{"improved", diffArgs(news, olds, "--fail-on", "work:excl>+20us"), exitOK, `improved  work`, `^$`},
 		{"bad run", diffArgs(append(olds[:1:1], bad), news, "--fail-on", "excl>+1ms"), exitError, `^$`, `bad.trace: offset 16`},
 		{"bad rule", diffArgs(olds, news, "--fail-on", "excl>fast"), exitUsage, `^$`, `--fail-on`},
+		{"rule matching nothing", diffArgs(olds, news, "--fail-on", "NoSuchMethod:excl>+1ms"), exitOK, `gate: pass: 1 rule, 0 checks`,
+			`^atrace2: warning: --fail-on "NoSuchMethod:excl>\+1ms" checked nothing: its pattern matches no method of the runs\n$`},
 		{"phase not recorded", diffArgs(olds, news, "--fail-on", "phase:first-frame:wall>+5%"), exitError, `^$`, `a1.trace: phase first-frame: not recorded \(not in the trace\)`},
 		{"unknown phase", diffArgs(olds, news, "--fail-on", "phase:first-draw>+5%"), exitUsage, `^$`, `first-draw`},
 		{"clock missing", diffArgs(olds, news, "--fail-on", "excl.cpu>+1ms", "--clock", "wall"), exitUsage, `^$`, `no cpu clock`},
