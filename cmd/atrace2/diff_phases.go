@@ -31,6 +31,10 @@ func phaseSeries(g *Globals, olds, news []input.Arg, rules []gate.Rule) ([]gate.
 		if !slices.Contains(startup.Names(), r.Phase) {
 			return nil, usagef("--fail-on %q: no startup phase %q; the phases are %s", r.Text, r.Phase, strings.Join(startup.Names(), ", "))
 		}
+		if narrowedAway(g.Clock, r.Clock) {
+			return nil, usagef("--fail-on %q: --clock %s reads no %s time, which the rule compares: leave --clock out, or give the rule the clock (phase:%s:%s)",
+				r.Text, g.Clock, phaseClock(r.Clock), r.Phase, g.Clock)
+		}
 		if k := (key{r.Phase, r.Clock}); !slices.Contains(keys, k) {
 			keys = append(keys, k)
 		}
@@ -110,4 +114,25 @@ func rereadable(in input.Arg) bool {
 	}
 	st, err := os.Stat(in.Path)
 	return err != nil || st.Mode().IsRegular()
+}
+
+// narrowedAway says --clock c reads only one clock of a dual-clock trace,
+// and not the one a phase rule compares (its Clock, "" for wall).
+func narrowedAway(c, rule string) bool {
+	rule = phaseClock(rule)
+	switch c {
+	case "wall":
+		return rule != "wall"
+	case "cpu", "thread-cpu":
+		return rule != "cpu"
+	}
+	return false
+}
+
+// phaseClock is the clock of a phase rule: wall when it names none.
+func phaseClock(c string) string {
+	if c == "" {
+		return "wall"
+	}
+	return c
 }

@@ -114,6 +114,8 @@ func TestDiffExitCodes(t *testing.T) {
 		{"rule matching nothing", diffArgs(olds, news, "--fail-on", "NoSuchMethod:excl>+1ms"), exitOK, `gate: pass: 1 rule, 0 checks`,
 			`^atrace2: warning: --fail-on "NoSuchMethod:excl>\+1ms" checked nothing: its pattern matches no method of the runs\n$`},
 		{"phase not recorded", diffArgs(olds, news, "--fail-on", "phase:first-frame:wall>+5%"), exitError, `^$`, `a1.trace: phase first-frame: not recorded \(not in the trace\)`},
+		{"phase clock narrowed away", diffArgs(olds, news, "--fail-on", "phase:first-frame>+5%", "--clock", "cpu"), exitUsage, `^$`,
+			`--clock cpu reads no wall time, which the rule compares: leave --clock out, or give the rule the clock \(phase:first-frame:cpu\)`},
 		{"unknown phase", diffArgs(olds, news, "--fail-on", "phase:first-draw>+5%"), exitUsage, `^$`, `first-draw`},
 		{"clock missing", diffArgs(olds, news, "--fail-on", "excl.cpu>+1ms", "--clock", "wall"), exitUsage, `^$`, `no cpu clock`},
 		{"old without new", []string{"diff", "--old", olds[0], olds[1]}, exitUsage, `^$`, `--old and --new go together`},
