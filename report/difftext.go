@@ -101,7 +101,7 @@ func (r *DiffReport) writeGate(w *bufio.Writer, opt TextOptions) {
 		w.WriteString("P ADJ: each rule's p-values adjusted for its number of checks (Holm), compared with alpha\n")
 	}
 	tb := &table{header: []string{"VERDICT", "RULE", "METRIC", "OLD", "NEW", "Δ", "Δ%", "P ADJ", "SUBJECT"}, left: []bool{true, true, true},
-		drop: []int{0, 2, 0, 1, 1, 0, 0, 0}} // on a narrow terminal the old and new values go first, then the rule
+		drop: []int{0, 3, 1, 2, 2, 0, 0, 0}} // on a narrow terminal: the rule, then the old and new values, then the metric
 	for _, v := range g.Verdicts {
 		if v.Verdict == string(gate.OK) {
 			break // sorted last

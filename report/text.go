@@ -266,16 +266,17 @@ func (r *DiffReport) WriteText(w io.Writer, opt TextOptions) error {
 	}
 	bw.WriteString("\n\n")
 	// On a narrow terminal the old and new values go first (calls, then
-	// inclusive, then exclusive), then the change of calls; the changes,
-	// their percentages and the p-values stay.
+	// inclusive, then exclusive), then the change of calls and the
+	// p-values (the verdicts above show those that decide); the changes
+	// and their percentages stay.
 	withP := r.hasP()
 	tb := &table{header: []string{"OLD EXCL", "NEW EXCL", "Δ EXCL", "Δ%"}, drop: []int{2, 2, 0, 0}}
 	if withP {
-		tb.header, tb.drop = append(tb.header, "P"), append(tb.drop, 0)
+		tb.header, tb.drop = append(tb.header, "P"), append(tb.drop, 1)
 	}
 	tb.header, tb.drop = append(tb.header, "OLD INCL", "NEW INCL", "Δ INCL", "Δ%"), append(tb.drop, 3, 3, 0, 0)
 	if withP {
-		tb.header, tb.drop = append(tb.header, "P"), append(tb.drop, 0)
+		tb.header, tb.drop = append(tb.header, "P"), append(tb.drop, 1)
 	}
 	if !r.CallsUnknown {
 		tb.header, tb.drop = append(tb.header, "OLD CALLS", "NEW CALLS", "Δ CALLS"), append(tb.drop, 4, 4, 1)
