@@ -31,6 +31,10 @@ Percentages are of this total.
 recursive: the calls made while the same method was already on the stack
 below; they are part of calls.
 
+(idle): a well-known waiting method (LockSupport.park, Object.wait,
+Thread.sleep, MessageQueue.nativePollOnce, poll …): its time is a thread
+waiting, not working; --clock cpu or --thread main shows the work.
+
 offcpu (--clock offcpu or --sort offcpu; dual-clock traces): per stack,
 exclusive wall minus exclusive thread CPU time, at least 0: the time the
 thread was on the stack but blocked, waiting or descheduled.`

@@ -42,17 +42,17 @@ type GateReport struct {
 // Verdict is one rule's verdict on one subject: a method (as the tables
 // label it), "total" (all threads) or a startup phase.
 type Verdict struct {
-	Rule      string   `json:"rule"`
-	Subject   string   `json:"subject"`
-	Kind      string   `json:"kind"`   // "method", "total" or "phase"
-	Metric    string   `json:"metric"` // "excl", "incl", "calls" or "phase"
-	Clock     string   `json:"clock"`  // "wall", "cpu", "offcpu", "samples"; "" for calls
-	Verdict   string   `json:"verdict"`
-	Old       float64  `json:"old"` // median of the old runs
-	New       float64  `json:"new"`
-	Delta     float64  `json:"delta"`
-	Pct       *float64 `json:"pct"`
-	P         *float64 `json:"p"` // nil with fewer than MinRunsForP runs per side
+	Rule    string   `json:"rule"`
+	Subject string   `json:"subject"`
+	Kind    string   `json:"kind"`   // "method", "total" or "phase"
+	Metric  string   `json:"metric"` // "excl", "incl", "calls" or "phase"
+	Clock   string   `json:"clock"`  // "wall", "cpu", "offcpu", "samples"; "" for calls
+	Verdict string   `json:"verdict"`
+	Old     float64  `json:"old"` // median of the old runs
+	New     float64  `json:"new"`
+	Delta   float64  `json:"delta"`
+	Pct     *float64 `json:"pct"`
+	P       *float64 `json:"p"` // nil with fewer than MinRunsForP runs per side
 	// PAdjusted is P adjusted for the other checks of the rule (Holm),
 	// the p-value the verdict compares with alpha.
 	PAdjusted *float64 `json:"p_adjusted"`

@@ -48,8 +48,9 @@ func (r *DiffReport) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 	}
 	b.WriteString("\n\n")
 	if g := r.Gate; g != nil {
-		fmt.Fprintf(&b, "%s with %s: **%d regressed**, %d inconclusive, %d improved, %d ok (alpha %g%s).\n\n",
-			plural(int64(len(g.Verdicts)), "check"), plural(int64(len(g.Rules)), "rule"), g.Regressed, g.Inconclusive, g.Improved, g.OK,
+		fmt.Fprintf(&b, "%s with %s: **%s regressed**, %s inconclusive, %s improved, %s ok (alpha %g%s).\n\n",
+			plural(int64(len(g.Verdicts)), "check"), plural(int64(len(g.Rules)), "rule"),
+			count(int64(g.Regressed)), count(int64(g.Inconclusive)), count(int64(g.Improved)), count(int64(g.OK)),
 			g.Alpha, map[bool]string{true: ", inconclusive fails"}[g.InconclusiveFails])
 		var lines []string
 		for _, v := range g.Verdicts {

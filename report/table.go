@@ -283,10 +283,13 @@ func (l leftOut) write(w *bufio.Writer, width int) {
 	if len(l) == 0 {
 		return
 	}
-	what := plural(int64(len(l)), "column")
-	line := fmt.Sprintf("(%s left out to fit %d columns: %s; --wide prints them)", what, width, strings.Join(l, ", "))
+	what, them := plural(int64(len(l)), "column"), "them"
+	if len(l) == 1 {
+		them = "it"
+	}
+	line := fmt.Sprintf("(%s left out to fit %d columns: %s; --wide prints %s)", what, width, strings.Join(l, ", "), them)
 	if utf8.RuneCountInString(line) > width {
-		line = fmt.Sprintf("(%s left out to fit %d columns; --wide prints them)", what, width)
+		line = fmt.Sprintf("(%s left out to fit %d columns; --wide prints %s)", what, width, them)
 	}
 	w.WriteString(line)
 	w.WriteByte('\n')

@@ -109,14 +109,10 @@ func writeTable(bw *bufio.Writer, rows [][]string) {
 	}
 }
 
-// WriteJSON writes the reports: one object for one report when array is
-// false, else an array of them.
-func WriteJSON(w io.Writer, reps []*Report, array bool) error {
-	var v any = reps
-	if !array && len(reps) == 1 {
-		v = reps[0]
-	}
-	b, err := json.MarshalIndent(v, "", "  ")
+// WriteJSON writes the reports as an array, also of one report: a script
+// then reads the output of a glob that matched one trace like any other.
+func WriteJSON(w io.Writer, reps []*Report) error {
+	b, err := json.MarshalIndent(reps, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/alecthomas/kong"
 
@@ -60,7 +61,7 @@ func (c *DiffCmd) Help() string {
 
 Runs: with --old A1 A2 … --new B1 B2 … each value is the median of the runs (the mean of the two middle values for an even count; a run where a method is absent counts 0), and json lists every run's value. With at least 3 runs per side, a two-sided Mann–Whitney U test gives each change a p-value (the P columns). The p-value is exact up to 20 runs per side (the permutation distribution for the observed ties), and the normal approximation with tie and continuity corrections beyond. At alpha 0.05 the smallest possible p-value is 0.1 with 3 and 3 runs, 0.057 with 3 and 4, 0.029 with 4 and 4, 0.0079 with 5 and 5.
 
-Rules: --fail-on '[METHOD_PATTERN:]METRIC[.CLOCK]>THRESHOLD'. METRIC is excl, incl or calls; CLOCK is wall, cpu or offcpu (a dual-clock trace), by default the first clock of the traces; THRESHOLD is a duration (+2ms), a percentage of the old median (+10%) or, for calls, a count (+5). METHOD_PATTERN is a regular expression matched against the method as the table prints it; without one the rule applies to every method and to the total of all threads. Sampled profiles count samples: give them percentages. Each (rule, subject) gets a verdict: regressed when the change passes the threshold and, with at least 3 runs per side, p < --alpha; inconclusive when it passes the threshold but is not significant or there are fewer than 3 runs per side; improved when it passes the threshold the other way (never fails); ok otherwise. Each rule's p-values are adjusted for its number of checks (Holm), so that with no change a rule fails with probability at most --alpha however many methods it checks: a rule over every method needs more runs (10 per side for up to about 4,000 checks) than one naming a few methods (5 per side). Rules are judged on every method, before --limit and --threshold hide rows. Startup phases are rules too: --fail-on 'phase:NAME[:CLOCK]>THRESHOLD', NAME one of the phases of atrace2 startup (bind, application-create, activity-create, activity-start, activity-resume, first-frame, fully-drawn), CLOCK wall (the default), cpu or offcpu; each run is then read a second time for its phases, so runs cannot come from standard input.
+Rules: --fail-on '[METHOD_PATTERN:]METRIC[.CLOCK]>THRESHOLD'. METRIC is excl, incl or calls; CLOCK is wall, cpu or offcpu (a dual-clock trace), by default the first clock of the traces; THRESHOLD is a duration (+2ms), a percentage of the old median (+10%) or, for calls, a count (+5). METHOD_PATTERN is a regular expression matched against the method as the table prints it; without one the rule applies to every method and, for times, to the total of all threads. Sampled profiles count samples: give them percentages. Each (rule, subject) gets a verdict: regressed when the change passes the threshold and, with at least 3 runs per side, p < --alpha; inconclusive when it passes the threshold but is not significant or there are fewer than 3 runs per side; improved when it passes the threshold the other way (never fails); ok otherwise. Each rule's p-values are adjusted for its number of checks (Holm), so that with no change a rule fails with probability at most --alpha however many methods it checks: a rule over every method needs more runs (10 per side for up to about 4,000 checks) than one naming a few methods (5 per side). Rules are judged on every method, before --limit and --threshold hide rows. Startup phases are rules too: --fail-on 'phase:NAME[:CLOCK]>THRESHOLD', NAME one of the phases of atrace2 startup (bind, application-create, activity-create, activity-start, activity-resume, first-frame, fully-drawn), CLOCK wall (the default), cpu or offcpu; each run is then read a second time for its phases, so runs cannot come from standard input.
 
 Exit status: 0 when no rule regressed (and whenever no --fail-on is given); 3 when a rule regressed; 4 when only inconclusive results remain and --inconclusive=fail; 1 for unreadable input; 80 for usage errors. The report is written in full before a non-zero exit.
 
@@ -90,7 +91,10 @@ func (c *DiffCmd) Run(g *Globals) error {
 	}
 	opt := report.DiffOptions{Sort: c.Sort, Limit: c.Limit, Threshold: th, Alpha: c.Alpha, InconclusiveFails: c.Inconclusive == "fail"}
 	var phases []gate.Rule
-	for _, s := range c.FailOn {
+	for i, s := range c.FailOn {
+		if slices.Contains(c.FailOn[:i], s) {
+			continue // a rule given twice is judged once
+		}
 		r, err := gate.ParseRule(s)
 		if err != nil {
 			return usagef("--fail-on: %v", err)

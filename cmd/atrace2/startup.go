@@ -10,7 +10,7 @@ import (
 
 // StartupCmd prints the app-startup phases of traces.
 type StartupCmd struct {
-	Format string   `default:"text" enum:"text,json" help:"Output format: aligned text, or json (times in ns; an array with several traces). One of: ${enum}."`
+	Format string   `default:"text" enum:"text,json" help:"Output format: aligned text, or json (times in ns; an array with one report per trace, also for one trace, so that a script reads every glob alike). One of: ${enum}."`
 	Trace  []string `arg:"" name:"TRACE" help:"Trace files (- for standard input), each optionally followed by its .sec key file."`
 }
 
@@ -56,7 +56,7 @@ func (c *StartupCmd) Run(g *Globals) error {
 	}
 	defer out.Abort()
 	if c.Format == "json" {
-		err = startup.WriteJSON(out, reps, len(reps) > 1)
+		err = startup.WriteJSON(out, reps)
 	} else {
 		for i, r := range reps {
 			if i > 0 {

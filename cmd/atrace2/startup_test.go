@@ -242,10 +242,14 @@ func TestStartupCorpus(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", c.file, code, errOut)
 		}
-		var r startup.Report
-		if err := json.Unmarshal([]byte(out), &r); err != nil {
+		var rs []startup.Report
+		if err := json.Unmarshal([]byte(out), &rs); err != nil {
 			t.Fatal(err)
 		}
+		if len(rs) != 1 {
+			t.Fatalf("%s: %d reports, want an array of 1", c.file, len(rs))
+		}
+		r := rs[0]
 		var got []string
 		for _, p := range r.Phases {
 			switch {
