@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/internal/units"
 )
 
 // The phases, in order.
@@ -109,6 +110,9 @@ type Report struct {
 	// thread; the launch phases are of the first.
 	Activities int     `json:"activities"`
 	Phases     []Phase `json:"phases"`
+	// Notes are caveats printed under the header: a trace recorded in
+	// sampling mode, whose phases are as precise as its sampling step.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Phase returns the phase of that name, nil when there is none.
@@ -226,6 +230,10 @@ func (e *Exporter) Finish() error {
 	}
 	if !t.HasWall || !t.HasCPU {
 		r.Missing = append(r.Missing, "offcpu")
+	}
+	if t.Sampling.Likely {
+		r.Notes = append(r.Notes, fmt.Sprintf("looks like a sampling-mode trace (about %s between samples): phases begin and end at sampled calls, so their times are approximate to that step, and a phase whose method no sample caught is missing",
+			units.Duration(t.Sampling.Interval)))
 	}
 	var main *detector
 	for _, d := range e.threads {

@@ -28,6 +28,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		bw.WriteString(", the phases are of the first")
 	}
 	bw.WriteString("\n")
+	for _, n := range r.Notes {
+		fmt.Fprintf(bw, "note: %s\n", n)
+	}
 	if len(r.Missing) > 0 {
 		fmt.Fprintf(bw, "the trace has one clock: no %s\n", strings.Join(r.Missing, ", "))
 	}

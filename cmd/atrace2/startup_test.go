@@ -227,7 +227,9 @@ func TestStartupCorpus(t *testing.T) {
 	if _, err := os.Stat(dir); err != nil {
 		t.Skipf("corpus not available at %s: %v", dir, err)
 	}
-	// Phase: begin, end, wall, cpu (µs); "-" when not recorded.
+	// Phase: begin, end, wall, cpu (µs); "-" when not recorded. Every
+	// trace but test1 was recorded in sampling mode (info says so), and the
+	// report notes it.
 	for _, c := range []struct {
 		file   string
 		phases string
@@ -261,6 +263,10 @@ func TestStartupCorpus(t *testing.T) {
 		}
 		if s := strings.Join(got, "; "); s != c.phases {
 			t.Errorf("%s:\n got %s\nwant %s", c.file, s, c.phases)
+		}
+		sampled := !strings.Contains(c.file, "test1")
+		if noted := len(r.Notes) == 1 && strings.HasPrefix(r.Notes[0], "looks like a sampling-mode trace"); noted != sampled {
+			t.Errorf("%s: notes %q; want the sampling-mode note: %v", c.file, r.Notes, sampled)
 		}
 	}
 }
