@@ -279,7 +279,7 @@ func TestMarkdownCap(t *testing.T) {
 	if md.Len() > MaxMarkdown || md.Len() < MaxMarkdown-2048 {
 		t.Errorf("markdown of %d methods: %d bytes, want just under %d", n, md.Len(), MaxMarkdown)
 	}
-	if !regexp.MustCompile(`\n\d+ of \d+ methods left out: the summary's size limit\.\n`).MatchString(md.String()) {
+	if !regexp.MustCompile(`\n[0-9,]+ of [0-9,]+ methods left out: the summary's size limit\.\n`).MatchString(md.String()) {
 		t.Errorf("no note of the rows left out:\n%s", md.String()[max(0, md.Len()-500):])
 	}
 	small := MarkdownOptions{MaxBytes: 4096}
@@ -289,6 +289,11 @@ func TestMarkdownCap(t *testing.T) {
 	}
 	if md.Len() > small.MaxBytes || !strings.Contains(md.String(), "verdicts left out") {
 		t.Errorf("%d bytes over a cap of %d", md.Len(), small.MaxBytes)
+	}
+	// 4,000 verdicts would fill the cap: they take half, and the largest
+	// changes still show.
+	if !regexp.MustCompile("### Methods by the change in exclusive wall time\n\n.*\n.*\n(\\| .*\n)+\n[0-9,]+ of 4,000 methods left out").MatchString(md.String()) {
+		t.Errorf("no methods table after the verdicts:\n%s", md.String())
 	}
 }
 

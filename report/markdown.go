@@ -66,7 +66,13 @@ func (r *DiffReport) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 		}
 		if len(lines) > 0 {
 			head := mdRow("verdict", "rule", "metric", "old", "new", "Δ", "Δ%", "p adj", "subject") + "|---|---|---|--:|--:|--:|--:|--:|---|\n"
-			mdTable(&b, head, lines, limit-reserve, "verdicts")
+			// The verdicts take at most half of what is left, so that a
+			// gate of thousands of checks still shows the largest changes.
+			vlimit := limit - reserve
+			if len(r.Rows) > 0 {
+				vlimit = b.Len() + (limit-reserve-b.Len())/2
+			}
+			mdTable(&b, head, lines, vlimit, "verdicts")
 		}
 	}
 	if len(r.Rows) > 0 && b.Len() < limit-reserve {
@@ -110,13 +116,13 @@ func (r *DiffReport) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 // limit bytes, then says how many were left out.
 func mdTable(b *bytes.Buffer, head string, lines []string, limit int, what string) {
 	if b.Len()+len(head) > limit {
-		fmt.Fprintf(b, "%d %s left out: the summary's size limit.\n\n", len(lines), what)
+		fmt.Fprintf(b, "%s %s left out: the summary's size limit.\n\n", count(int64(len(lines))), what)
 		return
 	}
 	b.WriteString(head)
 	for i, l := range lines {
 		if b.Len()+len(l) > limit {
-			fmt.Fprintf(b, "\n%d of %d %s left out: the summary's size limit.\n\n", len(lines)-i, len(lines), what)
+			fmt.Fprintf(b, "\n%s of %s %s left out: the summary's size limit.\n\n", count(int64(len(lines)-i)), count(int64(len(lines))), what)
 			return
 		}
 		b.WriteString(l)
