@@ -91,15 +91,7 @@ func (r *DiffReport) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 		var lines []string
 		for i := range r.Rows {
 			row := &r.Rows[i]
-			var cells []string
-			for _, ch := range []Change{row.Excl[0], row.Incl[0]} {
-				cells = append(cells, side(row, true, valuef(c, ch.Old)), side(row, false, valuef(c, ch.New)),
-					signedValuef(c, ch.Delta), diffPercent(row, ch))
-				if withP {
-					cells = append(cells, pCell(ch.PValue()))
-				}
-			}
-			lines = append(lines, mdRow(append(cells, mdCode(label(row.Method, row.Signature, row.Overloaded)))...))
+			lines = append(lines, mdRow(append(changeCells(row, c, withP), mdCode(label(row.Method, row.Signature, row.Overloaded)))...))
 		}
 		mdTable(&b, mdRow(head...)+"|"+align+"\n", lines, limit-reserve, "methods")
 		if more := r.Methods - len(r.Rows) - r.Hidden; more > 0 || r.Hidden > 0 {

@@ -284,14 +284,7 @@ func (r *DiffReport) WriteText(w io.Writer, opt TextOptions) error {
 	tb.header = append(tb.header, "METHOD")
 	for i := range r.Rows {
 		row := &r.Rows[i]
-		var cells []string
-		for _, ch := range []Change{row.Excl[0], row.Incl[0]} {
-			cells = append(cells, side(row, true, valuef(c, ch.Old)), side(row, false, valuef(c, ch.New)),
-				signedValuef(c, ch.Delta), diffPercent(row, ch))
-			if withP {
-				cells = append(cells, pCell(ch.PValue()))
-			}
-		}
+		cells := changeCells(row, c, withP)
 		if !r.CallsUnknown {
 			cells = append(cells, side(row, true, countf(row.Calls.Old)), side(row, false, countf(row.Calls.New)),
 				signedCountf(row.Calls.Delta))
@@ -320,4 +313,18 @@ func diffPercent(row *DiffRow, ch Change) string {
 		return "gone"
 	}
 	return signedPercent(ch.Pct)
+}
+
+// changeCells are a diff row's exclusive and inclusive changes on clock c,
+// as text and markdown show them: old, new, Δ and Δ%, then p with withP.
+func changeCells(row *DiffRow, c string, withP bool) []string {
+	var cells []string
+	for _, ch := range []Change{row.Excl[0], row.Incl[0]} {
+		cells = append(cells, side(row, true, valuef(c, ch.Old)), side(row, false, valuef(c, ch.New)),
+			signedValuef(c, ch.Delta), diffPercent(row, ch))
+		if withP {
+			cells = append(cells, pCell(ch.PValue()))
+		}
+	}
+	return cells
 }
