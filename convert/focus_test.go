@@ -17,22 +17,7 @@ import (
 
 // focusTrace has an orphan frame and a frame open at the end on each
 // thread. Times are µs: the CPU time, then the wall time.
-const focusTrace = `version 3
-clock dual
-thread 1 main
-thread 2 worker
-method 0x4 a.A run ()V X.java
-method 0x8 a.B run ()V X.java
-method 0xc a.C run ()V X.java
-1 exit 0x8 2 10
-1 enter 0x4 3 12
-1 enter 0xc 4 18
-1 exit 0xc 6 22
-1 exit 0x4 8 40
-1 enter 0xc 9 45
-2 exit 0x8 5 48
-2 enter 0x4 6 50
-`
+const focusTrace = tracegen.FocusText
 
 func focusBytes(t *testing.T) []byte {
 	t.Helper()

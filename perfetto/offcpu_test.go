@@ -20,22 +20,7 @@ import (
 // off the CPU); spin 3 ms of wall time and 4 ms of CPU (clamped at 0: no
 // arg); main itself 2000 µs of wall time and 1500 of CPU outside its
 // callees (500); the worker's sleep 2000 and 500 (1500).
-const offCPUTrace = `version 3
-clock dual
-thread 1 main
-thread 2 worker
-method 0x4 a.App main ()V App.java
-method 0x8 a.Io sleep ()V Io.java
-method 0xc a.Calc spin ()V Calc.java
-1 enter 0x4 0 0
-1 enter 0x8 1000 1000
-1 exit 0x8 2000 11000
-1 enter 0xc 2000 11000
-1 exit 0xc 6000 14000
-1 exit 0x4 6500 15000
-2 enter 0x8 0 15000
-2 exit 0x8 500 17000
-`
+const offCPUTrace = tracegen.OffCPUText
 
 // TestOffCPUArg reads the slices' debug.offcpu_us back with
 // trace_processor, which merges the args of a slice's end event into the

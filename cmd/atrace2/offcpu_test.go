@@ -25,22 +25,7 @@ import (
 // Ranked by exclusive wall time: sleep, spin, main; by off-CPU time:
 // sleep (10.5 ms), main, spin. offCPUTraceNew is the same run with main's
 // sleep 5 ms shorter (off-CPU 4 ms).
-const offCPUTrace = `version 3
-clock dual
-thread 1 main
-thread 2 worker
-method 0x4 a.App main ()V App.java
-method 0x8 a.Io sleep ()V Io.java
-method 0xc a.Calc spin ()V Calc.java
-1 enter 0x4 0 0
-1 enter 0x8 1000 1000
-1 exit 0x8 2000 11000
-1 enter 0xc 2000 11000
-1 exit 0xc 6000 14000
-1 exit 0x4 6500 15000
-2 enter 0x8 0 15000
-2 exit 0x8 500 17000
-`
+const offCPUTrace = tracegen.OffCPUText
 
 var offCPUTraceNew = strings.NewReplacer(
 	"1 exit 0x8 2000 11000", "1 exit 0x8 2000 6000",

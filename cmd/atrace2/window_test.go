@@ -17,22 +17,7 @@ import (
 // end; times are µs, CPU then wall. The frames: main B 0–10 (orphan), A
 // 12–40, C 18–22 inside A, C 45–50 (open at the end); worker B 0–48
 // (orphan), A 50–50.
-const windowTrace = `version 3
-clock dual
-thread 1 main
-thread 2 worker
-method 0x4 a.A run ()V X.java
-method 0x8 a.B run ()V X.java
-method 0xc a.C run ()V X.java
-1 exit 0x8 2 10
-1 enter 0x4 3 12
-1 enter 0xc 4 18
-1 exit 0xc 6 22
-1 exit 0x4 8 40
-1 enter 0xc 9 45
-2 exit 0x8 5 48
-2 enter 0x4 6 50
-`
+const windowTrace = tracegen.FocusText
 
 // writeText writes a trace given in tracegen's text form.
 func writeText(t *testing.T, name, src string) string {
