@@ -33,7 +33,7 @@ func phaseSeries(g *Globals, olds, news []input.Arg, rules []gate.Rule) ([]gate.
 		}
 		if narrowedAway(g.Clock, r.Clock) {
 			return nil, usagef("--fail-on %q: --clock %s reads no %s time, which the rule compares: leave --clock out, or give the rule the clock (phase:%s:%s)",
-				r.Text, g.Clock, phaseClock(r.Clock), r.Phase, g.Clock)
+				r.Text, g.Clock, r.Clock, r.Phase, g.Clock)
 		}
 		if k := (key{r.Phase, r.Clock}); !slices.Contains(keys, k) {
 			keys = append(keys, k)
@@ -117,9 +117,9 @@ func rereadable(in input.Arg) bool {
 }
 
 // narrowedAway says --clock c reads only one clock of a dual-clock trace,
-// and not the one a phase rule compares (its Clock, "" for wall).
+// and not the one a phase rule compares (gate.ParseRule gives every phase
+// rule its clock, wall by default).
 func narrowedAway(c, rule string) bool {
-	rule = phaseClock(rule)
 	switch c {
 	case "wall":
 		return rule != "wall"
@@ -127,12 +127,4 @@ func narrowedAway(c, rule string) bool {
 		return rule != "cpu"
 	}
 	return false
-}
-
-// phaseClock is the clock of a phase rule: wall when it names none.
-func phaseClock(c string) string {
-	if c == "" {
-		return "wall"
-	}
-	return c
 }
