@@ -17,15 +17,23 @@ func (d *discard) event(ev *stream.Event) error { d.n++; return nil }
 func (d *discard) Finish() error                { return nil }
 
 // BenchmarkConvert measures both passes of the stack policy over a 100 MB
-// v3 trace, with an exporter that only counts events, on the pipeline's
-// second goroutine and on the caller's.
+// v3 trace of each shape (tracegen.BenchShapes), with an exporter that only
+// counts events, on the pipeline's second goroutine and on the caller's.
 func BenchmarkConvert(b *testing.B) {
-	b.Run("pipeline", func(b *testing.B) { benchConvert(b, false) })
-	b.Run("serial", func(b *testing.B) { benchConvert(b, true) })
+	for _, sh := range tracegen.BenchShapes() {
+		b.Run("pipeline/"+sh.Name, func(b *testing.B) { benchConvert(b, sh.LargeOptions, false) })
+		b.Run("serial/"+sh.Name, func(b *testing.B) { benchConvert(b, sh.LargeOptions, true) })
+	}
 }
 
-func benchConvert(b *testing.B, serial bool) {
-	data := tracegen.LargeRegular(tracegen.LargeOptions{Bytes: 100 << 20, Seed: 1})
+// perRecord reports the benchmark's time per record of the trace.
+func perRecord(b *testing.B, o tracegen.LargeOptions) {
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(o.Records()), "ns/record")
+}
+
+func benchConvert(b *testing.B, o tracegen.LargeOptions, serial bool) {
+	data := tracegen.LargeRegular(o)
+	defer perRecord(b, o)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -41,20 +49,26 @@ func benchConvert(b *testing.B, serial bool) {
 	}
 }
 
-// BenchmarkAnalyze measures the first pass alone (what info runs).
+// BenchmarkAnalyze measures the first pass alone (what info runs), on
+// each shape.
 func BenchmarkAnalyze(b *testing.B) {
-	data := tracegen.LargeRegular(tracegen.LargeOptions{Bytes: 100 << 20, Seed: 1})
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		f, err := parser.NewFile("large", bytes.NewReader(data), int64(len(data)), parser.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := convert.Analyze(f, convert.Options{}); err != nil {
-			b.Fatal(err)
-		}
-		f.Close()
+	for _, sh := range tracegen.BenchShapes() {
+		b.Run(sh.Name, func(b *testing.B) {
+			data := tracegen.LargeRegular(sh.LargeOptions)
+			defer perRecord(b, sh.LargeOptions)
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				f, err := parser.NewFile("large", bytes.NewReader(data), int64(len(data)), parser.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := convert.Analyze(f, convert.Options{}); err != nil {
+					b.Fatal(err)
+				}
+				f.Close()
+			}
+		})
 	}
 }
 

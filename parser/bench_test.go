@@ -52,9 +52,18 @@ func BenchmarkReadRecord(b *testing.B) {
 }
 
 // BenchmarkReadRecords decodes the same trace in batches, as the converter
-// does.
+// does, in each shape (tracegen.BenchShapes).
 func BenchmarkReadRecords(b *testing.B) {
-	data := large()
+	for _, sh := range tracegen.BenchShapes() {
+		b.Run(sh.Name, func(b *testing.B) { benchReadRecords(b, sh.LargeOptions) })
+	}
+}
+
+func benchReadRecords(b *testing.B, o tracegen.LargeOptions) {
+	data := tracegen.LargeRegular(o)
+	defer func() {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(o.Records()), "ns/record")
+	}()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	batch := make([]parser.Record, 1024)

@@ -10,15 +10,21 @@ import (
 	"github.com/atrace2/atrace2/stacks"
 )
 
-// BenchmarkAggregate converts a 100 MB v3 trace into per-thread call trees,
-// on the pipeline's goroutines and on one.
+// BenchmarkAggregate converts a 100 MB v3 trace of each shape
+// (tracegen.BenchShapes) into per-thread call trees, on the pipeline's
+// goroutines and on one.
 func BenchmarkAggregate(b *testing.B) {
-	b.Run("pipeline", func(b *testing.B) { benchAggregate(b, false) })
-	b.Run("serial", func(b *testing.B) { benchAggregate(b, true) })
+	for _, sh := range tracegen.BenchShapes() {
+		b.Run("pipeline/"+sh.Name, func(b *testing.B) { benchAggregate(b, sh.LargeOptions, false) })
+		b.Run("serial/"+sh.Name, func(b *testing.B) { benchAggregate(b, sh.LargeOptions, true) })
+	}
 }
 
-func benchAggregate(b *testing.B, serial bool) {
-	data := tracegen.LargeRegular(tracegen.LargeOptions{Bytes: 100 << 20, Seed: 1})
+func benchAggregate(b *testing.B, o tracegen.LargeOptions, serial bool) {
+	data := tracegen.LargeRegular(o)
+	defer func() {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(o.Records()), "ns/record")
+	}()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {

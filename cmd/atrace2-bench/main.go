@@ -260,7 +260,8 @@ type input struct {
 }
 
 // makeInputs writes, per size, a regular v3 trace and (with -gzip) its gzip
-// copy, and a streaming trace for sizes that fit in memory comfortably.
+// copy, and for sizes that fit in memory comfortably an interleaved v3
+// trace (LargeOptions.Interleaved) and a streaming trace.
 func makeInputs(dir, sizes string) ([]input, error) {
 	var ins []input
 	for _, s := range strings.Split(sizes, ",") {
@@ -283,6 +284,16 @@ func makeInputs(dir, sizes string) ([]input, error) {
 			ins = append(ins, input{gz, st.Size()})
 		}
 		if mb <= 200 {
+			// The same kind of records with the threads taking turns of
+			// mostly one record: the thread changes on nearly every record.
+			inter := filepath.Join(dir, fmt.Sprintf("interleaved-%dMB.trace", mb))
+			il := o
+			il.Interleaved = true
+			if err := ensure(inter, func(w io.Writer) error { return tracegen.WriteLarge(w, il) }); err != nil {
+				return nil, err
+			}
+			ist, _ := os.Stat(inter)
+			ins = append(ins, input{inter, ist.Size()})
 			streaming := filepath.Join(dir, fmt.Sprintf("streaming-%dMB.trace", mb))
 			err := ensure(streaming, func(w io.Writer) error {
 				_, err := w.Write(tracegen.Large(o).Streaming(tracegen.StreamOptions{}))

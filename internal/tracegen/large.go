@@ -15,6 +15,12 @@ type LargeOptions struct {
 	Methods  int    // distinct methods; 0 means 3000
 	MaxDepth int    // deepest stack; 0 means 60
 	Seed     uint64 // the same seed gives the same trace
+	// Interleaved gives the threads turns of one record (one in 32 of 2
+	// to 4) instead of 64 to 255, so that nearly every record is of another thread than the
+	// one before, as in files whose per-thread buffers were merged record
+	// by record (the corpus's char_2_bytes.trace switches thread on 97 %
+	// of its records).
+	Interleaved bool
 }
 
 // Large returns a realistic dual-clock v3 trace of about o.Bytes bytes:
@@ -49,6 +55,27 @@ func WriteLarge(w io.Writer, o LargeOptions) error {
 	return bw.Flush()
 }
 
+// Records is the number of records Large(o) and WriteLarge(o) make, for
+// benchmarks that report a cost per record.
+func (o LargeOptions) Records() int { return o.Bytes / dualRecordSize }
+
+// BenchShape is one shape of the benchmarks' trace.
+type BenchShape struct {
+	Name string
+	LargeOptions
+}
+
+// BenchShapes are the two shapes of the benchmarks' 100 MB trace:
+// "chunked", threads taking turns of 64 to 255 records, as ART's
+// per-thread buffers write them, and "interleaved", the thread changing on
+// nearly every record.
+func BenchShapes() []BenchShape {
+	o := LargeOptions{Bytes: 100 << 20, Seed: 1}
+	il := o
+	il.Interleaved = true
+	return []BenchShape{{"chunked", o}, {"interleaved", il}}
+}
+
 // largeTables fills in the defaults and makes the thread and method tables.
 func largeTables(o *LargeOptions) *Trace {
 	o.Threads = cmp0(o.Threads, 40)
@@ -79,7 +106,14 @@ func largeRecords(t *Trace, o LargeOptions, emit func(Record) error) error {
 		ti := rng.IntN(o.Threads)
 		w := &ws[ti]
 		w.wall = max(w.wall, now)
-		for range min(n, 64+rng.IntN(192)) { // a chunk of one thread's records
+		turn := 64 + rng.IntN(192) // a chunk of one thread's records
+		if o.Interleaved {
+			turn = 1
+			if rng.IntN(32) == 0 {
+				turn = 2 + rng.IntN(3)
+			}
+		}
+		for range min(n, turn) {
 			n--
 			w.cpu += uint32(rng.IntN(4))
 			w.wall += uint32(1 + rng.IntN(6))
