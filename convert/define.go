@@ -41,7 +41,7 @@ func (p *pass) define(d *parser.Definition) {
 		return
 	}
 	if d.IsThread {
-		if th, ok := p.threads[d.Thread.ID]; !ok || th.skip {
+		if th := p.lookup(d.Thread.ID); th == nil || th.skip {
 			return
 		}
 		p.lateThreads = append(p.lateThreads, d.Thread.ID)
@@ -105,7 +105,7 @@ func (p *pass) refresh() {
 		*f = nf
 	}
 	for _, rid := range p.lateThreads {
-		th := &p.t.Threads[p.threads[rid].idx]
+		th := &p.t.Threads[p.lookup(rid).idx]
 		if lt, ok := h.Thread(rid); ok {
 			if !th.Listed {
 				p.stats.UnknownThreads--

@@ -335,8 +335,15 @@ type pass struct {
 	// it sends: writing them costs such a pass less than the branch and
 	// the register would cost every sending pass. It is small enough for
 	// the L1 cache. BenchmarkAnalyze and BenchmarkConvert guard it.
-	sink      [512]stream.Event
+	sink [512]stream.Event
+	// table holds the thread states by record id below threadTableLimit,
+	// growing to the largest id met; threads holds the others (V2's 32-bit
+	// tids), nil until one comes. Every record looks up its thread, so a
+	// map lookup per record took a quarter of the CPU on traces that
+	// switch thread at every record (BenchmarkAnalyze/interleaved).
+	table     []*threadState
 	threads   map[parser.ThreadID]*threadState
+	nthreads  int            // states in table and threads, those the filter drops included
 	order     []*threadState // by ThreadIndex
 	frames    map[parser.MethodID]stream.FrameID
 	unit      int64         // ns per tick of the record times
@@ -371,7 +378,6 @@ type pass struct {
 func newPass(f *parser.File, opt Options, m mode, exps []stream.Exporter) *pass {
 	h := f.Header
 	p := &pass{
-		threads:  make(map[parser.ThreadID]*threadState),
 		frames:   make(map[parser.MethodID]stream.FrameID),
 		unit:     max(int64(h.TimeUnit), 1),
 		wrap32:   h.TimeBits == 32,
@@ -448,10 +454,27 @@ func (p *pass) run(f *parser.File) error {
 		p.stats.Overflow = f.Header.DataFileOverflow()
 		p.t.Sampling = p.probe.result()
 		if p.keep != nil {
-			p.t.Focus.ThreadsKept, p.t.Focus.ThreadsTotal = len(p.t.Threads), len(p.threads)
+			p.t.Focus.ThreadsKept, p.t.Focus.ThreadsTotal = len(p.t.Threads), p.nthreads
 		}
 	}
 	return p.err
+}
+
+// threadTableLimit bounds the record ids that pass.table holds: every id
+// of a v1–v3 record (16 bits). The table grows to the largest id met, at
+// most 512 KiB; ART numbers its threads from 1, so it is usually a few
+// hundred bytes.
+const threadTableLimit = 1 << 16
+
+// lookup finds the state of a thread met before by its record id, or nil.
+func (p *pass) lookup(rid parser.ThreadID) *threadState {
+	if rid < parser.ThreadID(len(p.table)) {
+		return p.table[rid]
+	}
+	if rid < threadTableLimit {
+		return nil
+	}
+	return p.threads[rid]
 }
 
 // thread finds a thread's state by its record id, creating it on first sight
@@ -459,9 +482,14 @@ func (p *pass) run(f *parser.File) error {
 // the trace changed). A thread the filter (Options.Threads) drops gets a
 // state marked skip, outside the Trace's threads.
 func (p *pass) thread(rid parser.ThreadID) *threadState {
-	if th, ok := p.threads[rid]; ok {
+	if th := p.lookup(rid); th != nil {
 		return th
 	}
+	return p.newThread(rid)
+}
+
+// newThread makes the state of a thread met for the first time.
+func (p *pass) newThread(rid parser.ThreadID) *threadState {
 	if p.mode == secondOfTwo {
 		p.changed()
 		return nil
@@ -475,7 +503,7 @@ func (p *pass) thread(rid parser.ThreadID) *threadState {
 	}
 	if p.keep != nil && !p.keep.Keep(int64(info.ID), info.Name) {
 		th := &threadState{skip: true}
-		p.threads[rid] = th
+		p.addThread(rid, th)
 		return th
 	}
 	if !info.Listed {
@@ -483,9 +511,25 @@ func (p *pass) thread(rid parser.ThreadID) *threadState {
 	}
 	t.Threads = append(t.Threads, info)
 	th := &threadState{idx: info.Index}
-	p.threads[rid] = th
+	p.addThread(rid, th)
 	p.order = append(p.order, th)
 	return th
+}
+
+// addThread files a new thread state under its record id.
+func (p *pass) addThread(rid parser.ThreadID, th *threadState) {
+	p.nthreads++
+	if rid >= threadTableLimit {
+		if p.threads == nil {
+			p.threads = make(map[parser.ThreadID]*threadState)
+		}
+		p.threads[rid] = th
+		return
+	}
+	if int(rid) >= len(p.table) {
+		p.table = append(p.table, make([]*threadState, int(rid)+1-len(p.table))...)
+	}
+	p.table[rid] = th
 }
 
 // frame finds the frame of a method id, creating it on first sight.
