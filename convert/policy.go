@@ -18,6 +18,10 @@ type threadState struct {
 	cpu     unwrapper
 	wall    unwrapper
 	started bool
+	// fast says that fastRecords may take the thread's records: it has
+	// started, and in a pass that counts, given the sampling probe its
+	// first probeEvents events (record sets it).
+	fast bool
 	// skip marks a thread the thread filter drops (Options.Threads): it
 	// has no index, and its records never reach the policy (keptRecords).
 	skip bool

@@ -16,10 +16,10 @@ func (p *pass) records(batch []parser.Record) {
 }
 
 // policyRecords applies the policy to a batch of records. It is the hot
-// loop of every command. Runs of common records (same thread as the record before,
-// a known method, an enter, or an exit of the top frame) go through
-// fastRecords; the record that ends a run goes through record, which
-// takes any record.
+// loop of every command. Runs of common records (of a thread past its
+// first records, a known method, an enter, or an exit of the top frame)
+// go through fastRecords; the record that ends a run goes through record,
+// which takes any record.
 func (p *pass) policyRecords(batch []parser.Record) {
 	for len(batch) > 0 {
 		if !p.general {
@@ -43,12 +43,11 @@ func (p *pass) record(rec *parser.Record) {
 		p.stats.BadActions++
 		return
 	}
-	th := p.lastThread
-	if th == nil || rec.Thread != p.lastRID {
-		if th = p.thread(rec.Thread); th == nil {
+	th := p.lookup(rec.Thread)
+	if th == nil {
+		if th = p.newThread(rec.Thread); th == nil {
 			return // the trace changed
 		}
-		p.lastThread, p.lastRID = th, rec.Thread
 	}
 	f := p.frame(rec.Method)
 	if f == noFrame {
@@ -59,12 +58,14 @@ func (p *pass) record(rec *parser.Record) {
 	if !th.started {
 		p.start(th)
 	}
+	th.fast = true
 	if p.mode.counts() {
 		th.lastCPU, th.lastWall = cpu, wall
 		p.t.WallEnd = max(p.t.WallEnd, wall)
 		if th.probed < probeEvents {
 			th.probed++
 			p.probe.add(th.idx, wall, cpu)
+			th.fast = th.probed == probeEvents
 		}
 	}
 	n := len(th.stack)
@@ -113,38 +114,26 @@ func (p *pass) record(rec *parser.Record) {
 	}
 }
 
-// fastRecords applies the policy to the run of common records at the start
-// of batch, and returns how many it took. It calls no function and keeps
-// few values live, so the compiler can hold the thread's state in
-// registers: as of Go 1.26, calls make the loop spill and reload it around
-// every record (BenchmarkConvert, BenchmarkAnalyze).
-// It stops at the first record of another thread, of an unseen method, of
-// another action than an enter or an exit of the top frame, with a time
-// that goes back or wraps, or when the stack's array is full (an enter
-// would grow it) or the stack reaches the depth limit or deepScan (the
-// loop sees an array no larger than that, so one test covers both); and when p.out
-// (or p.sink) is full. A thread's first
-// records (not yet started, or still given to the sampling probe) all go
-// to record.
+// fastRecords applies the policy to the common records at the start of
+// batch, and returns how many it took. It calls no function and keeps few
+// values live, so the compiler can hold the thread's state in registers:
+// as of Go 1.26, calls make the loop spill and reload it around every
+// record (BenchmarkConvert, BenchmarkAnalyze).
+//
+// It takes the records run by run, a run being the records of one thread
+// in a row: at a thread switch it stores the thread's state back and loads
+// the next one's from pass.table, so that a trace whose thread changes at
+// nearly every record (BenchmarkAnalyze/interleaved) stays in the loop.
+// It stops at the first record of a thread outside the table or not yet
+// fast (threadState.fast: its first records all go to record, and the
+// sampling probe's), of an unseen method, of another action than an enter
+// or an exit of the top frame, with a time that goes back or wraps, or
+// when the stack's array is full (an enter would grow it) or the stack
+// reaches the depth limit or deepScan (the loop sees an array no larger
+// than that, so one test covers both); and when p.out (or p.sink) is full.
 func (p *pass) fastRecords(batch []parser.Record) int {
-	th := p.lastThread
-	if th == nil || !th.started || p.mode.counts() && th.probed < probeEvents {
-		return 0
-	}
-	rid, stack, floor := p.lastRID, th.stack, th.floor
-	limit := floor + p.fastDepth
-	if len(stack) >= limit {
-		return 0
-	}
-	stack = stack[:len(stack):min(cap(stack), limit)]
-	// The record times of 32-bit layouts are below 2^32, and the epoch of
-	// 64-bit ones stays 0, so epoch|raw is what unwrapper.next computes
-	// when the time does not go back.
-	wall, cpu := th.wall, th.cpu
-	deepest := len(stack)
-	dense := p.dense
 	// Each record taken sends one event: the events go to the spare room
-	// of p.out, and the run is cut to fit it, so the loop keeps no count
+	// of p.out, and the batch is cut to fit it, so the loop keeps no count
 	// of its own for them. A pass that sends none writes them to p.sink,
 	// so that the loop has no branch on it (see sink).
 	evs := p.sink[:]
@@ -152,51 +141,76 @@ func (p *pass) fastRecords(batch []parser.Record) int {
 		evs = p.out[len(p.out):cap(p.out)]
 	}
 	batch = batch[:min(len(batch), len(evs))]
+	table, dense := p.table, p.dense
+	counts := p.mode.counts()
 	i := 0
-	for ; i < len(batch); i++ {
-		rec := &batch[i]
-		if rec.Thread != rid || rec.Action > parser.Exit {
+	for i < len(batch) {
+		// A run: load the state of its thread.
+		rid := batch[i].Thread
+		if rid >= parser.ThreadID(len(table)) {
 			break
 		}
-		var f stream.FrameID
-		if j := rec.Method >> 2; j < parser.MethodID(len(dense)) && dense[j] != 0 {
-			f = dense[j] - 1
-		} else if slot := &p.frameCache[j%frameCacheSize]; slot.id == j<<2 && slot.frame != 0 {
-			f = slot.frame - 1 // a pointer id (Dalvik, early ART)
-		} else {
+		th := table[rid]
+		if th == nil || !th.fast {
 			break
 		}
-		// Which of an enter and an exit a record is follows no pattern, so
-		// the code for them has no branch on it, which the CPU would
-		// mispredict half the time: both write the slot above the top, and
-		// the stack grows or shrinks by the action.
-		n := len(stack)
-		isExit := int(rec.Action) // 0 or 1
-		w, c := wall.epoch|rec.Wall, cpu.epoch|rec.CPU
-		if isExit == 1 && (n == floor || stack[n-1] != f) || n == cap(stack) || w < wall.last || c < cpu.last {
+		stack, floor := th.stack, th.floor
+		limit := floor + p.fastDepth
+		if len(stack) >= limit {
 			break
 		}
-		wall.last, cpu.last = w, c
-		stack[:n+1][n] = f
-		stack = stack[:n+1-2*isExit]
-		deepest = max(deepest, len(stack))
-		ev := &evs[i] // fields one by one: as of Go 1.26 a composite literal goes through the stack
-		ev.Kind, ev.Flags, ev.Thread, ev.Frame, ev.Depth = stream.Kind(isExit), 0, th.idx, f, int32(n-isExit)
-		ev.Wall, ev.CPU = nanos(w, p.unit, p.maxTicks), nanos(c, p.unit, p.maxTicks)
+		stack = stack[:len(stack):min(cap(stack), limit)]
+		// The record times of 32-bit layouts are below 2^32, and the epoch
+		// of 64-bit ones stays 0, so epoch|raw is what unwrapper.next
+		// computes when the time does not go back.
+		wall, cpu := th.wall, th.cpu
+		deepest, first := len(stack), i
+		for ; i < len(batch); i++ {
+			rec := &batch[i]
+			if rec.Thread != rid || rec.Action > parser.Exit {
+				break
+			}
+			var f stream.FrameID
+			if j := rec.Method >> 2; j < parser.MethodID(len(dense)) && dense[j] != 0 {
+				f = dense[j] - 1
+			} else if slot := &p.frameCache[j%frameCacheSize]; slot.id == j<<2 && slot.frame != 0 {
+				f = slot.frame - 1 // a pointer id (Dalvik, early ART)
+			} else {
+				break
+			}
+			// Which of an enter and an exit a record is follows no pattern,
+			// so the code for them has no branch on it, which the CPU would
+			// mispredict half the time: both write the slot above the top,
+			// and the stack grows or shrinks by the action.
+			n := len(stack)
+			isExit := int(rec.Action) // 0 or 1
+			w, c := wall.epoch|rec.Wall, cpu.epoch|rec.CPU
+			if isExit == 1 && (n == floor || stack[n-1] != f) || n == cap(stack) || w < wall.last || c < cpu.last {
+				break
+			}
+			wall.last, cpu.last = w, c
+			stack[:n+1][n] = f
+			stack = stack[:n+1-2*isExit]
+			deepest = max(deepest, len(stack))
+			ev := &evs[i] // fields one by one: as of Go 1.26 a composite literal goes through the stack
+			ev.Kind, ev.Flags, ev.Thread, ev.Frame, ev.Depth = stream.Kind(isExit), 0, th.idx, f, int32(n-isExit)
+			ev.Wall, ev.CPU = nanos(w, p.unit, p.maxTicks), nanos(c, p.unit, p.maxTicks)
+		}
+		if i == first {
+			break // a record the loop does not take
+		}
+		// The run ends: store the state back.
+		th.stack, th.wall, th.cpu = th.stack[:len(stack)], wall, cpu
+		if counts {
+			th.lastWall = nanos(wall.last, p.unit, p.maxTicks)
+			th.lastCPU = nanos(cpu.last, p.unit, p.maxTicks)
+			th.events += int64(i - first)
+			th.segDepth = max(th.segDepth, deepest-floor)
+			p.t.WallEnd = max(p.t.WallEnd, th.lastWall)
+		}
 	}
-	if i == 0 {
-		return 0
-	}
-	th.stack, th.wall, th.cpu = th.stack[:len(stack)], wall, cpu
 	if p.mode.sends() {
 		p.out = p.out[:len(p.out)+i]
-	}
-	if p.mode.counts() {
-		th.lastWall = nanos(wall.last, p.unit, p.maxTicks)
-		th.lastCPU = nanos(cpu.last, p.unit, p.maxTicks)
-		th.events += int64(i)
-		th.segDepth = max(th.segDepth, deepest-floor)
-		p.t.WallEnd = max(p.t.WallEnd, th.lastWall)
 	}
 	return i
 }

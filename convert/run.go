@@ -354,8 +354,6 @@ type pass struct {
 	maxDepth  int           // Options.MaxDepth, resolved: frames at stack index floor+maxDepth or deeper are not sent
 	fastDepth int           // min(maxDepth, deepScan): fastRecords takes no record that reaches it
 
-	lastRID    parser.ThreadID // the thread of the previous record
-	lastThread *threadState
 	frameCache [frameCacheSize]frameSlot
 	dense      []stream.FrameID // by method id >> 2: FrameID+1, 0 when unseen
 	out        []stream.Event   // events not yet given to the exporters
@@ -429,7 +427,7 @@ func (p *pass) startSecond(exps []stream.Exporter) {
 	p.out = make([]stream.Event, 0, batchSize)
 	p.done += p.t.Size
 	for _, th := range p.order {
-		th.stack, th.floor, th.started, th.deep = th.stack[:0], 0, false, nil
+		th.stack, th.floor, th.started, th.fast, th.deep = th.stack[:0], 0, false, false, nil
 		th.cpu, th.wall = unwrapper{}, unwrapper{}
 	}
 }

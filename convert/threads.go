@@ -69,11 +69,9 @@ func (p *pass) keptRecords(batch []parser.Record) {
 		}
 		run := batch[:n]
 		batch = batch[n:]
-		th := p.lastThread
-		if th == nil || rid != p.lastRID {
-			if th = p.thread(rid); th == nil {
-				continue // the trace changed
-			}
+		th := p.thread(rid)
+		if th == nil {
+			continue // the trace changed
 		}
 		if th.skip {
 			p.skipped(th, run)
