@@ -32,10 +32,9 @@ type threadState struct {
 	// deep counts the frames on the stack deeper than deepScan (from
 	// floor), by frame, so that exit scans them only for a frame among
 	// them.
-	deep              map[stream.FrameID]int32
-	events            int64 // events the second pass will send
-	lastCPU, lastWall int64
-	probed            int // events given to the sampling probe
+	deep   map[stream.FrameID]int32
+	events int64 // events the second pass will send
+	probed int   // events given to the sampling probe
 
 	// deepOrphans counts the orphan exits dropped past the depth limit
 	// (see orphan): in the first pass as they come, and down again in the
@@ -198,7 +197,10 @@ func (p *pass) finish(th *threadState) {
 		info.OpenAtEnd = len(th.stack)
 		info.Events = th.events + int64(min(len(th.stack), p.maxDepth))
 		info.Orphans = len(th.orphans)
-		info.LastCPU, info.LastWall = th.lastCPU, th.lastWall
+		// The clocks never go back: their last times are the thread's
+		// last times.
+		info.LastCPU = nanos(th.cpu.last, p.unit, p.maxTicks)
+		info.LastWall = nanos(th.wall.last, p.unit, p.maxTicks)
 		// While the j-info orphan's segment runs, the orphans from j on are
 		// still open below the real frames.
 		segs := append(th.segMax, th.segDepth)

@@ -60,8 +60,6 @@ func (p *pass) record(rec *parser.Record) {
 	}
 	th.fast = true
 	if p.mode.counts() {
-		th.lastCPU, th.lastWall = cpu, wall
-		p.t.WallEnd = max(p.t.WallEnd, wall)
 		if th.probed < probeEvents {
 			th.probed++
 			p.probe.add(th.idx, wall, cpu)
@@ -199,14 +197,13 @@ func (p *pass) fastRecords(batch []parser.Record) int {
 		if i == first {
 			break // a record the loop does not take
 		}
-		// The run ends: store the state back.
-		th.stack, th.wall, th.cpu = th.stack[:len(stack)], wall, cpu
+		// The run ends: store the state back. The epochs stay. The
+		// thread's last times and the trace end are read from the
+		// clocks at the end of the pass (pass.wallEnd, finish).
+		th.stack, th.wall.last, th.cpu.last = th.stack[:len(stack)], wall.last, cpu.last
 		if counts {
-			th.lastWall = nanos(wall.last, p.unit, p.maxTicks)
-			th.lastCPU = nanos(cpu.last, p.unit, p.maxTicks)
 			th.events += int64(i - first)
 			th.segDepth = max(th.segDepth, deepest-floor)
-			p.t.WallEnd = max(p.t.WallEnd, th.lastWall)
 		}
 	}
 	if p.mode.sends() {

@@ -438,7 +438,11 @@ func (p *pass) run(f *parser.File) error {
 	if p.parallel {
 		read = p.readParallel
 	}
-	if err := read(r); err != nil {
+	err := read(r)
+	if p.mode.counts() {
+		p.t.WallEnd = p.wallEnd()
+	}
+	if err != nil {
 		return err
 	}
 	for _, th := range p.order {
@@ -456,6 +460,23 @@ func (p *pass) run(f *parser.File) error {
 		}
 	}
 	return p.err
+}
+
+// wallEnd is the trace end: the largest wall time of any record, that is
+// the last of some thread's, as a thread's clock never goes back. The
+// threads the filter drops count (skipped). Taking it once at the end of
+// the pass spares the policy a comparison per record or run.
+func (p *pass) wallEnd() int64 {
+	var end uint64
+	for _, th := range p.table {
+		if th != nil {
+			end = max(end, th.wall.last)
+		}
+	}
+	for _, th := range p.threads {
+		end = max(end, th.wall.last)
+	}
+	return nanos(end, p.unit, p.maxTicks)
 }
 
 // threadTableLimit bounds the record ids that pass.table holds: every id

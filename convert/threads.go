@@ -82,9 +82,10 @@ func (p *pass) keptRecords(batch []parser.Record) {
 }
 
 // skipped passes over a dropped thread's records. A counting pass still
-// reads their wall times, so that the trace end (Trace.WallEnd), where the
-// kept threads' open frames end, is the whole trace's; what the clocks
-// needed repairing is not counted.
+// reads their wall times, so that the trace end (Trace.WallEnd, taken from
+// every thread's clock by pass.wallEnd), where the kept threads' open
+// frames end, is the whole trace's; what the clocks needed repairing is
+// not counted.
 func (p *pass) skipped(th *threadState, run []parser.Record) {
 	if !p.mode.counts() {
 		return
@@ -95,5 +96,4 @@ func (p *pass) skipped(th *threadState, run []parser.Record) {
 			th.wall.next(run[i].Wall, p.wrap32, &uncounted)
 		}
 	}
-	p.t.WallEnd = max(p.t.WallEnd, nanos(th.wall.last, p.unit, p.maxTicks))
 }
