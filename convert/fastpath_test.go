@@ -17,12 +17,17 @@ import (
 
 // TestFastPathEqualsGeneral: the policy's fast loop (fastRecords) must give
 // exactly what its general path gives record by record, on traces that
-// leave the fast loop at every place it can: thread switches, unwinds and
+// leave the fast loop at every place it can, or switch threads inside it:
+// threads that take turns of many records or change at nearly every
+// record (odd seeds), threads whose sampling probe still runs among
+// others' records, a thread that first comes in mid-trace, unwinds and
 // action 3, unknown methods and Dalvik's pointer ids, exits of a frame
 // deeper in the stack or of none (orphans), times that go back or wrap,
-// stacks that outgrow their array, and batches of events that fill up. It
-// checks each way convert reads a trace: the first pass alone, two passes,
-// one pass, and the speculative read, serial and pipelined.
+// stacks that outgrow their array or deepScan, and batches of events that
+// fill up; with the depth limit low (seeds 3 mod 4) and a thread filter
+// (seeds 2 mod 3). It checks each way convert reads a trace: the first
+// pass alone, two passes, one pass, and the speculative read, serial and
+// pipelined.
 func TestFastPathEqualsGeneral(t *testing.T) {
 	for seed := range uint64(24) {
 		tr := repairableTrace(seed)
@@ -30,11 +35,27 @@ func TestFastPathEqualsGeneral(t *testing.T) {
 		if err := os.WriteFile(path, tr.Regular(), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		base := convert.Options{}
+		if seed%4 == 3 {
+			base.MaxDepth = 5 + int(seed%7)
+		}
+		if seed%3 == 2 && len(tr.Threads) > 1 {
+			// Every other thread, the late one among them when it is odd.
+			var keep []string
+			for i := 0; i < len(tr.Threads); i += 2 {
+				keep = append(keep, "^"+tr.Threads[len(tr.Threads)-1-i].Name+"$")
+			}
+			filter, err := convert.NewThreadFilter(keep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			base.Threads = filter
+		}
 		for _, m := range readModes {
 			for _, serial := range []bool{true, false} {
 				name := fmt.Sprintf("seed=%d/v%d-%s/%s/serial=%v", seed, tr.Version, tr.Clock, m.name, serial)
 				t.Run(name, func(t *testing.T) {
-					opt := convert.Serial(convert.Options{}, serial)
+					opt := convert.Serial(base, serial)
 					fast, fastEvents := m.read(t, path, opt)
 					general, generalEvents := m.read(t, path, convert.GeneralOnly(opt))
 					if !reflect.DeepEqual(fast, general) {
@@ -124,7 +145,19 @@ func repairableTrace(seed uint64) *tracegen.Trace {
 	rng := rand.New(rand.NewPCG(seed, 0xFA57))
 	threads := 1 + rng.IntN(6)
 	tr := tracegen.Large(tracegen.LargeOptions{Bytes: 96 << 10, Threads: threads, Methods: 40 + rng.IntN(200),
-		MaxDepth: 8 + rng.IntN(60), Seed: seed})
+		MaxDepth: 8 + rng.IntN(60), Seed: seed, Interleaved: seed%2 == 1})
+	if seed%6 == 1 {
+		// Steps of 100 µs and more look sampled to the sampling probe, whose
+		// result then depends on every event it is given.
+		for i := range tr.Records {
+			tr.Records[i].Wall *= 100
+			tr.Records[i].CPU *= 100
+		}
+	}
+	lateThread(tr, rng)
+	if seed%4 == 1 {
+		deepBurst(tr, rng)
+	}
 	tr.Version = []int{1, 2, 3, 3}[seed%4]
 	tr.Clock = []string{"dual", "wall", "thread-cpu"}[seed%3]
 	if tr.Version < 3 {
@@ -194,20 +227,107 @@ func repairableTrace(seed uint64) *tracegen.Trace {
 	return tr
 }
 
+// lateThread adds a thread that first comes in mid-trace: its records,
+// a walk of enters and exits, take turns with the others' from there on, so
+// that its first records (and the sampling probe's) come between the
+// records of threads the fast loop takes.
+func lateThread(tr *tracegen.Trace, rng *rand.Rand) {
+	id := tr.Threads[len(tr.Threads)-1].ID + 1
+	if tr.Version == 1 {
+		id %= 256
+	}
+	tr.Threads = append(tr.Threads, tracegen.Thread{ID: id, Name: fmt.Sprintf("late-%d", id)})
+	var stack []uint32
+	out := slices.Clone(tr.Records[:len(tr.Records)/3])
+	for _, r := range tr.Records[len(tr.Records)/3:] {
+		out = append(out, r)
+		if rng.IntN(3) != 0 {
+			continue
+		}
+		late := tracegen.Record{Thread: id, CPU: r.CPU, Wall: r.Wall}
+		if len(stack) == 0 || len(stack) < 12 && rng.IntN(2) == 0 {
+			stack = append(stack, tr.Methods[rng.IntN(len(tr.Methods))].ID)
+			late.Method, late.Action = stack[len(stack)-1], tracegen.Enter
+		} else {
+			late.Method, late.Action = stack[len(stack)-1], tracegen.Exit
+			stack = stack[:len(stack)-1]
+		}
+		out = append(out, late)
+	}
+	tr.Records = out
+}
+
+// deepBurst makes one thread's stack grow past deepScan (1024) and back,
+// each of its records followed by one of another thread, so that the fast
+// loop meets the deep thread at every other record.
+func deepBurst(tr *tracegen.Trace, rng *rand.Rand) {
+	mid := len(tr.Records) / 2
+	at := tr.Records[mid]
+	other := at.Thread
+	for _, th := range tr.Threads {
+		if th.ID != at.Thread {
+			other = th.ID
+		}
+	}
+	deep := tracegen.Thread{ID: tr.Threads[len(tr.Threads)-1].ID + 1}
+	if tr.Version == 1 {
+		deep.ID %= 256
+	}
+	deep.Name = fmt.Sprintf("deep-%d", deep.ID)
+	tr.Threads = append(tr.Threads, deep)
+	burst := slices.Clone(tr.Records[:mid])
+	n := 1100 + rng.IntN(100)
+	methods := make([]uint32, n)
+	for i := range methods {
+		methods[i] = tr.Methods[rng.IntN(len(tr.Methods))].ID
+	}
+	m0 := tr.Methods[0].ID
+	for i := range 2 * n {
+		r := tracegen.Record{Thread: deep.ID, Method: methods[min(i, 2*n-1-i)], CPU: at.CPU, Wall: at.Wall}
+		if i >= n {
+			r.Action = tracegen.Exit
+			if i%97 == 0 {
+				r.Method = methods[max(0, 2*n-1-i-rng.IntN(3))] // the top, or a frame deeper in the stack
+			}
+		}
+		burst = append(burst, r, tracegen.Record{Thread: other, Method: m0, Action: tracegen.Action(i % 2), CPU: at.CPU, Wall: at.Wall})
+	}
+	tr.Records = append(burst, tr.Records[mid:]...)
+}
+
 // FuzzFastPath: on any sequence of records, of a few threads and methods
 // (known or not, with pointer ids or not), with any action and times that
-// go back or wrap, the fast loop gives what the general path gives.
+// go back or wrap, the fast loop gives what the general path gives, with or
+// without a thread filter and a low depth limit.
 func FuzzFastPath(f *testing.F) {
 	f.Add([]byte{0, 1, 0, 5, 0, 1, 1, 5}, uint8(0))
 	f.Add([]byte{1, 2, 0, 1, 1, 3, 0, 1, 1, 3, 1, 0, 1, 2, 1, 200, 0, 1, 2, 9}, uint8(3))
+	// Thread switches at every record, among them the thread whose probe
+	// runs (2) and threads that come in mid-trace (4, 5).
+	f.Add([]byte{0, 1, 0, 5, 1, 2, 0, 5, 2, 1, 0, 3, 0, 3, 0, 1, 4, 1, 0, 2, 1, 2, 1, 5, 0, 3, 1, 1,
+		5, 0, 0, 1, 0, 1, 1, 1, 4, 1, 1, 2, 3, 4, 0, 1, 1, 5, 0, 1, 3, 4, 1, 1, 2, 1, 1, 2}, uint8(0))
+	f.Add([]byte{0, 1, 0, 5, 1, 2, 0, 5, 0, 2, 0, 5, 1, 3, 0, 1, 0, 3, 0, 1, 1, 4, 0, 1, 0, 4, 0, 2,
+		1, 4, 1, 1, 0, 4, 1, 1, 2, 2, 0, 1, 1, 3, 1, 1, 0, 3, 1, 1, 4, 0, 0, 1, 0, 2, 1, 1}, uint8(16|32))
+	f.Add([]byte{2, 1, 0, 180, 0, 1, 0, 150, 2, 1, 1, 120, 1, 2, 0, 190, 2, 2, 0, 160, 0, 1, 1, 170,
+		2, 2, 1, 140, 1, 2, 1, 155, 2, 1, 0, 150, 2, 1, 1, 150, 0, 3, 0, 150, 2, 3, 0, 130}, uint8(64))
 	f.Fuzz(func(t *testing.T, data []byte, layout uint8) {
 		tr := fuzzTrace(data, layout)
 		path := filepath.Join(t.TempDir(), "case.trace")
 		if err := os.WriteFile(path, tr.Regular(), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		opt := convert.Serial(convert.Options{}, layout&8 == 0)
+		if layout&16 != 0 {
+			filter, err := convert.NewThreadFilter([]string{"^t[02]$", "103"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt.Threads = filter
+		}
+		if layout&32 != 0 {
+			opt.MaxDepth = 3
+		}
 		for _, m := range readModes {
-			opt := convert.Serial(convert.Options{}, layout&8 == 0)
 			fast, fastEvents := m.read(t, path, opt)
 			general, generalEvents := m.read(t, path, convert.GeneralOnly(opt))
 			if !reflect.DeepEqual(fast, general) || !slices.Equal(fastEvents, generalEvents) {
@@ -217,10 +337,20 @@ func FuzzFastPath(f *testing.F) {
 	})
 }
 
+// fuzzThreads is the number of threads of fuzzTrace: 100 to 105, of which
+// 103 and 105 are not in the thread table.
+const fuzzThreads = 6
+
 // fuzzTrace makes a trace of data, four bytes a record: thread, method,
 // action, and a time step (back when above 200), after a warm-up of
-// balanced records on each thread. layout picks Dalvik's
-// pointer ids (bit 0), times that wrap (bit 1) and a single clock (bit 2).
+// balanced records, the threads taking turns record by record: threads
+// 100, 101 and 103 past the sampling probe, 102 still in it (its first
+// 100 records), 104 and 105 none (they come in with data). layout picks
+// Dalvik's pointer ids (bit 0), times that wrap (bit 1), a single clock
+// (bit 2), one goroutine (bit 3, in FuzzFastPath), a thread filter (bit
+// 4), a depth limit of 3 (bit 5), and warm-up steps of 150 µs (bit 6),
+// which look sampled to the sampling probe, so that its result depends on
+// every event it is given.
 func fuzzTrace(data []byte, layout uint8) *tracegen.Trace {
 	tr := &tracegen.Trace{Version: 3, Clock: "dual", VM: "art"}
 	if layout&4 != 0 {
@@ -235,24 +365,35 @@ func fuzzTrace(data []byte, layout uint8) *tracegen.Trace {
 	for m := range uint32(6) { // methods 6 and 7 are unknown
 		tr.Methods = append(tr.Methods, tracegen.Method{ID: id(m), Class: "a.B", Name: fmt.Sprintf("m%d", m), Signature: "()V", Source: "B.java"})
 	}
-	for th := range uint32(3) {
-		tr.Threads = append(tr.Threads, tracegen.Thread{ID: 100 + th, Name: fmt.Sprintf("t%d", th)})
+	for th := range uint32(fuzzThreads) {
+		if th != 3 && th != 5 {
+			tr.Threads = append(tr.Threads, tracegen.Thread{ID: 100 + th, Name: fmt.Sprintf("t%d", th)})
+		}
 	}
-	var now [4]uint32
+	var now [fuzzThreads]uint32
 	if layout&2 != 0 {
-		now = [4]uint32{0xFFFF_FF00, 0xFFFF_FF00, 0xFFFF_FF00, 0xFFFF_FF00}
+		for th := range now {
+			now[th] = 0xFFFF_FF00
+		}
 	}
 	// The fast loop leaves each thread's first records to the sampling
-	// probe: warm every thread up first.
-	for th := range uint32(4) {
-		for i := range 2 * 260 {
-			now[th]++
+	// probe: warm threads up first, all but 102 past it.
+	warm := uint32(1)
+	if layout&64 != 0 {
+		warm = 150
+	}
+	for i := range 2 * 260 {
+		for _, th := range []uint32{0, 1, 2, 3} {
+			if th == 2 && i >= 100 {
+				continue
+			}
+			now[th] += warm
 			tr.Records = append(tr.Records, tracegen.Record{Thread: 100 + th, Method: id(0),
 				Action: tracegen.Action(i % 2), CPU: now[th] / 2, Wall: now[th]})
 		}
 	}
 	for ; len(data) >= 4; data = data[4:] {
-		th := uint32(data[0] % 4) // thread 103 is not in the table
+		th := uint32(data[0] % fuzzThreads)
 		step := uint32(data[3])
 		if step > 200 {
 			step = -(step - 200)
