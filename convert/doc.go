@@ -80,7 +80,8 @@
 // tests through export_test.go, and the build tag atrace2_reference turns
 // every one to the reference path (reference_on.go), so that the whole
 // test suite runs on them:
-//   - the policy: fastRecords takes runs of common records without calls;
+//   - the policy: fastRecords takes the common records without calls,
+//     loading each thread's state from a table at a thread switch;
 //     pass.record and policy.go take any record (Options.generalOnly;
 //     TestFastPathEqualsGeneral, FuzzFastPath);
 //   - the pipeline: decoding, the policy and the exporters on three
