@@ -72,9 +72,9 @@
 // folded and report (top, calls, diff) each read a *stacks.Tree, so the
 // tree is built once for every view of one trace.
 //
-// With more than one CPU, [Run] decodes on one goroutine, applies the policy
-// on another and runs the exporters on a third, handing batches between
-// them (decode.go, pipeline.go).
+// With more than one CPU, [Run] decodes and applies the policy on the
+// caller's goroutine and runs the exporters on a second, handing them
+// batches of events (decode.go, pipeline.go).
 //
 // Fast paths. Each has an unexported switch for its reference path, set by
 // tests through export_test.go, and the build tag atrace2_reference turns
@@ -84,8 +84,8 @@
 //     loading each thread's state from a table at a thread switch;
 //     pass.record and policy.go take any record (Options.generalOnly;
 //     TestFastPathEqualsGeneral, FuzzFastPath);
-//   - the pipeline: decoding, the policy and the exporters on three
-//     goroutines; serially on one (Options.serial; TestPipelineEqualsSerial);
+//   - the pipeline: the exporters on a goroutine of their own; serially
+//     on the caller's (Options.serial; TestPipelineEqualsSerial);
 //   - one read: oneRead and speculative passes; two reads
 //     (Options.twoReads; TestReadOnce, TestSpeculativeRead, and
 //     TestOnePassEqualsTwoPasses in stacks and speedscope, which declare

@@ -8,8 +8,7 @@ import (
 
 // pipeline runs the exporters on a goroutine of their own: the stack
 // policy fills one batch of events while the exporters take the previous
-// one (and the decoder's goroutine reads ahead, see decode.go). A few
-// buffers circulate, so memory stays fixed.
+// one. A few buffers circulate, so memory stays fixed.
 type pipeline struct {
 	exps   []stream.Exporter
 	full   chan batch

@@ -1,10 +1,17 @@
 package convert_test
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"slices"
 	"testing"
+	"time"
 
 	"golang.org/x/tools/txtar"
 
@@ -75,39 +82,225 @@ func TestPipelineEqualsSerial(t *testing.T) {
 	for _, c := range testutil.CorpusTraces(t) {
 		paths["corpus/"+filepath.Base(c)] = c
 	}
+	twoProcs(t)
 	for name, path := range paths {
 		t.Run(name, func(t *testing.T) {
-			var traces [2]*stream.Trace
-			var events [2][]stream.Event
-			for i, serial := range []bool{true, false} {
-				f, err := parser.Open(path, parser.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				c := &collector{}
-				traces[i], err = convert.Run(f, convert.Serial(convert.Options{}, serial), output(c))
-				f.Close()
-				if err != nil {
-					t.Fatal(err)
-				}
-				events[i] = c.evs
-			}
-			one, two := traces[0], traces[1]
-			if !reflect.DeepEqual(one.Threads, two.Threads) || !reflect.DeepEqual(one.Frames, two.Frames) {
-				t.Errorf("tables differ: %d threads and %d frames serial, %d and %d pipelined",
-					len(one.Threads), len(one.Frames), len(two.Threads), len(two.Frames))
-			}
-			if one.Stats != two.Stats || one.WallEnd != two.WallEnd || one.Sampling != two.Sampling {
-				t.Errorf("stats %+v wall end %d sampling %+v;\npipelined %+v %d %+v",
-					one.Stats, one.WallEnd, one.Sampling, two.Stats, two.WallEnd, two.Sampling)
-			}
-			if !reflect.DeepEqual(events[0], events[1]) {
-				t.Errorf("%d events serial, %d pipelined, not the same", len(events[0]), len(events[1]))
-			}
-			if len(events[0]) == 0 {
-				t.Error("no events: the case tests nothing")
+			for _, kind := range pipeKinds {
+				pipelineEqualsSerial(t, path, kind)
 			}
 		})
+	}
+}
+
+// pipeKinds are the ways an exporter takes the stream (convert.Output):
+// two reads, one read (an aggregate), and one read that a timeline can
+// take back (a second read at an orphan exit).
+var pipeKinds = []string{"two reads", "aggregate", "timeline"}
+
+// pipeExporter is an exporter of each of pipeKinds: it keeps the events,
+// and counts its Begin and Finish calls.
+type pipeExporter struct {
+	collector
+	kind            string
+	begins, finises int
+	failAt          int // the event whose delivery fails, counted from 1; 0 never
+	seen            int
+	next, data      []byte // with next, the trace it serves changes at Begin
+}
+
+func (x *pipeExporter) Begin(*stream.Trace) error {
+	x.begins++
+	if x.next != nil {
+		x.data = x.next
+	}
+	return nil
+}
+
+func (x *pipeExporter) Finish() error { x.finises++; return nil }
+
+func (x *pipeExporter) Events(evs []stream.Event) error {
+	for i := range evs {
+		if x.seen++; x.seen == x.failAt {
+			return errors.New("disk full")
+		}
+		x.evs = append(x.evs, evs[i])
+	}
+	return nil
+}
+
+func (x *pipeExporter) ReadAt(b []byte, off int64) (int, error) {
+	return bytes.NewReader(x.data).ReadAt(b, off)
+}
+
+func (x *pipeExporter) output() convert.Output {
+	switch x.kind {
+	case "aggregate":
+		return convert.Aggregate(x)
+	case "timeline":
+		return convert.Timeline(x, func() error { x.evs = nil; return nil })
+	}
+	return convert.Output{Exporter: x}
+}
+
+// twoProcs makes the test's runs use the pipeline: it is off with one CPU.
+func twoProcs(t *testing.T) {
+	if n := runtime.GOMAXPROCS(0); n < 2 {
+		runtime.GOMAXPROCS(2)
+		t.Cleanup(func() { runtime.GOMAXPROCS(n) })
+	}
+}
+
+// pipelineEqualsSerial checks that the pipeline gives what one goroutine
+// gives, for the trace at path and an exporter of the kind.
+func pipelineEqualsSerial(t *testing.T, path, kind string) {
+	t.Helper()
+	var traces [2]*stream.Trace
+	var events [2][]stream.Event
+	for i, serial := range []bool{true, false} {
+		f, err := parser.Open(path, parser.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &pipeExporter{kind: kind}
+		traces[i], err = convert.Run(f, convert.Serial(convert.Options{}, serial), c.output())
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s, serial %v: %v", kind, serial, err)
+		}
+		if c.finises != 1 {
+			t.Errorf("%s, serial %v: %d calls of Finish", kind, serial, c.finises)
+		}
+		events[i] = c.evs
+	}
+	{
+		{
+			one, two := traces[0], traces[1]
+			if !reflect.DeepEqual(one.Threads, two.Threads) || !reflect.DeepEqual(one.Frames, two.Frames) {
+				t.Errorf("%s: tables differ: %d threads and %d frames serial, %d and %d pipelined",
+					kind, len(one.Threads), len(one.Frames), len(two.Threads), len(two.Frames))
+			}
+			if one.Stats != two.Stats || one.WallEnd != two.WallEnd || one.Sampling != two.Sampling {
+				t.Errorf("%s: stats %+v wall end %d sampling %+v;\npipelined %+v %d %+v",
+					kind, one.Stats, one.WallEnd, one.Sampling, two.Stats, two.WallEnd, two.Sampling)
+			}
+			if !reflect.DeepEqual(events[0], events[1]) {
+				t.Errorf("%s: %d events serial, %d pipelined, not the same", kind, len(events[0]), len(events[1]))
+			}
+			if len(events[0]) == 0 {
+				t.Errorf("%s: no events: the case tests nothing", kind)
+			}
+		}
+	}
+}
+
+// TestPipelineErrorsEqualSerial: a run that fails ends with the error one
+// goroutine gives, never calls Finish, and leaves no goroutine behind: an
+// exporter that fails at its first event, at the edges of the pipeline's
+// batches and at its last event; a read that fails in the middle of the
+// file; and a trace that changes between two reads.
+func TestPipelineErrorsEqualSerial(t *testing.T) {
+	twoProcs(t)
+	large := tracegen.Large(tracegen.LargeOptions{Bytes: 3 << 20, Threads: 40, Methods: 500, Seed: 11})
+	data := large.Regular()
+	changed := *large
+	changed.Records = slices.Clone(large.Records)
+	changed.Records[len(changed.Records)*2/3].Thread = 9999 // a thread the first read did not meet
+	const batch = 1 << 15                                   // pipeBatch
+	type run struct {
+		name   string
+		data   []byte
+		failAt int   // the exporter's event that fails
+		cutAt  int64 // the offset where reads fail
+		next   []byte
+	}
+	var runs []run
+	for _, n := range []int{1, batch - 1, batch, batch + 1, 3*batch + 7, -1} {
+		runs = append(runs, run{name: fmt.Sprintf("exporter fails at event %d", n), data: data, failAt: n})
+	}
+	runs = append(runs,
+		run{name: "read fails mid-file", data: data, cutAt: int64(len(data)) / 2},
+		run{name: "trace changed", data: data, next: changed.Regular()})
+	for _, r := range runs {
+		for _, kind := range pipeKinds {
+			if r.next != nil && kind != "two reads" {
+				continue // one read cannot see the change
+			}
+			if r.failAt == -1 { // the last event
+				x := &pipeExporter{kind: kind}
+				if _, err := convert.Run(openPipeFile(t, r.data, 0, x), convert.Serial(convert.Options{}, true), x.output()); err != nil {
+					t.Fatal(err)
+				}
+				r.failAt = x.seen
+			}
+			var errs [2]string
+			for i, serial := range []bool{true, false} {
+				before := runtime.NumGoroutine()
+				x := &pipeExporter{kind: kind, failAt: r.failAt, next: r.next}
+				_, err := convert.Run(openPipeFile(t, r.data, r.cutAt, x), convert.Serial(convert.Options{}, serial), x.output())
+				if err == nil {
+					t.Fatalf("%s, %s, serial %v: no error", r.name, kind, serial)
+				}
+				errs[i] = err.Error()
+				if r.next != nil && !errors.Is(err, convert.ErrChanged) {
+					t.Errorf("%s, %s, serial %v: %v, want %v", r.name, kind, serial, err, convert.ErrChanged)
+				}
+				if x.finises != 0 {
+					t.Errorf("%s, %s, serial %v: Finish called after an error", r.name, kind, serial)
+				}
+				if r.failAt > 0 && x.seen != r.failAt {
+					t.Errorf("%s, %s, serial %v: %d events delivered, want the exporter stopped at %d", r.name, kind, serial, x.seen, r.failAt)
+				}
+				noLeak(t, before)
+			}
+			if errs[0] != errs[1] {
+				t.Errorf("%s, %s: serial %q, pipelined %q", r.name, kind, errs[0], errs[1])
+			}
+		}
+	}
+}
+
+// openPipeFile opens data as a trace whose reads fail from cutAt on (0:
+// never), read through x (pipeExporter.ReadAt), so that a trace x is
+// given to change (x.next) changes at x's Begin.
+func openPipeFile(t *testing.T, data []byte, cutAt int64, x *pipeExporter) *parser.File {
+	t.Helper()
+	x.data = data
+	var ra io.ReaderAt = x
+	if cutAt > 0 {
+		ra = failingReader{x, cutAt}
+	}
+	f, err := parser.NewFile("pipe.trace", ra, int64(len(data)), parser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// failingReader fails every read that reaches past cut.
+type failingReader struct {
+	io.ReaderAt
+	cut int64
+}
+
+func (r failingReader) ReadAt(b []byte, off int64) (int, error) {
+	if off+int64(len(b)) > r.cut {
+		return 0, errors.New("input/output error")
+	}
+	return r.ReaderAt.ReadAt(b, off)
+}
+
+// noLeak fails the test when goroutines started since there were before
+// are still running a second later.
+func noLeak(t *testing.T, before int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			t.Errorf("%d goroutines left running after the run", runtime.NumGoroutine()-before)
+			return
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 

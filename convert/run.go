@@ -70,10 +70,10 @@ type Options struct {
 	generalOnly bool
 	// twoReads reads the trace twice whatever the outputs can take.
 	twoReads bool
-	// serial decodes, applies the policy and runs the exporters on the
-	// caller's goroutine. By default, with more than one CPU, records are
-	// decoded on a goroutine of their own and the exporters run on another,
-	// each fed in batches, so the work spreads over the cores.
+	// serial runs the exporters on the caller's goroutine. By default,
+	// with more than one CPU, they run on a goroutine of their own, fed
+	// in batches, while the caller's decodes and applies the policy
+	// (pipeline.go), so the work spreads over two cores.
 	serial bool
 }
 
@@ -324,7 +324,7 @@ func (m mode) sends() bool { return m >= secondOfTwo }
 type pass struct {
 	t        *stream.Trace
 	mode     mode
-	parallel bool // decode and export on goroutines of their own
+	parallel bool // run the exporters on a goroutine of their own
 	exps     []stream.Exporter
 	stats    *stream.Stats
 	// secondPassStats is where secondOfTwo counts: the first pass's counts
@@ -434,11 +434,7 @@ func (p *pass) startSecond(exps []stream.Exporter) {
 
 func (p *pass) run(f *parser.File) error {
 	r := f.NewReader()
-	read := p.readSerial
-	if p.parallel {
-		read = p.readParallel
-	}
-	err := read(r)
+	err := p.read(r)
 	if p.mode.counts() {
 		p.t.WallEnd = p.wallEnd()
 	}
