@@ -88,11 +88,13 @@ func (n *Node) IsRoot() bool { return n.Parent == NoNode }
 
 // edge is a child's key: its parent node, its frame and whether it is an
 // orphan frame, packed into one word that the edge table hashes and
-// compares at once.
+// compares at once: the parent (never below 0, so 31 bits) above the
+// frame's 32 bits, above the orphan bit. (With the parent shifted by 32,
+// a frame below 0 spilled into its lowest bit: TestNegativeFrame.)
 type edge uint64
 
 func edgeOf(parent NodeID, frame stream.FrameID, orphan bool) edge {
-	e := edge(uint32(parent))<<32 | edge(uint32(frame))<<1
+	e := edge(uint32(parent))<<33 | edge(uint32(frame))<<1
 	if orphan {
 		e |= 1
 	}
