@@ -1,4 +1,4 @@
-package stacks_test
+package stacks
 
 import (
 	"bytes"
@@ -7,36 +7,73 @@ import (
 	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/parser"
-	"github.com/atrace2/atrace2/stacks"
 )
 
 // BenchmarkAggregate converts a 100 MB v3 trace of each shape
-// (tracegen.BenchShapes) into per-thread call trees, on the pipeline's
-// goroutines and on one.
+// (tracegen.BenchShapes) into per-thread call trees: decoding, the stack
+// policy and the tree. Run it with -cpu 1,2: on one CPU convert runs every
+// stage on the caller's goroutine, on two it pipelines them (the tree
+// stage on a goroutine of its own). BenchmarkTree times the tree stage
+// alone.
 func BenchmarkAggregate(b *testing.B) {
+	defer productionCap()()
 	for _, sh := range tracegen.BenchShapes() {
-		b.Run("pipeline/"+sh.Name, func(b *testing.B) { benchAggregate(b, sh.LargeOptions, false) })
-		b.Run("serial/"+sh.Name, func(b *testing.B) { benchAggregate(b, sh.LargeOptions, true) })
+		b.Run(sh.Name, func(b *testing.B) {
+			o := sh.LargeOptions
+			data := tracegen.LargeRegular(o)
+			defer func() {
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(o.Records()), "ns/record")
+			}()
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				f, err := parser.NewFile("large", bytes.NewReader(data), int64(len(data)), parser.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				a := New()
+				if _, err := convert.Run(f, convert.Options{}, convert.Aggregate(a)); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(len(a.Nodes())), "nodes")
+				f.Close()
+			}
+		})
 	}
 }
 
-func benchAggregate(b *testing.B, o tracegen.LargeOptions, serial bool) {
-	data := tracegen.LargeRegular(o)
-	defer func() {
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(o.Records()), "ns/record")
-	}()
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		f, err := parser.NewFile("large", bytes.NewReader(data), int64(len(data)), parser.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		a := stacks.New()
-		if _, err := convert.Run(f, convert.Options{}, convert.Aggregate(a)); err != nil {
-			b.Fatal(err)
-		}
-		b.ReportMetric(float64(len(a.Nodes())), "nodes")
-		f.Close()
+// BenchmarkTree times the tree stage alone: the event stream of the
+// 100 MB trace of each shape, recorded once as convert hands it over in
+// one read (in its batches), replayed into a fresh TreeBuilder from Begin
+// to Finish. It reports ns/event and ns/record (each record of these
+// traces is one event, and the frames open at the end add a few).
+func BenchmarkTree(b *testing.B) {
+	defer productionCap()()
+	for _, sh := range tracegen.BenchShapes() {
+		b.Run(sh.Name, func(b *testing.B) {
+			o := sh.LargeOptions
+			r := record(b, tracegen.LargeRegular(o), convert.Options{}, true)
+			defer func() {
+				per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+				b.ReportMetric(per/float64(len(r.evs)), "ns/event")
+				b.ReportMetric(per/float64(o.Records()), "ns/record")
+			}()
+			b.ReportAllocs()
+			for b.Loop() {
+				a := New()
+				if err := r.replay(a, nil); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(len(a.Nodes())), "nodes")
+			}
+		})
 	}
+}
+
+// productionCap gives the tree the first capacity it has in the command
+// (the package's tests start it small) until the returned func runs.
+func productionCap() func() {
+	c := firstTreeCap
+	firstTreeCap = defaultTreeCap
+	return func() { firstTreeCap = c }
 }

@@ -5,9 +5,10 @@ import (
 	"unsafe"
 )
 
-// The tests and benchmarks of this package grow the tree from a small
-// capacity, as their traces are small: every doubling, and the pointers
-// into the tree it invalidates, then gets exercised.
+// The tests of this package grow the tree from a small capacity, as their
+// traces are small: every doubling, and the pointers into the tree it
+// invalidates, then gets exercised. (The benchmarks start at the command's
+// capacity: productionCap.)
 func init() { firstTreeCap = 256 }
 
 // TestBranchSize: a node of the tree being built takes 48 bytes. Events

@@ -8,11 +8,12 @@
 // recursion: a nanosecond belongs to exactly one stack.
 //
 // Fast paths. TreeBuilder.Events moves to the latest child or the parent
-// without a branch on which; slow and enter take any event (the reference
-// path, taken for every event under the build tag atrace2_reference). The
-// edge table (edges.go) stands in for a map from (parent, frame) to child
-// (TestEdgeTable compares the two). TestOnePassEqualsTwoPasses ties the
-// tree of one read to that of two.
+// without a branch on which; event, slow and enter take any event (the
+// reference path, taken for every event under the build tag
+// atrace2_reference; TestFastEqualsReference and FuzzTree compare the
+// trees of the two). The edge table (edges.go) stands in for a map from
+// (parent, frame) to child (TestEdgeTable compares the two).
+// TestOnePassEqualsTwoPasses ties the tree of one read to that of two.
 package stacks
 
 import (
@@ -87,11 +88,13 @@ func (n *Node) IsRoot() bool { return n.Parent == NoNode }
 
 // edge is a child's key: its parent node, its frame and whether it is an
 // orphan frame, packed into one word that the edge table hashes and
-// compares at once.
+// compares at once: the parent (never below 0, so 31 bits) above the
+// frame's 32 bits, above the orphan bit. (With the parent shifted by 32,
+// a frame below 0 spilled into its lowest bit: TestNegativeFrame.)
 type edge uint64
 
 func edgeOf(parent NodeID, frame stream.FrameID, orphan bool) edge {
-	e := edge(uint32(parent))<<32 | edge(uint32(frame))<<1
+	e := edge(uint32(parent))<<33 | edge(uint32(frame))<<1
 	if orphan {
 		e |= 1
 	}
@@ -114,6 +117,10 @@ type TreeBuilder struct {
 	nodes   []Node      // the nodes after Finish
 	edges   *edgeTable
 	threads []threadCursor
+	// reference sends every event through the reference path (event), as
+	// the build tag atrace2_reference does for every builder: the tests
+	// compare the two (TestFastEqualsReference).
+	reference bool
 }
 
 var _ stream.Exporter = (*TreeBuilder)(nil)
@@ -126,7 +133,7 @@ func New() *TreeBuilder { return &TreeBuilder{edges: newEdgeTable()} }
 // event.
 func (a *TreeBuilder) Begin(t *stream.Trace) error {
 	if a.t != nil || a.tree != nil || a.nodes != nil {
-		*a = *New() // a read that starts over (convert.Output)
+		*a = TreeBuilder{edges: newEdgeTable(), reference: a.reference} // a read that starts over (convert.Output)
 	}
 	a.t = t
 	a.grow(stream.ThreadIndex(len(t.Threads) - 1))
@@ -164,12 +171,21 @@ func (a *TreeBuilder) add(b buildNode) NodeID {
 // large one skips the doublings up to here, each of which copied the tree
 // into memory touched for the first time (page faults and peak RSS;
 // BenchmarkAggregate and atrace2-bench's pprof runs guard it). The
-// package's tests start small, to exercise the growth.
-var firstTreeCap = 1 << 17
+// package's tests start small, to exercise the growth (its benchmarks
+// start at defaultTreeCap).
+var firstTreeCap = defaultTreeCap
+
+const defaultTreeCap = 1 << 17
 
 // Events gives each event's time since its thread's previous event to the
 // current stack, then moves into or out of a frame.
 func (a *TreeBuilder) Events(evs []stream.Event) error {
+	if referenceOnly || a.reference {
+		for i := range evs {
+			a.event(&evs[i])
+		}
+		return nil
+	}
 	var tc *threadCursor
 	last := stream.ThreadIndex(-1)
 	for i := range evs {
@@ -199,18 +215,32 @@ func (a *TreeBuilder) Events(evs []stream.Event) error {
 		if n.latest != ev.Frame+1 {
 			miss = 1
 		}
-		if referenceOnly || ev.Kind > stream.End || ev.Flags&stream.Synthetic != 0 || enter&miss != 0 || ev.Frame < 0 {
+		if ev.Kind > stream.End || ev.Flags&stream.Synthetic != 0 || enter&miss != 0 || ev.Frame < 0 {
 			a.slow(tc, n, ev)
 			continue
 		}
-		next := n.parent
-		if enter != 0 {
-			next = n.recent[0]
-		}
+		// The parent on an exit, the latest child on an enter: a mask
+		// picks one without a branch (as of Go 1.26 the compiler branches
+		// on an if here, and mispredicts half the events).
+		pick := -NodeID(enter) // all ones on an enter
+		tc.cur = n.parent ^ (n.parent^n.recent[0])&pick
 		n.calls += int64(1 - enter)
-		tc.cur = next
 	}
 	return nil
+}
+
+// event is the reference path: it takes one event of any kind, as Events
+// does, in the plainest way.
+func (a *TreeBuilder) event(ev *stream.Event) {
+	if int(ev.Thread) >= len(a.threads) {
+		a.grow(ev.Thread)
+	}
+	tc := &a.threads[ev.Thread]
+	n := &a.tree[tc.cur]
+	n.wall += ev.Wall - tc.lastWall
+	n.cpu += ev.CPU - tc.lastCPU
+	tc.lastWall, tc.lastCPU = ev.Wall, ev.CPU
+	a.slow(tc, n, ev)
 }
 
 // slow takes the events Events does not: exits at the trace end, orphan
@@ -235,7 +265,7 @@ func (a *TreeBuilder) slow(tc *threadCursor, n *buildNode, ev *stream.Event) {
 // latest (Events has tried that one).
 func (a *TreeBuilder) enter(tc *threadCursor, n *buildNode, ev *stream.Event) {
 	orphan := ev.Flags&stream.Synthetic != 0
-	if d := n.recent[0]; referenceOnly && d > 0 && !orphan && a.tree[d].frame == ev.Frame {
+	if d := n.recent[0]; d > 0 && !orphan && n.latest == ev.Frame+1 {
 		tc.cur = d // the latest child, which Events takes on its fast path
 		return
 	}

@@ -159,6 +159,15 @@ func TestNegativeFrame(t *testing.T) {
 	if n := len(a.Nodes()); n != 3 {
 		t.Errorf("%d nodes, want 2 roots and the frame's node", n)
 	}
+	// Orphan frames are looked up in the edge table: the keys of frame -1
+	// under nodes 4 and 5 once were the same (FuzzTree).
+	a = feed(t, []string{"A"}, 4, []stream.Event{
+		ev(b, 3, -1, 1, 0, stream.Synthetic), ev(b, 3, -1, 2, 1, stream.Synthetic), ev(b, 3, -1, 3, 1, stream.Synthetic),
+		ev(e, 3, 0, 3, 3, stream.Synthetic), ev(e, 3, 0, 3, 3, stream.Synthetic), ev(e, 3, 0, 3, 3, stream.Synthetic),
+	})
+	if got, want := len(a.Nodes()), 4+3; got != want {
+		t.Errorf("nested orphan frames -1: %d nodes, want %d", got, want)
+	}
 }
 
 func TestStackBufferReuse(t *testing.T) {
