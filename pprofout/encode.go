@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/atrace2/atrace2/stacks"
 )
 
 // Write builds the profile of every trace added so far, checks it and
@@ -47,8 +49,8 @@ func (b *Builder) writeEncoded(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	e := encoder{w: zw, b: b}
-	e.profile(meta, samples)
+	e := encoder{w: zw, b: b, samples: samples, pending: b.pending}
+	e.profile(meta)
 	if err := e.flush(); err != nil {
 		return fmt.Errorf("pprof: writing: %w", err)
 	}
@@ -148,25 +150,35 @@ const (
 //   - a repeated number field with more than two values is packed, with
 //     two or fewer it is one field per value.
 type encoder struct {
-	w      io.Writer
-	b      *Builder
-	strs   stringTable
-	labels [][]byte // by label id: the encoded label fields of a sample
-	out    []byte   // encoded, not yet written
-	msg    []byte   // scratch: a message's body
-	sub    []byte   // scratch: a nested message's or packed field's body
-	err    error
+	w       io.Writer
+	b       *Builder
+	samples []sampleAcc // the builder's samples, or
+	pending *treeTables // the tree whose nodes are the samples (see Add)
+	strs    stringTable
+	labels  [][]byte // by label id: the encoded label fields of a sample
+	out     []byte   // encoded, not yet written
+	msg     []byte   // scratch: a message's body
+	sub     []byte   // scratch: a nested message's or packed field's body
+	err     error
 }
 
-// profile encodes meta (everything but the samples) with samples.
-func (e *encoder) profile(meta *profile.Profile, samples []sampleAcc) {
-	e.strings(meta, samples)
+// profile encodes meta (everything but the samples) with the samples.
+func (e *encoder) profile(meta *profile.Profile) {
+	e.strings(meta)
 	for _, st := range meta.SampleType {
 		e.message(fieldSampleType, e.valueType(e.msg[:0], st))
 	}
 	c := e.b.commonClocks()
-	for i := range samples {
-		e.sample(&samples[i], c)
+	if tt := e.pending; tt != nil {
+		nodes := tt.tree.Nodes()
+		for i := range nodes {
+			if !nodes[i].IsRoot() {
+				e.node(tt, nodes, i, c)
+			}
+		}
+	}
+	for i := range e.samples {
+		e.sample(&e.samples[i], c)
 	}
 	for _, m := range meta.Mapping {
 		e.message(fieldMapping, e.mapping(e.msg[:0], m))
@@ -207,7 +219,7 @@ func (e *encoder) profile(meta *profile.Profile, samples []sampleAcc) {
 // name, system name and file; drop and keep frames; the period type; the
 // comments; the default sample type and the doc URL. It also encodes each
 // label set once, for the samples that have it.
-func (e *encoder) strings(meta *profile.Profile, samples []sampleAcc) {
+func (e *encoder) strings(meta *profile.Profile) {
 	t := &e.strs
 	t.idx = make(map[string]int64)
 	t.add("")
@@ -216,21 +228,16 @@ func (e *encoder) strings(meta *profile.Profile, samples []sampleAcc) {
 		t.add(st.Unit)
 	}
 	e.labels = make([][]byte, len(e.b.labels))
-	for i := range samples {
-		id := samples[i].label
-		if e.labels[id] != nil {
-			continue
+	if tt := e.pending; tt != nil {
+		nodes := tt.tree.Nodes()
+		for i := range nodes {
+			if !nodes[i].IsRoot() {
+				e.label(tt.label(&nodes[i]))
+			}
 		}
-		lk := &e.b.labels[id]
-		var enc []byte
-		if lk.synthesized { // "synthesized" sorts before "synthetic"
-			enc = appendLabel(enc, t.add(LabelSynthesized), t.add(SynthesizedTrue), 0)
-		}
-		if lk.synth != "" { // "synthetic" sorts before "thread"
-			enc = appendLabel(enc, t.add(LabelSynthetic), t.add(lk.synth), 0)
-		}
-		enc = appendLabel(enc, t.add(LabelThread), t.add(lk.thread), 0)
-		e.labels[id] = appendLabel(enc, t.add(LabelTID), 0, lk.tid)
+	}
+	for i := range e.samples {
+		e.label(e.samples[i].label)
 	}
 	for _, m := range meta.Mapping {
 		t.add(m.File)
@@ -252,6 +259,24 @@ func (e *encoder) strings(meta *profile.Profile, samples []sampleAcc) {
 	}
 	t.add(meta.DefaultSampleType)
 	t.add(meta.DocURL)
+}
+
+// label encodes a label set the first time a sample has it, adding its
+// strings to the table.
+func (e *encoder) label(id int32) {
+	if e.labels[id] != nil {
+		return
+	}
+	t, lk := &e.strs, &e.b.labels[id]
+	var enc []byte
+	if lk.synthesized { // "synthesized" sorts before "synthetic"
+		enc = appendLabel(enc, t.add(LabelSynthesized), t.add(SynthesizedTrue), 0)
+	}
+	if lk.synth != "" { // "synthetic" sorts before "thread"
+		enc = appendLabel(enc, t.add(LabelSynthetic), t.add(lk.synth), 0)
+	}
+	enc = appendLabel(enc, t.add(LabelThread), t.add(lk.thread), 0)
+	e.labels[id] = appendLabel(enc, t.add(LabelTID), 0, lk.tid)
 }
 
 // stringTable is a profile's string table: each string once, by first use.
@@ -297,39 +322,72 @@ func (e *encoder) flush() error {
 	return e.err
 }
 
-// sample encodes one Sample as a field of the Profile.
+// sample encodes one Sample of the builder's as a field of the Profile.
 func (e *encoder) sample(s *sampleAcc, c clocks) {
-	m := e.locations(e.msg[:0], s.path)
-	var vals [4]uint64
-	v := append(vals[:0], uint64(s.calls))
-	if c.cpu {
-		v = append(v, uint64(s.cpu))
-	}
-	if c.wall {
-		v = append(v, uint64(s.wall))
-	}
-	if c.off {
-		v = append(v, uint64(s.off))
-	}
-	m, e.sub = appendRepeated(m, fieldSampleValue, v, e.sub)
-	m = append(m, e.labels[s.label]...)
-	e.message(fieldSample, m)
-}
-
-// locations appends a sample's location ids, leaf first: the path's chain
-// of parents, walked once, in the order it is encoded. A location's id is
-// its index in locList plus one (Builder.location).
-func (e *encoder) locations(m []byte, path int32) []byte {
 	body, n := e.sub[:0], 0
-	for i := path; i >= 0; i = e.b.paths[i].parent {
+	for i := s.path; i >= 0; i = e.b.paths[i].parent {
 		body = binary.AppendUvarint(body, uint64(e.b.paths[i].loc)+1)
 		n++
 	}
 	e.sub = body
+	e.encodeSample(n, c.values(s.calls, s.cpu, s.wall, s.off), s.label)
+}
+
+// node encodes the Sample of a pending tree's node i as a field of the
+// Profile: the node's own values and its frames' locations.
+func (e *encoder) node(tt *treeTables, nodes []stacks.Node, i int, c clocks) {
+	body, n := e.sub[:0], 0
+	for j := stacks.NodeID(i); !nodes[j].IsRoot(); j = nodes[j].Parent {
+		body = binary.AppendUvarint(body, uint64(tt.loc(&nodes[j]))+1)
+		n++
+	}
+	e.sub = body
+	nd := &nodes[i]
+	e.encodeSample(n, c.values(nd.Calls, nd.CPU, nd.Wall, nd.OffCPU()), tt.label(nd))
+}
+
+// sampleValues are a sample's values, at most four.
+type sampleValues struct {
+	v [4]uint64
+	n int
+}
+
+// values are the values of a sample, in the order of the sample types.
+func (c clocks) values(calls, cpu, wall, off int64) sampleValues {
+	sv := sampleValues{n: 1}
+	sv.v[0] = uint64(calls)
+	if c.cpu {
+		sv.v[sv.n] = uint64(cpu)
+		sv.n++
+	}
+	if c.wall {
+		sv.v[sv.n] = uint64(wall)
+		sv.n++
+	}
+	if c.off {
+		sv.v[sv.n] = uint64(off)
+		sv.n++
+	}
+	return sv
+}
+
+// encodeSample encodes a Sample whose n location ids, leaf first, are in
+// e.sub as varints.
+func (e *encoder) encodeSample(n int, sv sampleValues, label int32) {
+	m := e.locations(e.msg[:0], e.sub, n)
+	m, e.sub = appendRepeated(m, fieldSampleValue, sv.v[:sv.n], e.sub)
+	m = append(m, e.labels[label]...)
+	e.message(fieldSample, m)
+}
+
+// locations appends a sample's n location ids, leaf first, which body holds
+// as varints: packed, or one field each (see appendRepeated). A location's
+// id is its index in locList plus one (Builder.location).
+func (e *encoder) locations(m, body []byte, n int) []byte {
 	if n > 2 {
 		return appendBytes(m, fieldSampleLocationID, body)
 	}
-	for len(body) > 0 { // unpacked: see appendRepeated
+	for len(body) > 0 {
 		v, k := binary.Uvarint(body)
 		m = appendVarint(m, fieldSampleLocationID, v)
 		body = body[k:]

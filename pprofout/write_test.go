@@ -15,7 +15,10 @@ import (
 // TestBuilderWrite checks that Builder.Write writes the library's bytes
 // where build's callers do not go: every readable corpus trace, all of them
 // merged, traces with different clocks merged, and stacks deeper than the
-// encoder's stack buffer.
+// encoder's stack buffer. The library encodes the reference path's profile
+// (every tree copied into samples, every sample indexed); the encoder
+// writes a single tree of distinct stacks from its nodes (Add's pending
+// tree) and merged ones from the samples.
 func TestBuilderWrite(t *testing.T) {
 	dir := t.TempDir()
 	deep := writeGen(t, dir, "deep.trace", tracegen.Large(tracegen.LargeOptions{
@@ -53,10 +56,13 @@ func TestBuilderWrite(t *testing.T) {
 	}
 	for name, paths := range cases {
 		t.Run(name, func(t *testing.T) {
+			restore := pprofout.SetFastPath(false)
 			p, err := builder(t, paths...).Profile()
+			restore()
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer pprofout.SetFastPath(true)()
 			checkBuilderWrite(t, p, builder(t, paths...))
 		})
 	}
