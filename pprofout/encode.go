@@ -60,6 +60,11 @@ func (b *Builder) writeEncoded(w io.Writer) error {
 	return nil
 }
 
+// stackIDsOn lets encoder.node take the ids of a stack from its parent's
+// (stackIDs); off, it walks every stack, the reference that
+// TestStackIDs compares it with.
+var stackIDsOn = true
+
 // compression is the gzip level of written profiles: the fastest, since
 // the default level took a large share of a conversion for a file only a
 // little smaller. The writer is klauspost's (whose reader opens .gz
@@ -154,6 +159,7 @@ type encoder struct {
 	b       *Builder
 	samples []sampleAcc // the builder's samples, or
 	pending *treeTables // the tree whose nodes are the samples (see Add)
+	stack   *stackIDs   // the ids of the pending tree's stacks (node)
 	strs    stringTable
 	labels  [][]byte // by label id: the encoded label fields of a sample
 	out     []byte   // encoded, not yet written
@@ -170,6 +176,9 @@ func (e *encoder) profile(meta *profile.Profile) {
 	}
 	c := e.b.commonClocks()
 	if tt := e.pending; tt != nil {
+		if stackIDsOn {
+			e.stack = newStackIDs(tt.depth)
+		}
 		nodes := tt.tree.Nodes()
 		for i := range nodes {
 			if !nodes[i].IsRoot() {
@@ -220,8 +229,14 @@ func (e *encoder) profile(meta *profile.Profile) {
 // comments; the default sample type and the doc URL. It also encodes each
 // label set once, for the samples that have it.
 func (e *encoder) strings(meta *profile.Profile) {
+	// At most this many strings: sized up front, the table takes its
+	// memory once instead of leaving the garbage of each growth, which
+	// cost page faults (BenchmarkPprofBuild/add+write/cold).
+	n := 1 + 2*len(meta.SampleType) + 8*len(e.b.labels) + 2*len(meta.Mapping) +
+		3*len(meta.Function) + 4 + len(meta.Comments) + 2
 	t := &e.strs
-	t.idx = make(map[string]int64)
+	t.idx = make(map[string]int64, n)
+	t.list = make([]string, 0, n)
 	t.add("")
 	for _, st := range meta.SampleType {
 		t.add(st.Type)
@@ -324,26 +339,79 @@ func (e *encoder) flush() error {
 
 // sample encodes one Sample of the builder's as a field of the Profile.
 func (e *encoder) sample(s *sampleAcc, c clocks) {
-	body, n := e.sub[:0], 0
+	ids, n := e.sub[:0], 0
 	for i := s.path; i >= 0; i = e.b.paths[i].parent {
-		body = binary.AppendUvarint(body, uint64(e.b.paths[i].loc)+1)
+		ids = binary.AppendUvarint(ids, uint64(e.b.paths[i].loc)+1)
 		n++
 	}
-	e.sub = body
-	e.encodeSample(n, c.values(s.calls, s.cpu, s.wall, s.off), s.label)
+	e.sub = ids
+	e.encodeSample(ids, n, c.values(s.calls, s.cpu, s.wall, s.off), s.label)
 }
 
 // node encodes the Sample of a pending tree's node i as a field of the
 // Profile: the node's own values and its frames' locations.
 func (e *encoder) node(tt *treeTables, nodes []stacks.Node, i int, c clocks) {
-	body, n := e.sub[:0], 0
-	for j := stacks.NodeID(i); !nodes[j].IsRoot(); j = nodes[j].Parent {
-		body = binary.AppendUvarint(body, uint64(tt.loc(&nodes[j]))+1)
-		n++
-	}
-	e.sub = body
 	nd := &nodes[i]
-	e.encodeSample(n, c.values(nd.Calls, nd.CPU, nd.Wall, nd.OffCPU()), tt.label(nd))
+	ids, ok := e.stack.push(nodes, i, uint64(tt.loc(nd))+1)
+	n := int(nd.Depth)
+	if !ok { // the reference: the node's parents, walked
+		ids, n = e.sub[:0], 0
+		for j := stacks.NodeID(i); !nodes[j].IsRoot(); j = nodes[j].Parent {
+			ids = binary.AppendUvarint(ids, uint64(tt.loc(&nodes[j]))+1)
+			n++
+		}
+		e.sub = ids
+	}
+	e.encodeSample(ids, n, c.values(nd.Calls, nd.CPU, nd.Wall, nd.OffCPU()), tt.label(nd))
+}
+
+// stackIDs keeps the location ids of the stacks of the nodes encoded
+// last, leaf first, as varints at the end of buf: the ids of a node at
+// depth d are the id of its own frame written just before those of its
+// parent, the node last encoded at depth d-1. Nodes come depth first
+// (stacks.Tree.Nodes), so that parent is nearly always in place, and a
+// node's ids cost one varint instead of a walk up its stack: the walk was
+// the encoder's largest cost (BenchmarkPprofBuild). A node whose parent is
+// not in place takes the walk (encoder.node).
+type stackIDs struct {
+	buf  []byte
+	at   []int           // by depth: where the ids of node[depth] begin in buf
+	node []stacks.NodeID // by depth: the node last encoded at that depth
+	top  int             // the deepest depth whose ids are intact in buf
+}
+
+// newStackIDs makes room for stacks of up to depth frames.
+func newStackIDs(depth int) *stackIDs {
+	s := &stackIDs{buf: make([]byte, depth*binary.MaxVarintLen32), at: make([]int, depth+1),
+		node: make([]stacks.NodeID, depth+1)}
+	s.at[0] = len(s.buf)
+	return s
+}
+
+// push returns the ids of node i, whose frame's location id is id, leaf
+// first, if its parent's are in place; ok is false if they are not.
+func (s *stackIDs) push(nodes []stacks.Node, i int, id uint64) (ids []byte, ok bool) {
+	if s == nil {
+		return nil, false
+	}
+	n := &nodes[i]
+	d := int(n.Depth)
+	switch {
+	case d < 1 || d >= len(s.at) || d-1 > s.top:
+		return nil, false
+	case d == 1 && !nodes[n.Parent].IsRoot(), d > 1 && s.node[d-1] != n.Parent:
+		return nil, false
+	}
+	var v [binary.MaxVarintLen64]byte
+	k := binary.PutUvarint(v[:], id)
+	start := s.at[d-1] - k
+	if start < 0 || id > 1<<32-1 {
+		return nil, false
+	}
+	copy(s.buf[start:], v[:k])
+	// Writing depth d overwrites the ids of the nodes kept deeper.
+	s.at[d], s.node[d], s.top = start, stacks.NodeID(i), d
+	return s.buf[start:], true
 }
 
 // sampleValues are a sample's values, at most four.
@@ -371,28 +439,58 @@ func (c clocks) values(calls, cpu, wall, off int64) sampleValues {
 	return sv
 }
 
-// encodeSample encodes a Sample whose n location ids, leaf first, are in
-// e.sub as varints.
-func (e *encoder) encodeSample(n int, sv sampleValues, label int32) {
-	m := e.locations(e.msg[:0], e.sub, n)
-	m, e.sub = appendRepeated(m, fieldSampleValue, sv.v[:sv.n], e.sub)
-	m = append(m, e.labels[label]...)
-	e.message(fieldSample, m)
+// encodeSample encodes a Sample as a field of the Profile, straight into
+// the output: its n location ids (ids holds them, leaf first, as varints;
+// a location's id is its index in locList plus one, Builder.location), its
+// values and its labels.
+func (e *encoder) encodeSample(ids []byte, n int, sv sampleValues, label int32) {
+	var vb [4 * binary.MaxVarintLen64]byte
+	vals := vb[:0]
+	for _, v := range sv.v[:sv.n] {
+		vals = binary.AppendUvarint(vals, v)
+	}
+	labels := e.labels[label]
+	size := repeatedLen(fieldSampleLocationID, ids, n) + repeatedLen(fieldSampleValue, vals, sv.n) + len(labels)
+	o := binary.AppendUvarint(e.out, fieldSample<<3|wireBytes)
+	o = binary.AppendUvarint(o, uint64(size))
+	o = appendVarints(o, fieldSampleLocationID, ids, n)
+	o = appendVarints(o, fieldSampleValue, vals, sv.n)
+	e.out = append(o, labels...)
+	e.spill()
 }
 
-// locations appends a sample's n location ids, leaf first, which body holds
-// as varints: packed, or one field each (see appendRepeated). A location's
-// id is its index in locList plus one (Builder.location).
-func (e *encoder) locations(m, body []byte, n int) []byte {
+// repeatedLen is the size of a repeated varint field of n values, which
+// varints holds (appendRepeated's rule).
+func repeatedLen(num int, varints []byte, n int) int {
 	if n > 2 {
-		return appendBytes(m, fieldSampleLocationID, body)
+		return uvarintLen(uint64(num)<<3|wireBytes) + uvarintLen(uint64(len(varints))) + len(varints)
 	}
-	for len(body) > 0 {
-		v, k := binary.Uvarint(body)
-		m = appendVarint(m, fieldSampleLocationID, v)
-		body = body[k:]
+	return n*uvarintLen(uint64(num)<<3|wireVarint) + len(varints)
+}
+
+// appendVarints appends a repeated varint field of n values, which varints
+// holds (appendRepeated's rule).
+func appendVarints(b []byte, num int, varints []byte, n int) []byte {
+	if n > 2 {
+		return appendBytes(b, num, varints)
 	}
-	return m
+	for len(varints) > 0 {
+		_, k := binary.Uvarint(varints)
+		b = binary.AppendUvarint(b, uint64(num)<<3|wireVarint)
+		b = append(b, varints[:k]...)
+		varints = varints[k:]
+	}
+	return b
+}
+
+// uvarintLen is the size of v as a varint.
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
 }
 
 // valueType appends the fields of a ValueType.

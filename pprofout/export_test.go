@@ -26,3 +26,11 @@ func SetFastPath(on bool) (restore func()) {
 	fastPath = on
 	return func() { fastPath = was }
 }
+
+// SetStackIDs turns the encoder's stack ids (stackIDs) on or off and
+// returns a function that restores them.
+func SetStackIDs(on bool) (restore func()) {
+	was := stackIDsOn
+	stackIDsOn = on
+	return func() { stackIDsOn = was }
+}

@@ -235,6 +235,7 @@ type treeTables struct {
 	locOf []uint32
 	// by thread and label kind: the label set's id + 1, 0 for none
 	labelsOf [][labelKinds]int32
+	depth    int // the deepest node's Depth
 }
 
 // tables checks a tree's nodes and interns their locations and label sets
@@ -254,6 +255,7 @@ func (b *Builder) tables(tree *stacks.Tree, info *traceInfo) (tt *treeTables, sh
 		if n.Parent < 0 || int(n.Parent) >= i || int(n.Frame) >= len(t.Frames) || n.Frame < 0 {
 			return nil, false, fmt.Errorf("pprof: invariant violation: node %d has parent %d and frame %d", i, n.Parent, n.Frame)
 		}
+		tt.depth = max(tt.depth, int(n.Depth))
 		if tt.locOf[n.Frame] == 0 {
 			fr := &t.Frames[n.Frame]
 			loc, sh := b.location(fr)

@@ -68,6 +68,38 @@ func TestBuilderWrite(t *testing.T) {
 	}
 }
 
+// TestStackIDs ties the encoder's stack ids, which take a node's stack from
+// its parent's, to the walk up every node's stack: the same bytes, on
+// trees of one trace (whose nodes the encoder writes from the tree) with
+// deep, recursive and orphan stacks.
+func TestStackIDs(t *testing.T) {
+	dir := t.TempDir()
+	paths := []string{testutil.SampleTrace(t), testutil.PolicyTrace(t),
+		writeGen(t, dir, "deep.trace", tracegen.Large(tracegen.LargeOptions{
+			Bytes: 2 << 20, Threads: 3, Methods: 500, MaxDepth: 200, Seed: 7})),
+		writeGen(t, dir, "interleaved.trace", tracegen.Large(tracegen.LargeOptions{
+			Bytes: 1 << 20, Methods: 300, Seed: 3, Interleaved: true}))}
+	paths = append(paths, testutil.CorpusTraces(t)...)
+	defer pprofout.SetFastPath(true)()
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			var want, got bytes.Buffer
+			restore := pprofout.SetStackIDs(false)
+			err := builder(t, path).WriteEncoded(&want)
+			restore()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := builder(t, path).WriteEncoded(&got); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Errorf("stack ids: %d bytes differ from the walk's %d", got.Len(), want.Len())
+			}
+		})
+	}
+}
+
 // TestIndexSamples ties Add's late sample index to the reference, which
 // indexes every sample from the start: the same profile, byte for byte, on
 // traces whose nodes share samples (orphans, merged traces, one trace
