@@ -1,6 +1,7 @@
 package pprofout
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -49,9 +50,14 @@ func (b *Builder) writeEncoded(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	e := encoder{w: zw, b: b, samples: samples, pending: b.pending}
+	e := encoder{w: zw, b: b, samples: samples, pending: b.pending,
+		out: make([]byte, 0, spillSize+spillSize/4), gz: newGzipper(zw)}
 	e.profile(meta)
-	if err := e.flush(); err != nil {
+	err = e.flush()
+	if e.gz != nil {
+		err = cmp.Or(e.gz.close(), err)
+	}
+	if err != nil {
 		return fmt.Errorf("pprof: writing: %w", err)
 	}
 	if err := zw.Close(); err != nil {
@@ -160,6 +166,7 @@ type encoder struct {
 	samples []sampleAcc // the builder's samples, or
 	pending *treeTables // the tree whose nodes are the samples (see Add)
 	stack   *stackIDs   // the ids of the pending tree's stacks (node)
+	gz      *gzipper    // compresses on its own goroutine, or nil: w does
 	strs    stringTable
 	labels  [][]byte // by label id: the encoded label fields of a sample
 	out     []byte   // encoded, not yet written
@@ -321,16 +328,22 @@ func (e *encoder) message(num int, body []byte) {
 	e.spill()
 }
 
-// spill writes the encoded bytes out once they reach 64 KiB.
+// spill writes the encoded bytes out once they reach spillSize.
 func (e *encoder) spill() {
-	if len(e.out) >= 64<<10 {
+	if len(e.out) >= spillSize {
 		e.flush()
 	}
 }
 
-// flush writes the encoded bytes out; it returns the first write error.
+// flush writes the encoded bytes out, or hands them to the gzipper; it
+// returns the first write error (the gzipper's come from its close).
 func (e *encoder) flush() error {
-	if e.err == nil && len(e.out) > 0 {
+	switch {
+	case len(e.out) == 0:
+	case e.gz != nil:
+		e.out = e.gz.swap(e.out)
+		return nil
+	case e.err == nil:
 		_, e.err = e.w.Write(e.out)
 	}
 	e.out = e.out[:0]

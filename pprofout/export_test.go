@@ -34,3 +34,11 @@ func SetStackIDs(on bool) (restore func()) {
 	stackIDsOn = on
 	return func() { stackIDsOn = was }
 }
+
+// SetAsyncGzip turns compressing on a goroutine of its own (gzipper) on
+// or off and returns a function that restores it.
+func SetAsyncGzip(on bool) (restore func()) {
+	was := asyncGzip
+	asyncGzip = on
+	return func() { asyncGzip = was }
+}

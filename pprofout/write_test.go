@@ -2,8 +2,10 @@ package pprofout_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -98,6 +100,62 @@ func TestStackIDs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAsyncGzip ties Write's compressing on a goroutine of its own to the
+// encoder's writing to the gzip writer itself: the same gzip bytes, for
+// profiles of one spill and of many, from a pending tree and from
+// samples, and a write error still returned.
+func TestAsyncGzip(t *testing.T) {
+	defer runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
+	dir := t.TempDir()
+	large := writeGen(t, dir, "large.trace", tracegen.Large(tracegen.LargeOptions{Bytes: 8 << 20, Seed: 5}))
+	defer pprofout.SetFastPath(true)()
+	for name, paths := range map[string][]string{
+		"sample":       {testutil.SampleTrace(t)},
+		"large":        {large},
+		"large+sample": {large, testutil.SampleTrace(t)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var want, got bytes.Buffer
+			restore := pprofout.SetAsyncGzip(false)
+			err := builder(t, paths...).WriteEncoded(&want)
+			restore()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pprofout.SetAsyncGzip(true)()
+			if err := builder(t, paths...).WriteEncoded(&got); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Errorf("compressing on a goroutine: %d bytes differ from the serial %d", got.Len(), want.Len())
+			}
+			if want.Len() < 64<<10 && name == "large" {
+				t.Errorf("the large profile is %d bytes gzipped: too small to take several spills", want.Len())
+			}
+			errFull := errors.New("disk full")
+			if err := builder(t, paths...).WriteEncoded(&failingWriter{n: want.Len() / 2, err: errFull}); !errors.Is(err, errFull) {
+				t.Errorf("writing to a writer that fails half way: %v, want %v", err, errFull)
+			}
+		})
+	}
+}
+
+// failingWriter takes n bytes, then fails with err.
+type failingWriter struct {
+	n   int
+	err error
+}
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		k := w.n
+		w.n = 0
+		return k, w.err
+	}
+	w.n -= len(p)
+	return len(p), nil
 }
 
 // TestIndexSamples ties Add's late sample index to the reference, which
