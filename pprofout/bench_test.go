@@ -1,60 +1,56 @@
 package pprofout_test
 
 import (
+	"bytes"
 	"io"
-	"os"
-	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"testing"
 
+	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/internal/tracegen"
+	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/pprofout"
 	"github.com/atrace2/atrace2/stacks"
 )
 
-// benchRecords makes a trace of a little over 100 MB (14-byte records).
-const benchRecords = 7_500_000
-
-// BenchmarkPprof converts a generated v3 dual-clock trace of about 105 MB
-// end to end: open, the converter's one pass, the call tree, the profile,
-// and the gzipped write (to io.Discard).
+// BenchmarkPprof converts the 100 MB v3 dual-clock trace of each shape
+// (tracegen.BenchShapes, the harness's traces) end to end, as `atrace2
+// pprof -o` does: open, the converter's one pass, the call tree, the
+// profile, and the gzipped write (to io.Discard).
 func BenchmarkPprof(b *testing.B) {
-	path := benchTrace(b)
-	st, err := os.Stat(path)
-	if err != nil {
-		b.Fatal(err)
+	for _, sh := range tracegen.BenchShapes() {
+		b.Run(sh.Name, func(b *testing.B) {
+			data := tracegen.LargeRegular(sh.LargeOptions)
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			var n int
+			for b.Loop() {
+				a := shapeTree(b, data)
+				if err := pprofout.Write(io.Discard, a, pprofout.Options{Version: "bench"}); err != nil {
+					b.Fatal(err)
+				}
+				n = stackCount(a)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(sh.Records()), "ns/record")
+			b.ReportMetric(float64(n), "stacks")
+		})
 	}
-	b.SetBytes(st.Size())
-	b.ReportAllocs()
-	var n int
-	for b.Loop() {
-		n = convertFile(b, path, io.Discard)
-	}
-	b.ReportMetric(float64(n), "stacks")
 }
 
-// benchTrace writes the benchmarks' trace into a temporary folder and
-// returns its path.
-func benchTrace(b *testing.B) string {
-	path := filepath.Join(b.TempDir(), "big.trace")
-	f, err := os.Create(path)
+// shapeTree is the call tree of a trace in memory, made as the command
+// line makes it.
+func shapeTree(tb testing.TB, data []byte) *stacks.Tree {
+	f, err := parser.NewFile("large", bytes.NewReader(data), int64(len(data)), parser.Options{})
 	if err != nil {
-		b.Fatal(err)
-	}
-	if err := writeBigTrace(f, benchRecords, 1); err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
-	return path
-}
-
-// convertFile is what `atrace2 pprof -o` does with one trace.
-func convertFile(tb testing.TB, path string, w io.Writer) int {
-	a := tree(tb, path)
-	if err := pprofout.Write(w, a, pprofout.Options{Version: "bench"}); err != nil {
 		tb.Fatal(err)
 	}
-	return stackCount(a)
+	defer f.Close()
+	a := stacks.New()
+	if _, err := convert.Run(f, convert.Options{}, convert.Aggregate(a)); err != nil {
+		tb.Fatal(err)
+	}
+	return a.Tree()
 }
 
 // stackCount counts the call tree's distinct stacks (the profile's samples,
@@ -69,31 +65,61 @@ func stackCount(a *stacks.Tree) int {
 	return n
 }
 
-// BenchmarkPprofBuild is the part of BenchmarkPprof that follows the
-// converter's pass: the profile built from the call tree of the 105 MB
-// trace and its gzipped write. It does not grow with the trace's length,
-// only with its distinct stacks, so it weighs most on small traces.
+// BenchmarkPprofBuild is the serial end of BenchmarkPprof, what follows the
+// converter's pass, on the call tree of each shape's 100 MB trace: "add"
+// builds the profile's tables (Builder.Add), "add+write" also encodes and
+// gzips it (Builder.Write, to io.Discard), as the command does. It grows
+// with the distinct stacks, not with the trace's length: it reports
+// ns/stack, and ns/record (per record of the trace) to set it beside the
+// per-record stages of the convert and stacks benchmarks.
+//
+// "add+write/cold" starts each iteration, as the command does, on memory
+// the process has not touched yet: the heap is returned to the system
+// between iterations (fresh, below). A first write to a page costs a page
+// fault, which on this project's virtual machines made the end of a real
+// run several times slower than a loop that reuses its heap.
 func BenchmarkPprofBuild(b *testing.B) {
-	a := tree(b, benchTrace(b))
-	b.Run("add", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if err := pprofout.New("bench").Add(a); err != nil {
-				b.Fatal(err)
+	for _, sh := range tracegen.BenchShapes() {
+		b.Run(sh.Name, func(b *testing.B) {
+			a := shapeTree(b, tracegen.LargeRegular(sh.LargeOptions))
+			n := stackCount(a)
+			run := func(name string, cold, write bool) {
+				b.Run(name, func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						if cold {
+							fresh(b)
+						}
+						bld := pprofout.New("bench")
+						if err := bld.Add(a); err != nil {
+							b.Fatal(err)
+						}
+						if !write {
+							continue
+						}
+						if err := bld.Write(io.Discard); err != nil {
+							b.Fatal(err)
+						}
+					}
+					ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+					b.ReportMetric(ns/float64(n), "ns/stack")
+					b.ReportMetric(ns/float64(sh.Records()), "ns/record")
+					b.ReportMetric(float64(n), "stacks")
+				})
 			}
-		}
-	})
-	b.Run("add+write", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			bld := pprofout.New("bench")
-			if err := bld.Add(a); err != nil {
-				b.Fatal(err)
-			}
-			if err := bld.Write(io.Discard); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.ReportMetric(float64(stackCount(a)), "stacks")
+			run("add", false, false)
+			run("add+write", false, true)
+			run("add+write/cold", true, true)
+		})
+	}
+}
+
+// fresh returns the heap's free memory to the system, outside the timer, so
+// that the next allocations take new pages as they do in a process that
+// runs once.
+func fresh(b *testing.B) {
+	b.StopTimer()
+	runtime.GC()
+	debug.FreeOSMemory()
+	b.StartTimer()
 }

@@ -1,12 +1,15 @@
 package pprofout
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
 
 	"github.com/google/pprof/profile"
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/atrace2/atrace2/stacks"
 )
 
 // Write builds the profile of every trace added so far, checks it and
@@ -47,9 +50,14 @@ func (b *Builder) writeEncoded(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	e := encoder{w: zw, b: b}
-	e.profile(meta, samples)
-	if err := e.flush(); err != nil {
+	e := encoder{w: zw, b: b, samples: samples, pending: b.pending,
+		out: make([]byte, 0, spillSize+spillSize/4), gz: newGzipper(zw)}
+	e.profile(meta)
+	err = e.flush()
+	if e.gz != nil {
+		err = cmp.Or(e.gz.close(), err)
+	}
+	if err != nil {
 		return fmt.Errorf("pprof: writing: %w", err)
 	}
 	if err := zw.Close(); err != nil {
@@ -57,6 +65,11 @@ func (b *Builder) writeEncoded(w io.Writer) error {
 	}
 	return nil
 }
+
+// stackIDsOn lets encoder.node take the ids of a stack from its parent's
+// (stackIDs); off, it walks every stack, the reference that
+// TestStackIDs compares it with.
+var stackIDsOn = true
 
 // compression is the gzip level of written profiles: the fastest, since
 // the default level took a large share of a conversion for a file only a
@@ -148,25 +161,40 @@ const (
 //   - a repeated number field with more than two values is packed, with
 //     two or fewer it is one field per value.
 type encoder struct {
-	w      io.Writer
-	b      *Builder
-	strs   stringTable
-	labels [][]byte // by label id: the encoded label fields of a sample
-	out    []byte   // encoded, not yet written
-	msg    []byte   // scratch: a message's body
-	sub    []byte   // scratch: a nested message's or packed field's body
-	err    error
+	w       io.Writer
+	b       *Builder
+	samples []sampleAcc // the builder's samples, or
+	pending *treeTables // the tree whose nodes are the samples (see Add)
+	stack   *stackIDs   // the ids of the pending tree's stacks (node)
+	gz      *gzipper    // compresses on its own goroutine, or nil: w does
+	strs    stringTable
+	labels  [][]byte // by label id: the encoded label fields of a sample
+	out     []byte   // encoded, not yet written
+	msg     []byte   // scratch: a message's body
+	sub     []byte   // scratch: a nested message's or packed field's body
+	err     error
 }
 
-// profile encodes meta (everything but the samples) with samples.
-func (e *encoder) profile(meta *profile.Profile, samples []sampleAcc) {
-	e.strings(meta, samples)
+// profile encodes meta (everything but the samples) with the samples.
+func (e *encoder) profile(meta *profile.Profile) {
+	e.strings(meta)
 	for _, st := range meta.SampleType {
 		e.message(fieldSampleType, e.valueType(e.msg[:0], st))
 	}
 	c := e.b.commonClocks()
-	for i := range samples {
-		e.sample(&samples[i], c)
+	if tt := e.pending; tt != nil {
+		if stackIDsOn {
+			e.stack = newStackIDs(tt.depth)
+		}
+		nodes := tt.tree.Nodes()
+		for i := range nodes {
+			if !nodes[i].IsRoot() {
+				e.node(tt, nodes, i, c)
+			}
+		}
+	}
+	for i := range e.samples {
+		e.sample(&e.samples[i], c)
 	}
 	for _, m := range meta.Mapping {
 		e.message(fieldMapping, e.mapping(e.msg[:0], m))
@@ -207,30 +235,31 @@ func (e *encoder) profile(meta *profile.Profile, samples []sampleAcc) {
 // name, system name and file; drop and keep frames; the period type; the
 // comments; the default sample type and the doc URL. It also encodes each
 // label set once, for the samples that have it.
-func (e *encoder) strings(meta *profile.Profile, samples []sampleAcc) {
+func (e *encoder) strings(meta *profile.Profile) {
+	// At most this many strings: sized up front, the table takes its
+	// memory once instead of leaving the garbage of each growth, which
+	// cost page faults (BenchmarkPprofBuild/add+write/cold).
+	n := 1 + 2*len(meta.SampleType) + 8*len(e.b.labels) + 2*len(meta.Mapping) +
+		3*len(meta.Function) + 4 + len(meta.Comments) + 2
 	t := &e.strs
-	t.idx = make(map[string]int64)
+	t.idx = make(map[string]int64, n)
+	t.list = make([]string, 0, n)
 	t.add("")
 	for _, st := range meta.SampleType {
 		t.add(st.Type)
 		t.add(st.Unit)
 	}
 	e.labels = make([][]byte, len(e.b.labels))
-	for i := range samples {
-		id := samples[i].label
-		if e.labels[id] != nil {
-			continue
+	if tt := e.pending; tt != nil {
+		nodes := tt.tree.Nodes()
+		for i := range nodes {
+			if !nodes[i].IsRoot() {
+				e.label(tt.label(&nodes[i]))
+			}
 		}
-		lk := &e.b.labels[id]
-		var enc []byte
-		if lk.synthesized { // "synthesized" sorts before "synthetic"
-			enc = appendLabel(enc, t.add(LabelSynthesized), t.add(SynthesizedTrue), 0)
-		}
-		if lk.synth != "" { // "synthetic" sorts before "thread"
-			enc = appendLabel(enc, t.add(LabelSynthetic), t.add(lk.synth), 0)
-		}
-		enc = appendLabel(enc, t.add(LabelThread), t.add(lk.thread), 0)
-		e.labels[id] = appendLabel(enc, t.add(LabelTID), 0, lk.tid)
+	}
+	for i := range e.samples {
+		e.label(e.samples[i].label)
 	}
 	for _, m := range meta.Mapping {
 		t.add(m.File)
@@ -252,6 +281,24 @@ func (e *encoder) strings(meta *profile.Profile, samples []sampleAcc) {
 	}
 	t.add(meta.DefaultSampleType)
 	t.add(meta.DocURL)
+}
+
+// label encodes a label set the first time a sample has it, adding its
+// strings to the table.
+func (e *encoder) label(id int32) {
+	if e.labels[id] != nil {
+		return
+	}
+	t, lk := &e.strs, &e.b.labels[id]
+	var enc []byte
+	if lk.synthesized { // "synthesized" sorts before "synthetic"
+		enc = appendLabel(enc, t.add(LabelSynthesized), t.add(SynthesizedTrue), 0)
+	}
+	if lk.synth != "" { // "synthetic" sorts before "thread"
+		enc = appendLabel(enc, t.add(LabelSynthetic), t.add(lk.synth), 0)
+	}
+	enc = appendLabel(enc, t.add(LabelThread), t.add(lk.thread), 0)
+	e.labels[id] = appendLabel(enc, t.add(LabelTID), 0, lk.tid)
 }
 
 // stringTable is a profile's string table: each string once, by first use.
@@ -281,60 +328,182 @@ func (e *encoder) message(num int, body []byte) {
 	e.spill()
 }
 
-// spill writes the encoded bytes out once they reach 64 KiB.
+// spill writes the encoded bytes out once they reach spillSize.
 func (e *encoder) spill() {
-	if len(e.out) >= 64<<10 {
+	if len(e.out) >= spillSize {
 		e.flush()
 	}
 }
 
-// flush writes the encoded bytes out; it returns the first write error.
+// flush writes the encoded bytes out, or hands them to the gzipper; it
+// returns the first write error (the gzipper's come from its close).
 func (e *encoder) flush() error {
-	if e.err == nil && len(e.out) > 0 {
+	switch {
+	case len(e.out) == 0:
+	case e.gz != nil:
+		e.out = e.gz.swap(e.out)
+		return nil
+	case e.err == nil:
 		_, e.err = e.w.Write(e.out)
 	}
 	e.out = e.out[:0]
 	return e.err
 }
 
-// sample encodes one Sample as a field of the Profile.
+// sample encodes one Sample of the builder's as a field of the Profile.
 func (e *encoder) sample(s *sampleAcc, c clocks) {
-	m := e.locations(e.msg[:0], s.path)
-	var vals [4]uint64
-	v := append(vals[:0], uint64(s.calls))
-	if c.cpu {
-		v = append(v, uint64(s.cpu))
-	}
-	if c.wall {
-		v = append(v, uint64(s.wall))
-	}
-	if c.off {
-		v = append(v, uint64(s.off))
-	}
-	m, e.sub = appendRepeated(m, fieldSampleValue, v, e.sub)
-	m = append(m, e.labels[s.label]...)
-	e.message(fieldSample, m)
-}
-
-// locations appends a sample's location ids, leaf first: the path's chain
-// of parents, walked once, in the order it is encoded. A location's id is
-// its index in locList plus one (Builder.location).
-func (e *encoder) locations(m []byte, path int32) []byte {
-	body, n := e.sub[:0], 0
-	for i := path; i >= 0; i = e.b.paths[i].parent {
-		body = binary.AppendUvarint(body, uint64(e.b.paths[i].loc)+1)
+	ids, n := e.sub[:0], 0
+	for i := s.path; i >= 0; i = e.b.paths[i].parent {
+		ids = binary.AppendUvarint(ids, uint64(e.b.paths[i].loc)+1)
 		n++
 	}
-	e.sub = body
+	e.sub = ids
+	e.encodeSample(ids, n, c.values(s.calls, s.cpu, s.wall, s.off), s.label)
+}
+
+// node encodes the Sample of a pending tree's node i as a field of the
+// Profile: the node's own values and its frames' locations.
+func (e *encoder) node(tt *treeTables, nodes []stacks.Node, i int, c clocks) {
+	nd := &nodes[i]
+	ids, ok := e.stack.push(nodes, i, uint64(tt.loc(nd))+1)
+	n := int(nd.Depth)
+	if !ok { // the reference: the node's parents, walked
+		ids, n = e.sub[:0], 0
+		for j := stacks.NodeID(i); !nodes[j].IsRoot(); j = nodes[j].Parent {
+			ids = binary.AppendUvarint(ids, uint64(tt.loc(&nodes[j]))+1)
+			n++
+		}
+		e.sub = ids
+	}
+	e.encodeSample(ids, n, c.values(nd.Calls, nd.CPU, nd.Wall, nd.OffCPU()), tt.label(nd))
+}
+
+// stackIDs keeps the location ids of the stacks of the nodes encoded
+// last, leaf first, as varints at the end of buf: the ids of a node at
+// depth d are the id of its own frame written just before those of its
+// parent, the node last encoded at depth d-1. Nodes come depth first
+// (stacks.Tree.Nodes), so that parent is nearly always in place, and a
+// node's ids cost one varint instead of a walk up its stack: the walk was
+// the encoder's largest cost (BenchmarkPprofBuild). A node whose parent is
+// not in place takes the walk (encoder.node).
+type stackIDs struct {
+	buf  []byte
+	at   []int           // by depth: where the ids of node[depth] begin in buf
+	node []stacks.NodeID // by depth: the node last encoded at that depth
+	top  int             // the deepest depth whose ids are intact in buf
+}
+
+// newStackIDs makes room for stacks of up to depth frames.
+func newStackIDs(depth int) *stackIDs {
+	s := &stackIDs{buf: make([]byte, depth*binary.MaxVarintLen32), at: make([]int, depth+1),
+		node: make([]stacks.NodeID, depth+1)}
+	s.at[0] = len(s.buf)
+	return s
+}
+
+// push returns the ids of node i, whose frame's location id is id, leaf
+// first, if its parent's are in place; ok is false if they are not.
+func (s *stackIDs) push(nodes []stacks.Node, i int, id uint64) (ids []byte, ok bool) {
+	if s == nil {
+		return nil, false
+	}
+	n := &nodes[i]
+	d := int(n.Depth)
+	switch {
+	case d < 1 || d >= len(s.at) || d-1 > s.top:
+		return nil, false
+	case d == 1 && !nodes[n.Parent].IsRoot(), d > 1 && s.node[d-1] != n.Parent:
+		return nil, false
+	}
+	var v [binary.MaxVarintLen64]byte
+	k := binary.PutUvarint(v[:], id)
+	start := s.at[d-1] - k
+	if start < 0 || id > 1<<32-1 {
+		return nil, false
+	}
+	copy(s.buf[start:], v[:k])
+	// Writing depth d overwrites the ids of the nodes kept deeper.
+	s.at[d], s.node[d], s.top = start, stacks.NodeID(i), d
+	return s.buf[start:], true
+}
+
+// sampleValues are a sample's values, at most four.
+type sampleValues struct {
+	v [4]uint64
+	n int
+}
+
+// values are the values of a sample, in the order of the sample types.
+func (c clocks) values(calls, cpu, wall, off int64) sampleValues {
+	sv := sampleValues{n: 1}
+	sv.v[0] = uint64(calls)
+	if c.cpu {
+		sv.v[sv.n] = uint64(cpu)
+		sv.n++
+	}
+	if c.wall {
+		sv.v[sv.n] = uint64(wall)
+		sv.n++
+	}
+	if c.off {
+		sv.v[sv.n] = uint64(off)
+		sv.n++
+	}
+	return sv
+}
+
+// encodeSample encodes a Sample as a field of the Profile, straight into
+// the output: its n location ids (ids holds them, leaf first, as varints;
+// a location's id is its index in locList plus one, Builder.location), its
+// values and its labels.
+func (e *encoder) encodeSample(ids []byte, n int, sv sampleValues, label int32) {
+	var vb [4 * binary.MaxVarintLen64]byte
+	vals := vb[:0]
+	for _, v := range sv.v[:sv.n] {
+		vals = binary.AppendUvarint(vals, v)
+	}
+	labels := e.labels[label]
+	size := repeatedLen(fieldSampleLocationID, ids, n) + repeatedLen(fieldSampleValue, vals, sv.n) + len(labels)
+	o := binary.AppendUvarint(e.out, fieldSample<<3|wireBytes)
+	o = binary.AppendUvarint(o, uint64(size))
+	o = appendVarints(o, fieldSampleLocationID, ids, n)
+	o = appendVarints(o, fieldSampleValue, vals, sv.n)
+	e.out = append(o, labels...)
+	e.spill()
+}
+
+// repeatedLen is the size of a repeated varint field of n values, which
+// varints holds (appendRepeated's rule).
+func repeatedLen(num int, varints []byte, n int) int {
 	if n > 2 {
-		return appendBytes(m, fieldSampleLocationID, body)
+		return uvarintLen(uint64(num)<<3|wireBytes) + uvarintLen(uint64(len(varints))) + len(varints)
 	}
-	for len(body) > 0 { // unpacked: see appendRepeated
-		v, k := binary.Uvarint(body)
-		m = appendVarint(m, fieldSampleLocationID, v)
-		body = body[k:]
+	return n*uvarintLen(uint64(num)<<3|wireVarint) + len(varints)
+}
+
+// appendVarints appends a repeated varint field of n values, which varints
+// holds (appendRepeated's rule).
+func appendVarints(b []byte, num int, varints []byte, n int) []byte {
+	if n > 2 {
+		return appendBytes(b, num, varints)
 	}
-	return m
+	for len(varints) > 0 {
+		_, k := binary.Uvarint(varints)
+		b = binary.AppendUvarint(b, uint64(num)<<3|wireVarint)
+		b = append(b, varints[:k]...)
+		varints = varints[k:]
+	}
+	return b
+}
+
+// uvarintLen is the size of v as a varint.
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
 }
 
 // valueType appends the fields of a ValueType.

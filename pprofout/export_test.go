@@ -26,3 +26,19 @@ func SetFastPath(on bool) (restore func()) {
 	fastPath = on
 	return func() { fastPath = was }
 }
+
+// SetStackIDs turns the encoder's stack ids (stackIDs) on or off and
+// returns a function that restores them.
+func SetStackIDs(on bool) (restore func()) {
+	was := stackIDsOn
+	stackIDsOn = on
+	return func() { stackIDsOn = was }
+}
+
+// SetAsyncGzip turns compressing on a goroutine of its own (gzipper) on
+// or off and returns a function that restores it.
+func SetAsyncGzip(on bool) (restore func()) {
+	was := asyncGzip
+	asyncGzip = on
+	return func() { asyncGzip = was }
+}

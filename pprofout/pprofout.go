@@ -26,8 +26,9 @@
 // the trees of several traces into one profile: samples are keyed by
 // thread name, tid and stack, so threads of the same name and id in several
 // traces add up exactly, and every report pprof draws groups by thread name.
-// A tree can be released once Add has taken its samples, so that only one
-// trace's tree is held at a time.
+// The builder holds at most one tree: the first, whole, until a later Add,
+// Profile or Write takes its samples (pending, in Add); every other tree
+// can be released once Add has taken its samples.
 //
 // A [SampledBuilder] does the same for sampled profiles (hprof text, ART
 // profile files; samples.go): sample type samples/count, or calls and wall
@@ -41,6 +42,9 @@
 //   - Add indexes samples by key only once two nodes can share one
 //     (indexSamples); the reference indexes every sample.
 //     TestIndexSamples ties them.
+//   - Add keeps a first tree of distinct samples whole, and Write encodes
+//     it from its nodes (pending); the reference copies it into samples.
+//     TestBuilderWrite ties them byte for byte.
 package pprofout
 
 import (
@@ -104,6 +108,7 @@ type Builder struct {
 	labelOf map[labelKey]int32  // label set → labelID
 	samples []sampleAcc
 	index   map[sampleKey]int32 // nil while every node has a sample of its own (see Add)
+	pending *treeTables         // the first tree, not yet copied into samples (see Add)
 	traces  []traceInfo
 	built   bool // Profile ran: the indexes are gone
 }
@@ -182,8 +187,18 @@ func Write(w io.Writer, tree *stacks.Tree, opt Options) error {
 }
 
 // Add adds the samples of one finished call tree. The builder keeps
-// nothing of the tree but its trace's tables, so the caller can release
-// the nodes.
+// nothing of the tree but its trace's tables once a later Add, Profile or
+// Write has run, so the caller can release it then; the tree must not
+// change in between (a stacks.Tree never does).
+//
+// Fast path: the first tree whose nodes are each a sample of their own
+// (indexSamples says when they are not) is kept whole (pending) instead of
+// being copied into samples, and Write encodes its samples straight from
+// the nodes. The copy (samples, stacks and their index, which grow with the
+// nodes) took new memory whose page faults were most of Add's time in a
+// real run (BenchmarkPprofBuild/add+write/cold). A later Add or Profile
+// copies it first (materialize). The reference path, without fastPath,
+// copies every tree at once. TestBuilderWrite ties the two.
 func (b *Builder) Add(tree *stacks.Tree) error {
 	if tree == nil || tree.Trace() == nil {
 		return errors.New("pprof: the call tree has no trace")
@@ -192,13 +207,103 @@ func (b *Builder) Add(tree *stacks.Tree) error {
 	if b.built {
 		return errors.New("pprof: Add after Profile")
 	}
+	b.materialize()
 	info := traceInfo{t: t}
-	// frame → location index + 1, with locSynthesized set when a mapping
-	// marks the frame, so that the loop reads the mark with the location
-	locOf := make([]uint32, len(t.Frames))
-	// thread → its label sets (by label kind) + 1, to look each up once
-	labelsOf := make([][labelKinds]int32, len(t.Threads))
+	tt, shared, err := b.tables(tree, &info)
+	if err != nil {
+		return err
+	}
+	if shared || !fastPath {
+		b.indexSamples() // the reference path: every sample through the index
+	}
+	if fastPath && b.index == nil && len(b.samples) == 0 {
+		b.pending = tt
+	} else {
+		b.addSamples(tt)
+	}
+	b.traces = append(b.traces, info)
+	return nil
+}
+
+// treeTables is what Add works out of a tree before its samples: each
+// frame's location and each thread's label sets.
+type treeTables struct {
+	tree *stacks.Tree
+	// by frame: location index + 1, with locSynthesized set when a
+	// mapping marks the frame, so that the samples read the mark with
+	// the location; 0 for a frame no node has
+	locOf []uint32
+	// by thread and label kind: the label set's id + 1, 0 for none
+	labelsOf [][labelKinds]int32
+	depth    int // the deepest node's Depth
+}
+
+// tables checks a tree's nodes and interns their locations and label sets
+// in node order, counting in info the samples that carry the synthetic and
+// synthesized labels. shared reports that two nodes, of this tree or of
+// this and an earlier one, may share a sample (indexSamples).
+func (b *Builder) tables(tree *stacks.Tree, info *traceInfo) (tt *treeTables, shared bool, err error) {
+	t := tree.Trace()
 	nodes := tree.Nodes()
+	tt = &treeTables{tree: tree, locOf: make([]uint32, len(t.Frames)),
+		labelsOf: make([][labelKinds]int32, len(t.Threads))}
+	for i := range nodes {
+		n := &nodes[i]
+		if n.IsRoot() {
+			continue // idle time of the thread is no sample
+		}
+		if n.Parent < 0 || int(n.Parent) >= i || int(n.Frame) >= len(t.Frames) || n.Frame < 0 {
+			return nil, false, fmt.Errorf("pprof: invariant violation: node %d has parent %d and frame %d", i, n.Parent, n.Frame)
+		}
+		tt.depth = max(tt.depth, int(n.Depth))
+		if tt.locOf[n.Frame] == 0 {
+			fr := &t.Frames[n.Frame]
+			loc, sh := b.location(fr)
+			shared = shared || sh
+			tt.locOf[n.Frame] = uint32(loc) + 1
+			if fr.Synthesized {
+				tt.locOf[n.Frame] |= locSynthesized
+			}
+		}
+		kind := syntheticKind(n)
+		if kind != 0 {
+			info.synthetics++
+		}
+		shared = shared || n.Orphan
+		if tt.locOf[n.Frame]&locSynthesized != 0 {
+			kind |= synthesizedKind
+			info.synthesized++
+		}
+		ls := &tt.labelsOf[n.Thread][kind]
+		if *ls == 0 {
+			th := &t.Threads[n.Thread]
+			label, sh := b.label(labelKey{thread: th.Name, tid: int64(th.ID),
+				synth: syntheticValues[kind&^synthesizedKind], synthesized: kind&synthesizedKind != 0})
+			shared = shared || sh
+			*ls = label + 1
+		}
+	}
+	return tt, shared, nil
+}
+
+// loc returns the location index of a node's frame, which tables interned.
+func (tt *treeTables) loc(n *stacks.Node) int32 {
+	return int32(tt.locOf[n.Frame]&^locSynthesized) - 1
+}
+
+// label returns the label set of a node, which tables interned.
+func (tt *treeTables) label(n *stacks.Node) int32 {
+	kind := syntheticKind(n)
+	if tt.locOf[n.Frame]&locSynthesized != 0 {
+		kind |= synthesizedKind
+	}
+	return tt.labelsOf[n.Thread][kind] - 1
+}
+
+// addSamples adds the nodes of a tree to the samples, interning their
+// stacks.
+func (b *Builder) addSamples(tt *treeTables) {
+	t, nodes := tt.tree.Trace(), tt.tree.Nodes()
 	nodePath := make([]int32, len(nodes))
 	if len(b.samples) == 0 {
 		// Sized up front: growing them leaves garbage as large as
@@ -207,56 +312,24 @@ func (b *Builder) Add(tree *stacks.Tree) error {
 		b.paths = make([]pathEntry, 0, len(nodes))
 		b.samples = make([]sampleAcc, 0, len(nodes))
 	}
-	if !fastPath {
-		b.indexSamples() // the reference path: every sample through the index
-	}
 	for i := range nodes {
 		n := &nodes[i]
 		if n.IsRoot() {
-			nodePath[i] = -1 // idle time of the thread is no sample
+			nodePath[i] = -1
 			continue
 		}
-		if n.Parent < 0 || int(n.Parent) >= i || int(n.Frame) >= len(t.Frames) || n.Frame < 0 {
-			return fmt.Errorf("pprof: invariant violation: node %d has parent %d and frame %d", i, n.Parent, n.Frame)
-		}
-		if locOf[n.Frame] == 0 {
-			fr := &t.Frames[n.Frame]
-			loc, shared := b.location(fr)
-			if shared {
-				b.indexSamples()
-			}
-			locOf[n.Frame] = uint32(loc) + 1
-			if fr.Synthesized {
-				locOf[n.Frame] |= locSynthesized
-			}
-		}
-		lf := locOf[n.Frame]
-		nodePath[i] = b.path(nodePath[n.Parent], int32(lf&^locSynthesized)-1)
-		kind := syntheticKind(n)
-		if kind != 0 {
-			info.synthetics++
-		}
-		if n.Orphan {
-			b.indexSamples()
-		}
-		if lf&locSynthesized != 0 {
-			kind |= synthesizedKind
-			info.synthesized++
-		}
-		ls := &labelsOf[n.Thread][kind]
-		if *ls == 0 {
-			th := &t.Threads[n.Thread]
-			label, shared := b.label(labelKey{thread: th.Name, tid: int64(th.ID),
-				synth: syntheticValues[kind&^synthesizedKind], synthesized: kind&synthesizedKind != 0})
-			if shared {
-				b.indexSamples()
-			}
-			*ls = label + 1
-		}
-		b.addNode(t, n, *ls-1, nodePath[i])
+		nodePath[i] = b.path(nodePath[n.Parent], tt.loc(n))
+		b.addNode(t, n, tt.label(n), nodePath[i])
 	}
-	b.traces = append(b.traces, info)
-	return nil
+}
+
+// materialize copies the pending tree, if any, into the samples (see Add).
+// Its nodes are distinct samples: no index is needed.
+func (b *Builder) materialize() {
+	if b.pending != nil {
+		b.addSamples(b.pending)
+		b.pending = nil
+	}
 }
 
 // label interns a label set; shared reports that it was interned before.
@@ -277,10 +350,10 @@ func (b *Builder) label(lk labelKey) (id int32, shared bool) {
 // stacks, so for two of them, or for nodes of two trees, that takes an
 // orphan frame, a location that two frames have (two method ids of one
 // method, or one method in two traces), or a label set that is interned
-// again (threads of one name and id). Add starts the index at the first of
-// those. Until then Add appends samples without a map lookup each, which
-// makes it much faster on a tree of distinct stacks, the common case
-// (BenchmarkPprofBuild/add).
+// again (threads of one name and id). Add starts the index before the
+// samples of a tree that has one of those. Until then Add appends samples
+// without a map lookup each, which makes it much faster on a tree of
+// distinct stacks, the common case (BenchmarkPprofBuild/add).
 func (b *Builder) indexSamples() {
 	if b.index != nil {
 		return

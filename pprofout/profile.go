@@ -32,6 +32,9 @@ func (b *Builder) commonClocks() clocks {
 // The profile shares its functions, locations and mapping with the builder:
 // call it once, after the last Add.
 func (b *Builder) Profile() (*profile.Profile, error) {
+	if !b.built {
+		b.materialize()
+	}
 	return b.build(true)
 }
 

@@ -2,8 +2,10 @@ package pprofout_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -15,7 +17,10 @@ import (
 // TestBuilderWrite checks that Builder.Write writes the library's bytes
 // where build's callers do not go: every readable corpus trace, all of them
 // merged, traces with different clocks merged, and stacks deeper than the
-// encoder's stack buffer.
+// encoder's stack buffer. The library encodes the reference path's profile
+// (every tree copied into samples, every sample indexed); the encoder
+// writes a single tree of distinct stacks from its nodes (Add's pending
+// tree) and merged ones from the samples.
 func TestBuilderWrite(t *testing.T) {
 	dir := t.TempDir()
 	deep := writeGen(t, dir, "deep.trace", tracegen.Large(tracegen.LargeOptions{
@@ -53,13 +58,104 @@ func TestBuilderWrite(t *testing.T) {
 	}
 	for name, paths := range cases {
 		t.Run(name, func(t *testing.T) {
+			restore := pprofout.SetFastPath(false)
 			p, err := builder(t, paths...).Profile()
+			restore()
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer pprofout.SetFastPath(true)()
 			checkBuilderWrite(t, p, builder(t, paths...))
 		})
 	}
+}
+
+// TestStackIDs ties the encoder's stack ids, which take a node's stack from
+// its parent's, to the walk up every node's stack: the same bytes, on
+// trees of one trace (whose nodes the encoder writes from the tree) with
+// deep, recursive and orphan stacks.
+func TestStackIDs(t *testing.T) {
+	dir := t.TempDir()
+	paths := []string{testutil.SampleTrace(t), testutil.PolicyTrace(t),
+		writeGen(t, dir, "deep.trace", tracegen.Large(tracegen.LargeOptions{
+			Bytes: 2 << 20, Threads: 3, Methods: 500, MaxDepth: 200, Seed: 7})),
+		writeGen(t, dir, "interleaved.trace", tracegen.Large(tracegen.LargeOptions{
+			Bytes: 1 << 20, Methods: 300, Seed: 3, Interleaved: true}))}
+	paths = append(paths, testutil.CorpusTraces(t)...)
+	defer pprofout.SetFastPath(true)()
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			var want, got bytes.Buffer
+			restore := pprofout.SetStackIDs(false)
+			err := builder(t, path).WriteEncoded(&want)
+			restore()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := builder(t, path).WriteEncoded(&got); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Errorf("stack ids: %d bytes differ from the walk's %d", got.Len(), want.Len())
+			}
+		})
+	}
+}
+
+// TestAsyncGzip ties Write's compressing on a goroutine of its own to the
+// encoder's writing to the gzip writer itself: the same gzip bytes, for
+// profiles of one spill and of many, from a pending tree and from
+// samples, and a write error still returned.
+func TestAsyncGzip(t *testing.T) {
+	defer runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
+	dir := t.TempDir()
+	large := writeGen(t, dir, "large.trace", tracegen.Large(tracegen.LargeOptions{Bytes: 8 << 20, Seed: 5}))
+	defer pprofout.SetFastPath(true)()
+	for name, paths := range map[string][]string{
+		"sample":       {testutil.SampleTrace(t)},
+		"large":        {large},
+		"large+sample": {large, testutil.SampleTrace(t)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var want, got bytes.Buffer
+			restore := pprofout.SetAsyncGzip(false)
+			err := builder(t, paths...).WriteEncoded(&want)
+			restore()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pprofout.SetAsyncGzip(true)()
+			if err := builder(t, paths...).WriteEncoded(&got); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Errorf("compressing on a goroutine: %d bytes differ from the serial %d", got.Len(), want.Len())
+			}
+			if want.Len() < 64<<10 && name == "large" {
+				t.Errorf("the large profile is %d bytes gzipped: too small to take several spills", want.Len())
+			}
+			errFull := errors.New("disk full")
+			if err := builder(t, paths...).WriteEncoded(&failingWriter{n: want.Len() / 2, err: errFull}); !errors.Is(err, errFull) {
+				t.Errorf("writing to a writer that fails half way: %v, want %v", err, errFull)
+			}
+		})
+	}
+}
+
+// failingWriter takes n bytes, then fails with err.
+type failingWriter struct {
+	n   int
+	err error
+}
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		k := w.n
+		w.n = 0
+		return k, w.err
+	}
+	w.n -= len(p)
+	return len(p), nil
 }
 
 // TestIndexSamples ties Add's late sample index to the reference, which
