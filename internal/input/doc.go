@@ -7,6 +7,16 @@
 // that is gzip-compressed is copied to an unlinked temporary file first,
 // after its first bytes were checked to be able to start a trace.
 //
+// A gzip trace is decompressed into its copy on a goroutine of its own
+// while the parser reads the copy as it grows (parser.NewGrowingFile): the
+// first read of a regular trace runs beside the decompression instead of
+// after it, and a second read finds the whole copy. Streaming and ART V2
+// traces, whose summaries are at the end, open once the copy is whole.
+// The reference path, chosen by the unexported switch overlap (off in
+// builds tagged atrace2_reference), decompresses the whole stream before
+// opening it, as does gzip within gzip; TestOverlapEqualsSpool ties the
+// two.
+//
 // Fast path: gzip is decompressed with github.com/klauspost/compress/gzip,
 // about 1.4 times as fast as compress/gzip on traces. The reference path is
 // compress/gzip, chosen by the unexported switch fastGzip (off in builds

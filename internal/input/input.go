@@ -251,6 +251,18 @@ func (s *Source) OpenTrace(opt parser.Options, progress func(done, total int64))
 		}
 		return &Trace{File: f, d: d}, nil
 	}
+	if d.grow != nil {
+		f, err := parser.NewGrowingFile(s.Path, d.grow, opt)
+		if err != nil {
+			if _, warn := d.grow.End(); warn != "" { // the likely cause, as below
+				err = fmt.Errorf("%w (%s)", err, warn)
+			}
+			d.Close()
+			return nil, err
+		}
+		f.Header.Compressed = true
+		return &Trace{File: f, d: d}, nil
+	}
 	f, err := parser.NewFile(s.Path, d.ra, d.size, opt)
 	if err != nil {
 		d.Close()

@@ -156,6 +156,11 @@ func TestSpoolProgress(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
+		// A gzip stream read as it grows (overlap) is decompressed while
+		// the records are read.
+		if _, err := drain(f.File); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
 		f.Close()
 		if calls < 2 || last != c.done || total != c.total {
 			t.Errorf("%s: %d reports, the last %d of %d; want several, the last %d of %d", c.name, calls, last, total, c.done, c.total)
@@ -240,7 +245,13 @@ func TestSpoolLimit(t *testing.T) {
 			return bytes.NewReader(tracegen.Gzip(b))
 		},
 	} {
+		// A decompression read as it grows (overlap) meets the limit
+		// while the records are read, with the same message.
 		f, err := openStdin(r(), parser.Options{}, nil)
+		if err == nil && overlap && name == "gzip stdin" {
+			_, err = drain(f.File)
+			f.Close()
+		}
 		if err == nil {
 			f.Close()
 			t.Errorf("%s: opened", name)

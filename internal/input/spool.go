@@ -26,8 +26,9 @@ type data struct {
 	size  int64
 	close []func() error
 
-	compressed bool   // the input was gzip
-	gzipWarn   string // the gzip stream was damaged
+	compressed bool     // the input was gzip
+	gzipWarn   string   // the gzip stream was damaged
+	grow       *growing // the spool is still being written (overlap)
 
 	progress func(done, total int64)
 }
@@ -68,14 +69,9 @@ func (d *data) spool(r io.Reader, total int64) error {
 	if err := parser.CheckStart(head); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp("", "atrace2-*.trace")
+	tmp, err := d.createSpool()
 	if err != nil {
-		return fmt.Errorf("copying the input to a temporary file: %w", err)
-	}
-	if os.Remove(tmp.Name()) == nil {
-		d.close = append(d.close, tmp.Close)
-	} else {
-		d.close = append(d.close, func() error { tmp.Close(); return os.Remove(tmp.Name()) })
+		return err
 	}
 	n, err := io.Copy(tmp, br)
 	d.ra, d.size = tmp, n
@@ -88,6 +84,22 @@ func (d *data) spool(r io.Reader, total int64) error {
 		return &readError{err}
 	}
 	return fmt.Errorf("copying the input to a temporary file: %w", err) // a full disk
+}
+
+// createSpool creates the temporary file of a copy. On Unix the file is
+// unlinked at once, so it disappears even if the process is killed;
+// elsewhere d's Close removes it.
+func (d *data) createSpool() (*os.File, error) {
+	tmp, err := os.CreateTemp("", "atrace2-*.trace")
+	if err != nil {
+		return nil, fmt.Errorf("copying the input to a temporary file: %w", err)
+	}
+	if os.Remove(tmp.Name()) == nil {
+		d.close = append(d.close, tmp.Close)
+	} else {
+		d.close = append(d.close, func() error { tmp.Close(); return os.Remove(tmp.Name()) })
+	}
+	return tmp, nil
 }
 
 // spoolLimitEnv names the environment variable that sets the largest copy
@@ -225,12 +237,21 @@ func (d *data) gunzip(layer int) error {
 	if err != nil {
 		return fmt.Errorf("gzip: %w", err)
 	}
+	if overlap && layer == 0 {
+		br := bufio.NewReaderSize(zr, 64<<10)
+		g, err := d.startGrowing(br)
+		if g != nil || err != nil {
+			d.grow, d.compressed = g, g != nil
+			return err
+		}
+		zr = br // the reference path reads what startGrowing did not
+	}
 	err = d.spool(zr, 0)
 	var warn string
 	if re := (*readError)(nil); errors.As(err, &re) {
 		// The copy holds what was decompressed.
 		if !errors.Is(err, fs.ErrClosed) {
-			warn = "the gzip stream is damaged or cut short (" + err.Error() + "); reading what was decompressed"
+			warn = damagedGzip(err)
 		}
 	} else if err != nil {
 		return err // not a trace, or no room for the copy
