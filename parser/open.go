@@ -284,6 +284,9 @@ func (f *File) parse(opt Options) error {
 		f.complete(s) // only a regular trace is read as it grows
 		head = s.peek(64)
 	}
+	if len(head) == 0 && s.err != nil {
+		return s.err // not empty: unreadable
+	}
 	switch {
 	case len(head) == 0:
 		return formatErr(0, emptyFile)

@@ -26,10 +26,12 @@ var overlap = !referenceOnly
 type growing struct {
 	f     *os.File
 	limit int64
+	gzip  bool // a decompressed stream: a failure is a damaged stream's warning
 
 	mu      sync.Mutex
 	cond    sync.Cond // broadcast when written grows or the writing ends
 	written int64     // bytes in f that a reader may read
+	want    int64     // the end of the bytes a waiting reader waits for: a broadcast before written reaches it would only wake it again
 	ended   bool
 	err     error  // why the writing stopped early other than the input's end (a full disk, the spool limit): a reader gets it past written
 	warn    string // the gzip stream was damaged: the input ends there
@@ -38,12 +40,14 @@ type growing struct {
 	exited chan struct{}
 }
 
-// startGrowing checks that the first bytes of the decompressed stream br
-// can start a trace and starts copying it to a new spool on a goroutine.
-// It returns nil, nil when br is not for it: a stream that ends or fails
-// within its first bytes, or gzip within gzip, which the reference path
-// (gunzip) reads.
-func (d *data) startGrowing(br *bufio.Reader) (*growing, error) {
+// startGrowing checks that the first bytes of br, a stream or the
+// decompressed gzip stream, can start a trace and starts copying it to a
+// new spool on a goroutine. It returns nil, nil when br is not for it: a
+// stream that ends or fails within its first bytes, or gzip within gzip,
+// which the reference path (spool, gunzip) reads. A gzip stream that
+// fails later ends there with a warning; any other stream's failure is
+// the reader's error, as spool's is.
+func (d *data) startGrowing(br *bufio.Reader, gzip bool) (*growing, error) {
 	head, err := br.Peek(64)
 	if err != nil || bytes.HasPrefix(head, []byte{0x1f, 0x8b}) {
 		return nil, nil
@@ -59,7 +63,7 @@ func (d *data) startGrowing(br *bufio.Reader) (*growing, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &growing{f: tmp, limit: limit, exited: make(chan struct{})}
+	g := &growing{f: tmp, limit: limit, gzip: gzip, exited: make(chan struct{})}
 	g.cond.L = &g.mu
 	d.close = append(d.close, g.close) // before the file's Close
 	go g.fill(br)
@@ -93,14 +97,20 @@ func (g *growing) fill(br *bufio.Reader) {
 		case err != nil:
 			g.written += int64(n)
 			g.ended = true
-			if err != io.EOF && !errors.Is(err, fs.ErrClosed) {
+			switch {
+			case err == io.EOF:
+			case !g.gzip:
+				g.err = err
+			case !errors.Is(err, fs.ErrClosed):
 				g.warn = damagedGzip(err)
 			}
 		default:
 			g.written += int64(n)
 		}
 		done := g.ended || g.stop
-		g.cond.Broadcast()
+		if done || g.written >= g.want {
+			g.cond.Broadcast()
+		}
 		g.mu.Unlock()
 		if done {
 			return
@@ -113,6 +123,7 @@ func (g *growing) fill(br *bufio.Reader) {
 func (g *growing) ReadAt(b []byte, off int64) (int, error) {
 	g.mu.Lock()
 	for g.written < off+int64(len(b)) && !g.ended && !g.stop {
+		g.want = off + int64(len(b))
 		g.cond.Wait()
 	}
 	written, err := g.written, g.err
@@ -146,6 +157,14 @@ func (g *growing) End() (int64, string) {
 		g.cond.Wait()
 	}
 	return g.written, g.warn
+}
+
+// failure returns why the writing stopped before the stream's end, other
+// than a damaged gzip stream: nil if it did not.
+func (g *growing) failure() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.err
 }
 
 // close stops the writer, if it still runs, and waits for it.

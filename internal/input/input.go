@@ -244,23 +244,27 @@ func (s *Source) OpenTrace(opt parser.Options, progress func(done, total int64))
 		d.Close()
 		return nil, err
 	}
-	if d.ra == nil { // a file the parser opens itself: a pair, or an error to report
-		f, err := parser.Open(s.Path, opt)
-		if err != nil {
-			return nil, err
-		}
-		return &Trace{File: f, d: d}, nil
-	}
 	if d.grow != nil {
 		f, err := parser.NewGrowingFile(s.Path, d.grow, opt)
 		if err != nil {
-			if _, warn := d.grow.End(); warn != "" { // the likely cause, as below
+			// As if the copy had been made first: its failure comes
+			// first, and a damaged stream is the likely cause (below).
+			if _, warn := d.grow.End(); d.grow.failure() != nil {
+				err = d.grow.failure()
+			} else if warn != "" {
 				err = fmt.Errorf("%w (%s)", err, warn)
 			}
 			d.Close()
 			return nil, err
 		}
-		f.Header.Compressed = true
+		f.Header.Compressed = d.compressed
+		return &Trace{File: f, d: d}, nil
+	}
+	if d.ra == nil { // a file the parser opens itself: a pair, or an error to report
+		f, err := parser.Open(s.Path, opt)
+		if err != nil {
+			return nil, err
+		}
 		return &Trace{File: f, d: d}, nil
 	}
 	f, err := parser.NewFile(s.Path, d.ra, d.size, opt)
@@ -284,10 +288,7 @@ func (s *Source) OpenTrace(opt parser.Options, progress func(done, total int64))
 // (whose error the parser reports).
 func (o *Opener) acquire(a Arg, d *data) error {
 	if p, ok := o.pipe(a); ok {
-		if err := d.spool(p.r, -1); err != nil {
-			return err
-		}
-		return d.maybeGunzip()
+		return d.stream(p.r)
 	}
 	if a.Path == "-" {
 		if f, ok := o.regularStdin(); ok {
@@ -296,10 +297,7 @@ func (o *Opener) acquire(a Arg, d *data) error {
 				return d.maybeGunzip()
 			}
 		}
-		if err := d.spool(o.stdinStream(), -1); err != nil {
-			return err
-		}
-		return d.maybeGunzip()
+		return d.stream(o.stdinStream())
 	}
 	if _, _, ok := parser.PairFiles(a.Path); ok {
 		return nil

@@ -53,8 +53,9 @@ func describe(open func() (*Trace, error), opt parser.Options) string {
 // TestOverlapEqualsSpool ties the overlapped decompression (overlap) to
 // the reference, which decompresses the whole stream first: random traces
 // of every variant and the corpus's traces, gzipped whole, cut short and
-// damaged, gzip within gzip, from a file and from a stream on stdin, read
-// twice, give the same header, records, warnings and errors.
+// damaged, gzip within gzip, and not gzipped, from a file and from a
+// stream on stdin, read twice, give the same header, records, warnings
+// and errors.
 func TestOverlapEqualsSpool(t *testing.T) {
 	defer func(old bool) { overlap = old }(overlap)
 	rng := rand.New(rand.NewPCG(26, 55))
@@ -91,6 +92,9 @@ func TestOverlapEqualsSpool(t *testing.T) {
 		gzs = append(gzs, damaged)
 	}
 	gzs = append(gzs, tracegen.Gzip(tracegen.Gzip(plains[0])), tracegen.Gzip([]byte("*version\n")), tracegen.Gzip(nil))
+	for _, p := range plains { // a plain stream is copied as it is read too
+		gzs = append(gzs, p, p[:len(p)*3/4], p[:min(len(p), 40)])
+	}
 	dir := t.TempDir()
 	for i, gz := range gzs {
 		path := filepath.Join(dir, fmt.Sprintf("%d.trace.gz", i))

@@ -233,13 +233,20 @@ func (d *data) gunzip(layer int) error {
 	}
 	// Progress counts the compressed bytes, whose total is known.
 	compressed := d.counted(io.NewSectionReader(d.ra, 0, d.size), d.size)
-	zr, err := newGzipReader(compressed)
+	return d.gunzipFrom(compressed, layer)
+}
+
+// gunzipFrom decompresses the gzip stream r, the input's layer of gzip,
+// into a copy: a growing one (overlap) for the first layer, else a whole
+// one, which is unwrapped again when it holds gzip too.
+func (d *data) gunzipFrom(r io.Reader, layer int) error {
+	zr, err := newGzipReader(r)
 	if err != nil {
 		return fmt.Errorf("gzip: %w", err)
 	}
 	if overlap && layer == 0 {
 		br := bufio.NewReaderSize(zr, 64<<10)
-		g, err := d.startGrowing(br)
+		g, err := d.startGrowing(br, true)
 		if g != nil || err != nil {
 			d.grow, d.compressed = g, g != nil
 			return err
@@ -264,6 +271,30 @@ func (d *data) gunzip(layer int) error {
 	}
 	d.compressed = true
 	return nil
+}
+
+// stream makes a stream that can be read only once (standard input that
+// is not a regular file, a pipe) readable at any offset. The reference
+// copies it whole and then decompresses the copy if it is gzip; with
+// overlap, gzip is decompressed straight from the stream, and either is
+// copied on a goroutine of its own while the parser reads the copy.
+func (d *data) stream(r io.Reader) error {
+	if !overlap {
+		if err := d.spool(r, -1); err != nil {
+			return err
+		}
+		return d.maybeGunzip()
+	}
+	br := bufio.NewReaderSize(d.counted(r, -1), 64<<10)
+	if head, _ := br.Peek(2); bytes.HasPrefix(head, []byte{0x1f, 0x8b}) {
+		return d.gunzipFrom(br, 0)
+	}
+	g, err := d.startGrowing(br, false)
+	if g != nil || err != nil {
+		d.grow = g
+		return err
+	}
+	return d.spool(br, 0) // a stream of fewer than 64 bytes
 }
 
 // fastGzip chooses klauspost/compress's gzip reader, about 1.4 times as
