@@ -233,11 +233,12 @@ func (t *Trace) Close() error {
 
 // OpenTrace opens a source as a method trace, with opt's clock, time unit
 // and key file. Standard input that is not a regular file, a pipe, and
-// gzip are copied to a temporary file first. progress, when set, is
-// called now and then during a copy with the bytes of the input read so
-// far and its size, or -1 when that is unknown (a pipe). Each copy counts
-// from 0 with its own total: a gzip stream on stdin is copied, then
-// decompressed from the copy.
+// gzip are copied to a temporary file, which the parser reads as it grows
+// (see the package's doc). progress, when set, is called now and then
+// during a copy, on the copying goroutine, with the bytes of the input
+// read so far and its size, or -1 when that is unknown (a pipe). In the
+// reference path each copy counts from 0 with its own total: a gzip
+// stream on stdin is copied, then decompressed from the copy.
 func (s *Source) OpenTrace(opt parser.Options, progress func(done, total int64)) (*Trace, error) {
 	d := &data{progress: progress}
 	if err := s.o.acquire(s.Arg, d); err != nil {
