@@ -21,6 +21,12 @@ import (
 // turn it off. TestOverlapEqualsSpool ties the two.
 var overlap = !referenceOnly
 
+// wakeSlack is how much more than it asked for a reader that has to wait
+// waits for: when the decompression is slower than the conversion, the
+// reader, and the pipeline behind it, then wake and sleep once per MiB
+// rather than once per window of the parser's (256 KiB).
+const wakeSlack = 1 << 20
+
 // growing is a spool being written by a goroutine while the parser reads
 // it: a parser.Growing over a temporary file.
 type growing struct {
@@ -123,7 +129,7 @@ func (g *growing) fill(br *bufio.Reader) {
 func (g *growing) ReadAt(b []byte, off int64) (int, error) {
 	g.mu.Lock()
 	for g.written < off+int64(len(b)) && !g.ended && !g.stop {
-		g.want = off + int64(len(b))
+		g.want = off + int64(len(b)) + wakeSlack
 		g.cond.Wait()
 	}
 	written, err := g.written, g.err
