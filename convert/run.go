@@ -441,6 +441,8 @@ func (p *pass) run(f *parser.File) error {
 	if err != nil {
 		return err
 	}
+	// A growing input (parser.NewGrowingFile) has its size once read.
+	p.t.Size = f.Size()
 	for _, th := range p.order {
 		p.finish(th)
 	}

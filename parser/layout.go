@@ -2,6 +2,7 @@ package parser
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"time"
 )
@@ -29,9 +30,15 @@ func (f *File) parseRegular(s *source, h *Header, opt Options) error {
 	if !p.sawVersion {
 		return formatErr(0, "key text: expected a *version line before *end")
 	}
+	if f.grow != nil && len(s.peek(dataHeaderSize)) < dataHeaderSize {
+		f.complete(s) // cut short: parseDataHeader says how
+	}
 	dh, err := parseDataHeader(s, s.pos())
 	if err != nil {
 		return err
+	}
+	if dh.v2 {
+		f.complete(s)
 	}
 	if dh.version&streamingBit == streamingBit {
 		return formatErr(s.pos()+4, "streaming data version %#x after key text: expected 1, 2 or 3", dh.version)
@@ -44,13 +51,21 @@ func (f *File) parseRegular(s *source, h *Header, opt Options) error {
 		h.Variant = SplitPair
 	}
 	h.setLayout(dh)
-	if h.DataOffset > f.size {
-		return formatErr(h.DataOffset-dh.dataOffset+6, "data offset points past the end of the file")
+	if f.grow != nil {
+		// Read on as it grows once the first record's byte is in; an
+		// input that ends before has its size known.
+		var b [1]byte
+		if n, _ := f.ra.ReadAt(b[:], h.DataOffset); n == 0 {
+			f.complete(s)
+		}
 	}
-	whole := (f.size - h.DataOffset) / int64(h.RecordSize)
-	h.Records = whole
-	h.DataEnd = h.DataOffset + whole*int64(h.RecordSize)
-	h.LostBytes = f.size - h.DataEnd
+	if f.grow != nil {
+		h.DataEnd = math.MaxInt64 // until the first Reader meets the end (setEnd)
+	} else if h.DataOffset > f.size {
+		return formatErr(h.DataOffset-dh.dataOffset+6, "data offset points past the end of the file")
+	} else {
+		h.setEnd(f.size)
+	}
 	if h.KeyVersion != h.RecordVersion {
 		h.warn("the key text says version %d but the data header says %d; the data header decides the record layout", h.KeyVersion, h.RecordVersion)
 	}
@@ -119,6 +134,15 @@ func (f *File) parseSLOW(s *source, h *Header, opt Options) error {
 		}
 	}
 	return h.settleClock(opt)
+}
+
+// setEnd sets where the whole records of a regular trace of size bytes
+// end.
+func (h *Header) setEnd(size int64) {
+	whole := (size - h.DataOffset) / int64(h.RecordSize)
+	h.Records = whole
+	h.DataEnd = h.DataOffset + whole*int64(h.RecordSize)
+	h.LostBytes = size - h.DataEnd
 }
 
 func (h *Header) setLayout(dh dataHeader) {

@@ -52,9 +52,14 @@ type File struct {
 	close  []func() error
 
 	pair bool // a NAME.key/NAME.data pair
+
+	// grow is an input still being written (NewGrowingFile), until its
+	// size is known: size is -1 until then.
+	grow Growing
 }
 
-// Size returns the number of bytes of the input.
+// Size returns the number of bytes of the input: -1 for an input still
+// being written (NewGrowingFile) until its first Reader reaches the end.
 func (f *File) Size() int64 { return f.size }
 
 // Close closes the files Open opened.
@@ -94,6 +99,52 @@ func NewFile(name string, ra io.ReaderAt, size int64, opt Options) (*File, error
 		return nil, err
 	}
 	return f, nil
+}
+
+// Growing is an input still being written while it is read: a gzip
+// stream that internal/input decompresses on a goroutine of its own.
+// ReadAt waits until the bytes it is asked for are written, and returns
+// io.EOF for bytes past the end once the writing has ended. End waits
+// until then and returns the input's size, and a warning ("" if none)
+// when the writing stopped early (a damaged gzip stream): the input ends
+// where it stopped.
+type Growing interface {
+	io.ReaderAt
+	End() (size int64, warning string)
+}
+
+// NewGrowingFile reads a trace that is still being written, such as a
+// gzip stream being decompressed, so that its records can be read while
+// the rest is written. A regular trace (key text, then records of version
+// 1 to 3) opens as soon as its key text and its first record are in; its
+// Size is -1, and Header.Records, DataEnd and LostBytes are unset, until
+// the first Reader reaches the end, which sets them (use one Reader at a
+// time until then). Every other variant (streaming, whose summary is at
+// the end; ART V2; a damaged start) opens once the input is complete,
+// as with NewFile. A warning from End comes first in Header.Warnings.
+func NewGrowingFile(name string, g Growing, opt Options) (*File, error) {
+	f := &File{Name: name, ra: g, size: -1, grow: g}
+	if err := f.parse(opt); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// complete waits for the end of a growing input and reads it from then on
+// as one of known size.
+func (f *File) complete(s *source) {
+	if f.grow == nil {
+		return
+	}
+	size, warn := f.grow.End()
+	f.size, f.grow = size, nil
+	if s != nil {
+		s.size = size
+	}
+	if warn != "" {
+		f.Header.Warnings = append([]string{warn}, f.Header.Warnings...)
+	}
 }
 
 func (f *File) openInput() error {
@@ -229,6 +280,13 @@ func (f *File) parse(opt Options) error {
 	f.Header = h
 	s := newSource(f.ra, f.size, 0)
 	head := s.peek(64)
+	if len(head) == 0 || head[0] != '*' {
+		f.complete(s) // only a regular trace is read as it grows
+		head = s.peek(64)
+	}
+	if len(head) == 0 && s.err != nil {
+		return s.err // not empty: unreadable
+	}
 	switch {
 	case len(head) == 0:
 		return formatErr(0, emptyFile)

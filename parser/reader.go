@@ -8,6 +8,7 @@ import (
 // Reader pulls method records from a [File] in file order. Each call to
 // ReadRecord decodes one record from a reused buffer: no allocation per record.
 type Reader struct {
+	f         *File
 	s         *source
 	end       int64
 	version   int // record layout: 1, 2 or 3
@@ -35,6 +36,7 @@ type Reader struct {
 func (f *File) NewReader() *Reader {
 	h := f.Header
 	r := &Reader{
+		f:         f,
 		s:         newSource(f.ra, f.size, h.DataOffset),
 		end:       h.DataEnd,
 		version:   h.RecordVersion,
@@ -255,6 +257,10 @@ func (r *Reader) readSlow(rec *Record) error {
 			if r.s.err != nil {
 				return r.s.err
 			}
+			if r.f.grow != nil {
+				r.grown()
+				continue
+			}
 			return io.ErrUnexpectedEOF // the input shrank under us
 		}
 		r.decode(b, off, rec)
@@ -288,6 +294,16 @@ func (r *Reader) reachedEnd() {
 			r.ignored, r.early)
 	}
 	h.inBand = false
+}
+
+// grown completes the header of a growing input (NewGrowingFile) when
+// its first reader reaches the end, with what parseRegular would have set
+// for its size.
+func (r *Reader) grown() {
+	f := r.f
+	f.complete(nil)
+	f.Header.setEnd(f.size)
+	r.end = f.Header.DataEnd
 }
 
 // decode reads one record and keeps only the clocks the trace has.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 )
 
 // bufSize is the window records are decoded from. Large enough that the
@@ -21,7 +22,12 @@ type source struct {
 	err  error // a read error other than EOF
 }
 
+// newSource reads ra from off; a size below 0 is unknown (an input still
+// being written, NewGrowingFile): ra's io.EOF then says where it ends.
 func newSource(ra io.ReaderAt, size, off int64) *source {
+	if size < 0 {
+		size = math.MaxInt64
+	}
 	return &source{ra: ra, size: size, buf: make([]byte, bufSize), base: off}
 }
 

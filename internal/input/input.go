@@ -233,16 +233,33 @@ func (t *Trace) Close() error {
 
 // OpenTrace opens a source as a method trace, with opt's clock, time unit
 // and key file. Standard input that is not a regular file, a pipe, and
-// gzip are copied to a temporary file first. progress, when set, is
-// called now and then during a copy with the bytes of the input read so
-// far and its size, or -1 when that is unknown (a pipe). Each copy counts
-// from 0 with its own total: a gzip stream on stdin is copied, then
-// decompressed from the copy.
+// gzip are copied to a temporary file, which the parser reads as it grows
+// (see the package's doc). progress, when set, is called now and then
+// during a copy, on the copying goroutine, with the bytes of the input
+// read so far and its size, or -1 when that is unknown (a pipe). In the
+// reference path each copy counts from 0 with its own total: a gzip
+// stream on stdin is copied, then decompressed from the copy.
 func (s *Source) OpenTrace(opt parser.Options, progress func(done, total int64)) (*Trace, error) {
 	d := &data{progress: progress}
 	if err := s.o.acquire(s.Arg, d); err != nil {
 		d.Close()
 		return nil, err
+	}
+	if d.grow != nil {
+		f, err := parser.NewGrowingFile(s.Path, d.grow, opt)
+		if err != nil {
+			// As if the copy had been made first: its failure comes
+			// first, and a damaged stream is the likely cause (below).
+			if _, warn := d.grow.End(); d.grow.failure() != nil {
+				err = d.grow.failure()
+			} else if warn != "" {
+				err = fmt.Errorf("%w (%s)", err, warn)
+			}
+			d.Close()
+			return nil, err
+		}
+		f.Header.Compressed = d.compressed
+		return &Trace{File: f, d: d}, nil
 	}
 	if d.ra == nil { // a file the parser opens itself: a pair, or an error to report
 		f, err := parser.Open(s.Path, opt)
@@ -272,10 +289,7 @@ func (s *Source) OpenTrace(opt parser.Options, progress func(done, total int64))
 // (whose error the parser reports).
 func (o *Opener) acquire(a Arg, d *data) error {
 	if p, ok := o.pipe(a); ok {
-		if err := d.spool(p.r, -1); err != nil {
-			return err
-		}
-		return d.maybeGunzip()
+		return d.stream(p.r)
 	}
 	if a.Path == "-" {
 		if f, ok := o.regularStdin(); ok {
@@ -284,10 +298,7 @@ func (o *Opener) acquire(a Arg, d *data) error {
 				return d.maybeGunzip()
 			}
 		}
-		if err := d.spool(o.stdinStream(), -1); err != nil {
-			return err
-		}
-		return d.maybeGunzip()
+		return d.stream(o.stdinStream())
 	}
 	if _, _, ok := parser.PairFiles(a.Path); ok {
 		return nil

@@ -26,8 +26,9 @@ type data struct {
 	size  int64
 	close []func() error
 
-	compressed bool   // the input was gzip
-	gzipWarn   string // the gzip stream was damaged
+	compressed bool     // the input was gzip
+	gzipWarn   string   // the gzip stream was damaged
+	grow       *growing // the spool is still being written (overlap)
 
 	progress func(done, total int64)
 }
@@ -68,14 +69,9 @@ func (d *data) spool(r io.Reader, total int64) error {
 	if err := parser.CheckStart(head); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp("", "atrace2-*.trace")
+	tmp, err := d.createSpool()
 	if err != nil {
-		return fmt.Errorf("copying the input to a temporary file: %w", err)
-	}
-	if os.Remove(tmp.Name()) == nil {
-		d.close = append(d.close, tmp.Close)
-	} else {
-		d.close = append(d.close, func() error { tmp.Close(); return os.Remove(tmp.Name()) })
+		return err
 	}
 	n, err := io.Copy(tmp, br)
 	d.ra, d.size = tmp, n
@@ -88,6 +84,22 @@ func (d *data) spool(r io.Reader, total int64) error {
 		return &readError{err}
 	}
 	return fmt.Errorf("copying the input to a temporary file: %w", err) // a full disk
+}
+
+// createSpool creates the temporary file of a copy. On Unix the file is
+// unlinked at once, so it disappears even if the process is killed;
+// elsewhere d's Close removes it.
+func (d *data) createSpool() (*os.File, error) {
+	tmp, err := os.CreateTemp("", "atrace2-*.trace")
+	if err != nil {
+		return nil, fmt.Errorf("copying the input to a temporary file: %w", err)
+	}
+	if os.Remove(tmp.Name()) == nil {
+		d.close = append(d.close, tmp.Close)
+	} else {
+		d.close = append(d.close, func() error { tmp.Close(); return os.Remove(tmp.Name()) })
+	}
+	return tmp, nil
 }
 
 // spoolLimitEnv names the environment variable that sets the largest copy
@@ -221,16 +233,32 @@ func (d *data) gunzip(layer int) error {
 	}
 	// Progress counts the compressed bytes, whose total is known.
 	compressed := d.counted(io.NewSectionReader(d.ra, 0, d.size), d.size)
-	zr, err := newGzipReader(compressed)
+	return d.gunzipFrom(compressed, layer)
+}
+
+// gunzipFrom decompresses the gzip stream r, the input's layer of gzip,
+// into a copy: a growing one (overlap) for the first layer, else a whole
+// one, which is unwrapped again when it holds gzip too.
+func (d *data) gunzipFrom(r io.Reader, layer int) error {
+	zr, err := newGzipReader(r)
 	if err != nil {
 		return fmt.Errorf("gzip: %w", err)
+	}
+	if overlap && layer == 0 {
+		br := bufio.NewReaderSize(zr, 64<<10)
+		g, err := d.startGrowing(br, true)
+		if g != nil || err != nil {
+			d.grow, d.compressed = g, g != nil
+			return err
+		}
+		zr = br // the reference path reads what startGrowing did not
 	}
 	err = d.spool(zr, 0)
 	var warn string
 	if re := (*readError)(nil); errors.As(err, &re) {
 		// The copy holds what was decompressed.
 		if !errors.Is(err, fs.ErrClosed) {
-			warn = "the gzip stream is damaged or cut short (" + err.Error() + "); reading what was decompressed"
+			warn = damagedGzip(err)
 		}
 	} else if err != nil {
 		return err // not a trace, or no room for the copy
@@ -243,6 +271,30 @@ func (d *data) gunzip(layer int) error {
 	}
 	d.compressed = true
 	return nil
+}
+
+// stream makes a stream that can be read only once (standard input that
+// is not a regular file, a pipe) readable at any offset. The reference
+// copies it whole and then decompresses the copy if it is gzip; with
+// overlap, gzip is decompressed straight from the stream, and either is
+// copied on a goroutine of its own while the parser reads the copy.
+func (d *data) stream(r io.Reader) error {
+	if !overlap {
+		if err := d.spool(r, -1); err != nil {
+			return err
+		}
+		return d.maybeGunzip()
+	}
+	br := bufio.NewReaderSize(d.counted(r, -1), 64<<10)
+	if head, _ := br.Peek(2); bytes.HasPrefix(head, []byte{0x1f, 0x8b}) {
+		return d.gunzipFrom(br, 0)
+	}
+	g, err := d.startGrowing(br, false)
+	if g != nil || err != nil {
+		d.grow = g
+		return err
+	}
+	return d.spool(br, 0) // a stream of fewer than 64 bytes
 }
 
 // fastGzip chooses klauspost/compress's gzip reader, about 1.4 times as
