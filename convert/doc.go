@@ -72,9 +72,11 @@
 // folded and report (top, calls, diff) each read a *stacks.Tree, so the
 // tree is built once for every view of one trace.
 //
-// With more than one CPU, [Run] decodes and applies the policy on the
-// caller's goroutine and runs the exporters on a second, handing them
-// batches of events (decode.go, pipeline.go).
+// [Run] decodes and applies the policy on the caller's goroutine. With
+// more than one CPU the exporters run on a second goroutine, handed
+// batches of events (decode.go, pipeline.go), unless every output is
+// declared Inline (the call tree), for which handing the events to
+// another core costs more than it saves (docs/performance.md §3.6).
 //
 // Fast paths. Each has an unexported switch for its reference path, set by
 // tests through export_test.go, and the build tag atrace2_reference turns
@@ -85,7 +87,8 @@
 //     pass.record and policy.go take any record (Options.generalOnly;
 //     TestFastPathEqualsGeneral, FuzzFastPath);
 //   - the pipeline: the exporters on a goroutine of their own; serially
-//     on the caller's (Options.serial; TestPipelineEqualsSerial);
+//     on the caller's (Options.serial; TestPipelineEqualsSerial, which
+//     runs every kind of output through both);
 //   - one read: oneRead and speculative passes; two reads
 //     (Options.twoReads; TestReadOnce, TestSpeculativeRead, and
 //     TestOnePassEqualsTwoPasses in stacks and speedscope, which declare

@@ -15,10 +15,11 @@ func TwoReads(opt Options) Options {
 }
 
 // Serial returns opt set to decode, apply the policy and run the
-// exporters on the caller's goroutine when serial is true, for tests that
-// compare that with the pipeline.
+// exporters on the caller's goroutine when serial is true, and to run the
+// exporters on a goroutine of their own (with more than one CPU) when it
+// is false, whatever the outputs, for tests that compare the two.
 func Serial(opt Options, serial bool) Options {
-	opt.serial = serial
+	opt.serial, opt.pipelined = serial, !serial
 	return opt
 }
 

@@ -312,3 +312,76 @@ func (x *collector) Events(evs []stream.Event) error {
 	}
 	return nil
 }
+
+// goroutineExporter notes whether each batch of events came on the
+// goroutine that called Run.
+type goroutineExporter struct {
+	collector
+	caller         uint64
+	onCaller, away int
+}
+
+func (x *goroutineExporter) Events(evs []stream.Event) error {
+	if goroutineID() == x.caller {
+		x.onCaller++
+	} else {
+		x.away++
+	}
+	return nil
+}
+
+// goroutineID is the running goroutine's number, from the first line of
+// its stack ("goroutine 7 [running]:").
+func goroutineID() uint64 {
+	b := make([]byte, 64)
+	b = b[:runtime.Stack(b, false)]
+	var id uint64
+	fmt.Sscanf(string(b), "goroutine %d ", &id)
+	return id
+}
+
+// TestPipelineOnlyForWriters: with two CPUs and no test switch, outputs
+// that are all Inline (the call tree) get the events on the caller's
+// goroutine, since handing them to another core costs more than their
+// light work per event; an aggregate that is not (speedscope), a
+// timeline and an output of two reads get them on a goroutine of their
+// own, and so do an Inline output with another that is not.
+func TestPipelineOnlyForWriters(t *testing.T) {
+	if convert.ReferenceOnly {
+		t.Skip("the atrace2_reference build runs every exporter on the caller's goroutine")
+	}
+	twoProcs(t)
+	data := tracegen.Large(tracegen.LargeOptions{Bytes: 3 << 20, Seed: 4}).Regular()
+	for _, c := range []struct {
+		kind     string
+		pipeline bool
+	}{{"inline aggregate", false}, {"aggregate", true}, {"timeline", true}, {"two reads", true}, {"inline and not", true}} {
+		x := &goroutineExporter{caller: goroutineID()}
+		var outs []convert.Output
+		switch c.kind {
+		case "inline aggregate":
+			outs = append(outs, convert.Aggregate(x).Inlined())
+		case "aggregate":
+			outs = append(outs, convert.Aggregate(x))
+		case "timeline":
+			outs = append(outs, convert.Timeline(x, func() error { return nil }))
+		case "two reads":
+			outs = append(outs, convert.Output{Exporter: x})
+		default:
+			outs = append(outs, convert.Aggregate(x).Inlined(), convert.Aggregate(&collector{}))
+		}
+		f, err := parser.NewFile("t", bytes.NewReader(data), int64(len(data)), parser.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := convert.Run(f, convert.Options{}, outs...); err != nil {
+			t.Fatalf("%s: %v", c.kind, err)
+		}
+		if x.onCaller+x.away < 2 {
+			t.Fatalf("%s: %d batches, want several", c.kind, x.onCaller+x.away)
+		}
+		if got := x.onCaller == 0; got != c.pipeline {
+			t.Errorf("%s: %d batches on the caller's goroutine and %d on another, want pipeline %v", c.kind, x.onCaller, x.away, c.pipeline)
+		}
+	}
+}

@@ -71,10 +71,15 @@ type Options struct {
 	// twoReads reads the trace twice whatever the outputs can take.
 	twoReads bool
 	// serial runs the exporters on the caller's goroutine. By default,
-	// with more than one CPU, they run on a goroutine of their own, fed
-	// in batches, while the caller's decodes and applies the policy
-	// (pipeline.go), so the work spreads over two cores.
+	// with more than one CPU, they run on a goroutine of their own, fed in
+	// batches, while the caller's decodes and applies the policy
+	// (pipeline.go), so the work spreads over two cores; unless every
+	// output is Inline.
 	serial bool
+	// pipelined runs the exporters on a goroutine of their own whatever
+	// the outputs, with more than one CPU, for tests that compare the
+	// pipeline with one goroutine for every kind of output.
+	pipelined bool
 }
 
 // Output is an exporter and what it needs from the reads of the trace.
@@ -94,6 +99,18 @@ type Output struct {
 	// orphan exit; then Rewind runs, and a second read starts over with
 	// Begin, which forgets the exporter's state.
 	Rewind func() error
+	// Inline declares an exporter whose work per event is lighter than
+	// handing the event to another core: the call tree's few ns an event
+	// cost less than the cache lines a 32-byte event crosses between
+	// cores (docs/performance.md §3.6). When every output is Inline, Run
+	// runs them on the caller's goroutine even with more than one CPU.
+	Inline bool
+}
+
+// Inlined returns o declared Inline.
+func (o Output) Inlined() Output {
+	o.Inline = true
+	return o
 }
 
 // Aggregate declares an exporter that keeps everything until Finish (see
@@ -158,11 +175,15 @@ func firstPass(f *parser.File, opt Options, passes int64) (*pass, error) {
 // always reads twice, and the events go through the focus stages.
 func Run(f *parser.File, opt Options, outs ...Output) (*stream.Trace, error) {
 	exps := make([]stream.Exporter, len(outs))
-	oneRead, rewindable := len(outs) > 0, len(outs) > 0
+	oneRead, rewindable, inline := len(outs) > 0, len(outs) > 0, len(outs) > 0
 	for i, o := range outs {
 		exps[i] = o.Exporter
 		oneRead = oneRead && o.OneRead
 		rewindable = rewindable && (o.OneRead || o.Rewind != nil)
+		inline = inline && o.Inline
+	}
+	if inline && !opt.pipelined {
+		opt.serial = true
 	}
 	switch {
 	case opt.focused():

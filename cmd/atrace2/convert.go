@@ -123,7 +123,7 @@ func (c *ConvertCmd) Run(g *Globals) error {
 	}
 	if len(views) > 0 {
 		tree = stacks.New()
-		outputs = append([]convert.Output{convert.Aggregate(tree)}, outputs...)
+		outputs = append([]convert.Output{convert.Aggregate(tree).Inlined()}, outputs...)
 	}
 	if _, err := convertTrace(g, src, outputs...); err != nil {
 		return err

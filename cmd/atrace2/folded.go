@@ -69,7 +69,7 @@ func (c *FoldedCmd) Run(g *Globals) error {
 		return c.finish(out, short, err)
 	}
 	tb := stacks.New()
-	if _, err := convertTrace(g, src, convert.Aggregate(tb)); err != nil {
+	if _, err := convertTrace(g, src, convert.Aggregate(tb).Inlined()); err != nil {
 		return err
 	}
 	err = writeFolded(w, src, tb.Tree(), folded.Options{NoThread: c.NoThread, OffCPU: g.Clock == offCPUClock})

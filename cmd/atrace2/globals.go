@@ -158,8 +158,9 @@ func openTrace(g *Globals, src *input.Source) (*input.Trace, error) {
 	case "ns":
 		opt.TimeUnit = time.Nanosecond
 	}
-	// Standard input, pipes and gzip are copied to a temporary file first,
-	// which can take longer than the conversion.
+	// Standard input, pipes and gzip are copied to a temporary file on a
+	// goroutine of their own; a regular trace opens once its header is in,
+	// and its reads follow the copy (internal/input).
 	bar := progressBar(g, src.Name()+" (reading)")
 	f, err := src.OpenTrace(opt, bar.Func())
 	bar.Clear()

@@ -113,7 +113,7 @@ func pprofProfile(g *Globals, ins []input.Arg) (pprofResult, error) {
 	b := pprofout.New(versionString())
 	for _, src := range srcs {
 		tb := stacks.New()
-		if _, err := convertTrace(g, src, convert.Aggregate(tb)); err != nil {
+		if _, err := convertTrace(g, src, convert.Aggregate(tb).Inlined()); err != nil {
 			return pprofResult{}, err
 		}
 		if err := b.Add(tb.Tree()); err != nil {

@@ -128,7 +128,7 @@ func loadProfile(g *Globals, in input.Arg) (*report.Profile, error) {
 		return p, nil
 	}
 	tb := stacks.New()
-	if _, err := convertTrace(g, src, convert.Aggregate(tb)); err != nil {
+	if _, err := convertTrace(g, src, convert.Aggregate(tb).Inlined()); err != nil {
 		return nil, err
 	}
 	p, err := report.NewProfile(tb.Tree())
