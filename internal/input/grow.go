@@ -89,7 +89,7 @@ func (g *growing) fill(br *bufio.Reader) {
 		var fatal error
 		switch {
 		case g.written+int64(n) > g.limit:
-			fatal = fmt.Errorf("copying the input to a temporary file: more than %s, the limit %s sets", formatSize(g.limit), spoolLimitEnv)
+			fatal = spoolLimitError(g.limit)
 		case n > 0:
 			if _, werr := g.f.Write(b); werr != nil {
 				fatal = fmt.Errorf("copying the input to a temporary file: %w", werr) // a full disk

@@ -79,11 +79,16 @@ func (d *data) spool(r io.Reader, total int64) error {
 	case err == nil:
 		return nil
 	case err == errSpoolLimit:
-		return fmt.Errorf("copying the input to a temporary file: more than %s, the limit %s sets", formatSize(limit), spoolLimitEnv)
+		return spoolLimitError(limit)
 	case err == src.err:
 		return &readError{err}
 	}
 	return fmt.Errorf("copying the input to a temporary file: %w", err) // a full disk
+}
+
+// spoolLimitError says that a copy passed the spool limit.
+func spoolLimitError(limit int64) error {
+	return fmt.Errorf("copying the input to a temporary file: more than %s, the limit %s sets", formatSize(limit), spoolLimitEnv)
 }
 
 // createSpool creates the temporary file of a copy. On Unix the file is
