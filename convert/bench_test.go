@@ -2,11 +2,11 @@ package convert_test
 
 import (
 	"bytes"
-	"syscall"
 	"testing"
 
 	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/parser"
 )
@@ -27,34 +27,11 @@ func BenchmarkConvert(b *testing.B) {
 	}
 }
 
-// perRecord reports the benchmark's time per record of the trace, and the
-// CPU time the process spent per record (all goroutines, the runtime's
-// included) since perRecord was called: call it as
-// defer perRecord(b, o)() just before the loop. With more than one CPU the
-// second shows what the goroutines' hand-offs cost, which the first hides.
-func perRecord(b *testing.B, o tracegen.LargeOptions) func() {
-	cpu0 := cpuTime()
-	return func() {
-		n := float64(b.N) * float64(o.Records())
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/record")
-		b.ReportMetric(float64(cpuTime()-cpu0)/n, "cpu-ns/record")
-	}
-}
-
-// cpuTime is the user and system CPU time of the process, in ns.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
-
 func benchConvert(b *testing.B, o tracegen.LargeOptions, serial bool) {
 	data := tracegen.LargeRegular(o)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	defer perRecord(b, o)()
+	defer testutil.PerRecord(b, o.Records())()
 	for b.Loop() {
 		f, err := parser.NewFile("large", bytes.NewReader(data), int64(len(data)), parser.Options{})
 		if err != nil {
@@ -76,7 +53,7 @@ func BenchmarkAnalyze(b *testing.B) {
 			data := tracegen.LargeRegular(sh.LargeOptions)
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
-			defer perRecord(b, sh.LargeOptions)()
+			defer testutil.PerRecord(b, sh.LargeOptions.Records())()
 			for b.Loop() {
 				f, err := parser.NewFile("large", bytes.NewReader(data), int64(len(data)), parser.Options{})
 				if err != nil {

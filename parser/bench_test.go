@@ -5,6 +5,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/parser"
 )
@@ -61,9 +62,7 @@ func BenchmarkReadRecords(b *testing.B) {
 
 func benchReadRecords(b *testing.B, o tracegen.LargeOptions) {
 	data := tracegen.LargeRegular(o)
-	defer func() {
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(o.Records()), "ns/record")
-	}()
+	defer testutil.PerRecord(b, o.Records())()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	batch := make([]parser.Record, 1024)

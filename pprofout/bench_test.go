@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/pprofout"
@@ -25,6 +26,7 @@ func BenchmarkPprof(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			var n int
+			defer testutil.PerRecord(b, sh.Records())()
 			for b.Loop() {
 				a := shapeTree(b, data)
 				if err := pprofout.Write(io.Discard, a, pprofout.Options{Version: "bench"}); err != nil {
@@ -32,7 +34,6 @@ func BenchmarkPprof(b *testing.B) {
 				}
 				n = stackCount(a)
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(sh.Records()), "ns/record")
 			b.ReportMetric(float64(n), "stacks")
 		})
 	}
@@ -47,7 +48,7 @@ func shapeTree(tb testing.TB, data []byte) *stacks.Tree {
 	}
 	defer f.Close()
 	a := stacks.New()
-	if _, err := convert.Run(f, convert.Options{}, convert.Aggregate(a)); err != nil {
+	if _, err := convert.Run(f, convert.Options{}, convert.Aggregate(a).Inlined()); err != nil {
 		tb.Fatal(err)
 	}
 	return a.Tree()

@@ -5,25 +5,24 @@ import (
 	"testing"
 
 	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/parser"
 )
 
 // BenchmarkAggregate converts a 100 MB v3 trace of each shape
 // (tracegen.BenchShapes) into per-thread call trees: decoding, the stack
-// policy and the tree. Run it with -cpu 1,2: on one CPU convert runs every
-// stage on the caller's goroutine, on two it pipelines them (the tree
-// stage on a goroutine of its own). BenchmarkTree times the tree stage
-// alone.
+// policy and the tree, declared Inline as the commands declare it, so all
+// on the caller's goroutine whatever the CPUs (convert.Output.Inline; its
+// cpu-ns/record at -cpu 2 against a run without Inlined shows why).
+// BenchmarkTree times the tree stage alone.
 func BenchmarkAggregate(b *testing.B) {
 	defer productionCap()()
 	for _, sh := range tracegen.BenchShapes() {
 		b.Run(sh.Name, func(b *testing.B) {
 			o := sh.LargeOptions
 			data := tracegen.LargeRegular(o)
-			defer func() {
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(o.Records()), "ns/record")
-			}()
+			defer testutil.PerRecord(b, o.Records())()
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			for b.Loop() {
@@ -32,7 +31,7 @@ func BenchmarkAggregate(b *testing.B) {
 					b.Fatal(err)
 				}
 				a := New()
-				if _, err := convert.Run(f, convert.Options{}, convert.Aggregate(a)); err != nil {
+				if _, err := convert.Run(f, convert.Options{}, convert.Aggregate(a).Inlined()); err != nil {
 					b.Fatal(err)
 				}
 				b.ReportMetric(float64(len(a.Nodes())), "nodes")
