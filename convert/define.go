@@ -1,8 +1,8 @@
 package convert
 
 import (
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/parser"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // A streaming file read once (parser.Options.SkipStreamingScan) defines its

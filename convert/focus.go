@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/focus"
 	"github.com/atrace2/atrace2/parser"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // ErrNoWallClock is the error of a window (Options.Window) on a trace

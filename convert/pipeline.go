@@ -3,7 +3,7 @@ package convert
 import (
 	"sync/atomic"
 
-	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // pipeline runs the exporters on a goroutine of their own: the stack

@@ -16,10 +16,10 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/atrace2/atrace2/convert"
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/parser"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // readTxtarTrace reads the trace of a testdata/convert case.

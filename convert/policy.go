@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/parser"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // threadState is one thread's stack and clocks during a pass.

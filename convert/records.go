@@ -1,8 +1,8 @@
 package convert
 
 import (
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/parser"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // records applies the policy to a batch of records, or with a thread

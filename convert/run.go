@@ -7,10 +7,10 @@ import (
 	"regexp"
 	"runtime"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/focus"
 	"github.com/atrace2/atrace2/mapping"
 	"github.com/atrace2/atrace2/parser"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // Options change how the stream is made.

@@ -3,7 +3,7 @@ package convert
 import (
 	"slices"
 
-	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // samplingProbe implements the Firefox Profiler's heuristic (docs/formats.md §14.3):

@@ -3,7 +3,7 @@ package convert
 import (
 	"testing"
 
-	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // TestSamplingProbeBusiestThread: a main thread that changes stack at

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/atrace2/atrace2/convert"
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/internal/tracegen"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // namedEvent is an event with its frame named, so that runs that number

@@ -16,9 +16,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/internal/units"
 	"github.com/atrace2/atrace2/parser"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // Exporter writes dmtracedump -o style lines: thread, action, the times on

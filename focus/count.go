@@ -1,6 +1,6 @@
 package focus
 
-import "github.com/atrace2/atrace2/convert/stream"
+import "github.com/atrace2/atrace2/stream"
 
 // Counter is a stage that counts what passes through it and sends it on
 // unchanged: at the head of the focus chain it counts the whole stream,

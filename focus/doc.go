@@ -10,5 +10,5 @@
 // focused trace is read in two passes (convert.Run): a one-read
 // stream.Enclose instruction is refused.
 //
-// The package imports the standard library and convert/stream only.
+// The package imports the standard library and stream only.
 package focus

@@ -3,7 +3,7 @@ package focus
 import (
 	"regexp"
 
-	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // Root is the --root stage: it keeps only the time spent inside a frame

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/focus"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // recorder keeps the events it gets, copied out of the reused batch.

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"math"
 
-	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // Window is the closed window [From, To] of --from/--to, in ns since the

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // recorder is the exporter at the end of a chain under test.

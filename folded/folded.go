@@ -52,8 +52,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/stacks"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // Options change the lines written.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/stacks"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // Sampled profiles (hprof text, ART profile files) are written the same

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/perfetto"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // These tests drive the exporter directly with a made-up stream.

@@ -3,8 +3,8 @@ package perfetto
 import (
 	"encoding/binary"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/internal/varint"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // The fast path writes the common event packets (a delta time, a one-byte

@@ -1,6 +1,6 @@
 package perfetto
 
-import "github.com/atrace2/atrace2/convert/stream"
+import "github.com/atrace2/atrace2/stream"
 
 // frameSet is the set of frames whose name and location are interned on
 // one sequence. Its memory grows with what the sequence interned, not with

@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // TestFrameSet checks frameSet against a map on random frames, small and

@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"github.com/atrace2/atrace2/convert"
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/perfetto"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // repoRoot is the module root.

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/perfetto"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // renamedTrace is a two-thread trace whose frames a mapping renamed or

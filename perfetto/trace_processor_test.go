@@ -16,11 +16,11 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/atrace2/atrace2/convert"
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/perfetto"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // TestTraceProcessor imports the exporter's output with Perfetto's real

@@ -8,10 +8,10 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/pprofout"
 	"github.com/atrace2/atrace2/samples"
 	"github.com/atrace2/atrace2/stacks"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // renameFrames sets the fields a mapping sets on the frames named in

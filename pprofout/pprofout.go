@@ -56,8 +56,8 @@ import (
 	"github.com/google/pprof/profile"
 	"github.com/klauspost/compress/gzip"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/stacks"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // Sample type names and units, in their order in every profile.

@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/samples"
 	"github.com/atrace2/atrace2/stacks"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // This file turns sampled profiles (package samples, through

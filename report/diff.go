@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/gate"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // Row status in a diff.

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/gate"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // run is one generated run of a small app: main (10 µs exclusive) calls

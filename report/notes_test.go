@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/stacks"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // sampledProfile is one call of 10 ms of com.example.A.run in a trace that

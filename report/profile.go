@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/internal/units"
 	"github.com/atrace2/atrace2/stacks"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // Basis is what a profile's values measure: one of the trace's clocks, or

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // Sort orders of the top and diff tables.

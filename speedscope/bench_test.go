@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/atrace2/atrace2/convert"
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/parser"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // benchRecords makes a trace of 7.5 M records of 14 bytes: about 105 MB.

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/internal/varint"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // orphanOpens encodes the opens of a thread's orphan frames at time 0,

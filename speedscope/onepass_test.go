@@ -10,9 +10,9 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/atrace2/atrace2/convert"
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/parser"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // orphanCases are the orphan layouts one pass must rebuild, in tracegen's

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // file is the speedscope file format (file-format-spec.ts), as much of it

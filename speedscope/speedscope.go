@@ -5,8 +5,8 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/internal/varint"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // Schema is the exact $schema speedscope uses to recognise its own format

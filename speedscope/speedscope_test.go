@@ -11,10 +11,10 @@ import (
 	"testing"
 
 	"github.com/atrace2/atrace2/convert"
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/focus"
 	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/parser"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // checkGolden compares the indented JSON with testdata/golden/speedscope/name.

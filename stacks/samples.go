@@ -3,9 +3,9 @@ package stacks
 import (
 	"fmt"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/samples"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // This file gives sampled profiles (package samples: hprof text, ART

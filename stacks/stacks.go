@@ -17,7 +17,7 @@
 package stacks
 
 import (
-	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // NodeID indexes TreeBuilder.Nodes.

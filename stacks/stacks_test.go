@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atrace2/atrace2/convert/stream"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // feed runs events through a tree builder over a trace with the given frames

@@ -1,6 +1,6 @@
 package stacks
 
-import "github.com/atrace2/atrace2/convert/stream"
+import "github.com/atrace2/atrace2/stream"
 
 // Tree is a finished call tree: the nodes of one trace in their canonical
 // order (see TreeBuilder.Finish) and the trace they belong to. It is the

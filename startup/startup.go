@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/internal/units"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // The phases, in order.

@@ -10,13 +10,13 @@ import (
 	"time"
 
 	"github.com/atrace2/atrace2/convert"
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/focus"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/internal/progress"
 	"github.com/atrace2/atrace2/internal/units"
 	"github.com/atrace2/atrace2/parser"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // env is the process's standard streams, bound so tests can run commands

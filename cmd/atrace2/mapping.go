@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/mapping"
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/samples"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // --mapping (docs/formats.md §19): a method trace is opened with its whole

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"regexp"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/units"
 	"github.com/atrace2/atrace2/samples"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // --root (issue 23, point 3): convert.Options.Root puts a method trace's

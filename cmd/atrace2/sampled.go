@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 
-	"github.com/atrace2/atrace2/convert/stream"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/stacks"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // Sampled profiles (hprof text, Android 5.x ART profile files) are read by
