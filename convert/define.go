@@ -7,8 +7,9 @@ import (
 
 // A streaming file read once (parser.Options.SkipStreamingScan) defines its
 // methods and threads between its records, and the parser's Reader adds
-// each to the header's tables when it meets it (on the decoding goroutine,
-// possibly ahead of the pass), and reports where the tables changed. ART
+// each to the header's tables when it meets it, on the pass's goroutine,
+// as it decodes the batch that holds it, and reports where among the
+// batch's records it came (parser.Reader.Definitions). ART
 // writes each definition before the first record that uses it, so the
 // pass finds every record's method and thread defined. A file need not
 // keep that order (docs/formats.md §8.4): a definition of a method or
@@ -16,8 +17,9 @@ import (
 // tables as they were, is brought up to date before any exporter reads
 // the tables as a whole (refresh). The output is then the one a scan
 // before the pass would have given. Lateness goes by the definition's
-// place in the file, never by when the Reader applied it, so a read is
-// the same whatever the goroutines' timing.
+// place in the file, never by when the Reader applied it: the Reader
+// decodes a whole batch, and applies its definitions, before the pass
+// takes the batch's first record.
 
 // recordsAndDefinitions applies the policy to a batch of records, and
 // notes the definitions met among them where they were met.
