@@ -58,7 +58,7 @@ func TestCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := tr.Header
+			h := f.Header
 			if h.Records != c.records || len(h.Threads) != c.listed || len(tr.Threads) != c.threads || len(h.Methods) != c.methods {
 				t.Errorf("records %d threads %d/%d methods %d", h.Records, len(h.Threads), len(tr.Threads), len(h.Methods))
 			}

@@ -74,10 +74,10 @@ func (p *pass) frameOf(mid parser.MethodID) (stream.FrameID, bool) {
 // remapFrame remakes a frame named by the mapping, and counts how the
 // mapping resolved its method in the frame's place.
 func (p *pass) remapFrame(id stream.FrameID, mid parser.MethodID) stream.Frame {
-	fr, s, ok := stream.NewMappedFrame(id, mid, p.t.Header, p.t.Mapping)
+	fr, s, ok := newMappedFrame(id, mid, p.h, p.mapping)
 	p.mapped[id] = 0
 	if ok {
-		p.t.Deobf.Add(s)
+		p.deobf.Add(s)
 		p.mapped[id] = uint8(s) + 1
 	}
 	return fr
@@ -89,17 +89,18 @@ func (p *pass) remapFrame(id stream.FrameID, mid parser.MethodID) stream.Frame {
 // batch, when no exporter is reading the tables: one-pass exporters read
 // them only at Finish, which comes after.
 func (p *pass) refresh() {
-	h := p.t.Header
+	h := p.h
 	for _, id := range p.lateFrames {
 		f := &p.t.Frames[id]
+		mid := parser.MethodID(f.MethodID)
 		var nf stream.Frame
-		if p.t.Mapping == nil {
-			nf = stream.NewFrame(id, f.MethodID, h)
+		if p.mapping == nil {
+			nf = tableFrame(id, mid, h)
 		} else {
 			if m := p.mapped[id]; m != 0 {
-				p.t.Deobf[m-1]--
+				p.deobf[m-1]--
 			}
-			nf = p.remapFrame(id, f.MethodID)
+			nf = p.remapFrame(id, mid)
 		}
 		if nf.Listed && !f.Listed {
 			p.stats.UnknownMethods--
@@ -112,8 +113,11 @@ func (p *pass) refresh() {
 			if !th.Listed {
 				p.stats.UnknownThreads--
 			}
-			th.ID, th.Name, th.Listed = lt.ID, lt.Name, true
+			th.ID, th.Name, th.Listed = stream.ThreadID(lt.ID), lt.Name, true
 		}
 	}
 	p.lateFrames, p.lateThreads = nil, nil
+	if p.mode.counts() {
+		p.t.Deobf = Deobf(p.mapping, p.deobf)
+	}
 }

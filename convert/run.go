@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"runtime"
+	"slices"
 
 	"github.com/atrace2/atrace2/focus"
 	"github.com/atrace2/atrace2/mapping"
@@ -30,8 +31,8 @@ type Options struct {
 	MaxDepth int
 	// Mapping, when set, names each frame as the app's source does
 	// (docs/formats.md §19), once, when the frame is made, before any
-	// exporter sees it (stream.NewMappedFrame), and counts how it resolved
-	// the methods (stream.Trace.Deobf). Read it for the header's whole
+	// exporter sees it, and counts how it resolved the methods
+	// (stream.Trace.Deobf). Read it for the header's whole
 	// method table: a streaming file opened without its scan
 	// (parser.Options.SkipStreamingScan) defines methods only as the
 	// records come. With Strict, a method resolved by name only or
@@ -302,10 +303,11 @@ func strictCheck(t *stream.Trace) error {
 	if s := t.Stats.Summary(); s != "" {
 		return fmt.Errorf("%w: the trace needed repairs: %s", ErrStrict, s)
 	}
-	if len(t.Header.Warnings) > 0 {
-		return fmt.Errorf("%w: %s", ErrStrict, t.Header.Warnings[0])
+	if len(t.Warnings) > 0 {
+		return fmt.Errorf("%w: %s", ErrStrict, t.Warnings[0])
 	}
-	if n, a := t.Deobf[mapping.NameOnly], t.Deobf[mapping.Ambiguous]; n+a > 0 {
+	if d := t.Deobf; d != nil && d.NameOnly+d.Ambiguous > 0 {
+		n, a := d.NameOnly, d.Ambiguous
 		return fmt.Errorf("%w: the mapping resolved %d methods by name only (no descriptor matched) and %d ambiguously", ErrStrict, n, a)
 	}
 	return nil
@@ -344,6 +346,7 @@ func (m mode) sends() bool { return m >= secondOfTwo }
 // pass is one walk over the records, in one mode.
 type pass struct {
 	t        *stream.Trace
+	h        *parser.Header
 	mode     mode
 	parallel bool // run the exporters on a goroutine of their own
 	exps     []stream.Exporter
@@ -382,10 +385,14 @@ type pass struct {
 	err        error
 	probe      samplingProbe
 
-	// mapped holds, per frame, how Options.Mapping resolved its method
-	// (mapping.Status+1), 0 when it did not (an unknown method); nil
-	// without a mapping. refresh corrects the counts with it.
-	mapped []uint8
+	// mapping is Options.Mapping; deobf counts how it resolved the
+	// methods of the frames, and mapped holds, per frame, how it resolved
+	// its method (mapping.Status+1), 0 when it did not (an unknown
+	// method); nil without a mapping. refresh corrects the counts with it,
+	// and gives them to the Trace.
+	mapping *mapping.Map
+	deobf   mapping.Counts
+	mapped  []uint8
 
 	lateFrames  []stream.FrameID  // frames made before their method's definition (define.go)
 	lateThreads []parser.ThreadID // threads met before their definition
@@ -397,6 +404,8 @@ type pass struct {
 func newPass(f *parser.File, opt Options, m mode, exps []stream.Exporter) *pass {
 	h := f.Header
 	p := &pass{
+		h:        h,
+		mapping:  opt.Mapping,
 		frames:   make(map[parser.MethodID]stream.FrameID),
 		unit:     max(int64(h.TimeUnit), 1),
 		wrap32:   h.TimeBits == 32,
@@ -412,7 +421,7 @@ func newPass(f *parser.File, opt Options, m mode, exps []stream.Exporter) *pass 
 	p.maxDepth = min(p.maxDepth, CorruptDepth)
 	p.fastDepth = min(p.maxDepth, deepScan)
 	p.maxTicks = uint64(math.MaxInt64 / p.unit)
-	p.t = &stream.Trace{Name: f.Name, Size: f.Size(), Header: h, HasWall: h.Clock.HasWall(), HasCPU: h.Clock.HasCPU(), Mapping: opt.Mapping}
+	p.t = &stream.Trace{Name: f.Name, Size: f.Size(), Process: process(h), HasWall: h.Clock.HasWall(), HasCPU: h.Clock.HasCPU()}
 	if p.keep != nil {
 		p.t.Focus.ThreadPatterns = p.keep.Patterns()
 	}
@@ -473,6 +482,7 @@ func (p *pass) run(f *parser.File) error {
 	if p.mode.counts() {
 		p.stats.LostBytes = r.LostBytes()
 		p.stats.Overflow = f.Header.DataFileOverflow()
+		p.t.Warnings = slices.Clone(f.Header.Warnings)
 		p.t.Sampling = p.probe.result()
 		if p.keep != nil {
 			p.t.Focus.ThreadsKept, p.t.Focus.ThreadsTotal = len(p.t.Threads), p.nthreads
@@ -533,9 +543,9 @@ func (p *pass) newThread(rid parser.ThreadID) *threadState {
 		return nil
 	}
 	t := p.t
-	info := stream.Thread{Index: stream.ThreadIndex(len(t.Threads)), ID: rid}
-	if lt, ok := t.Header.Thread(rid); ok {
-		info.ID, info.Name, info.Listed = lt.ID, lt.Name, true
+	info := stream.Thread{Index: stream.ThreadIndex(len(t.Threads)), ID: stream.ThreadID(rid)}
+	if lt, ok := p.h.Thread(rid); ok {
+		info.ID, info.Name, info.Listed = stream.ThreadID(lt.ID), lt.Name, true
 	} else {
 		info.Name = fmt.Sprintf("thread %d", rid)
 	}
@@ -608,8 +618,8 @@ func (p *pass) newFrame(mid parser.MethodID) stream.FrameID {
 	}
 	id := stream.FrameID(len(p.t.Frames))
 	var fr stream.Frame
-	if p.t.Mapping == nil {
-		fr = stream.NewFrame(id, mid, p.t.Header)
+	if p.mapping == nil {
+		fr = tableFrame(id, mid, p.h)
 	} else {
 		fr = p.newMappedFrame(id, mid)
 	}
@@ -623,10 +633,10 @@ func (p *pass) newFrame(mid parser.MethodID) stream.FrameID {
 // newMappedFrame makes a frame named by the mapping, and counts how the
 // mapping resolved its method.
 func (p *pass) newMappedFrame(id stream.FrameID, mid parser.MethodID) stream.Frame {
-	fr, s, ok := stream.NewMappedFrame(id, mid, p.t.Header, p.t.Mapping)
+	fr, s, ok := newMappedFrame(id, mid, p.h, p.mapping)
 	var m uint8
 	if ok {
-		p.t.Deobf.Add(s)
+		p.deobf.Add(s)
 		m = uint8(s) + 1
 	}
 	p.mapped = append(p.mapped, m)

@@ -17,7 +17,6 @@ import (
 	"strings"
 
 	"github.com/atrace2/atrace2/internal/units"
-	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/stream"
 )
 
@@ -83,11 +82,7 @@ func (d *Exporter) Begin(t *stream.Trace) error {
 		// without --to dumps what no window dumps.
 		legend += "; | = cut at the window's boundary (--from/--to)"
 	}
-	clock := t.Header.Clock
-	if !t.HasWall && clock.HasWall() {
-		clock = parser.ClockThreadCPU // a window read the wall clock for --clock cpu (convert.Options.CPUOnly)
-	}
-	fmt.Fprintf(d.w, "# %s: %s clock; times in µs; * = synthetic (running before tracing began, or still open at its end), ~ = implicit exit%s\n", t.Name, clock, legend)
+	fmt.Fprintf(d.w, "# %s: %s clock; times in µs; * = synthetic (running before tracing began, or still open at its end), ~ = implicit exit%s\n", t.Name, clockName(t), legend)
 	fmt.Fprintf(d.w, "# %-7s %-20s %-7s %12s %12s  %s\n", "tid", "thread", "action", "wall", "cpu", "method")
 	d.threads = make([][]byte, len(t.Threads))
 	for i := range t.Threads {
@@ -221,4 +216,17 @@ func clipName(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// clockName names the clocks the events carry as a trace's key does.
+func clockName(t *stream.Trace) string {
+	switch {
+	case t.HasWall && t.HasCPU:
+		return "dual"
+	case t.HasWall:
+		return "wall"
+	case t.HasCPU:
+		return "thread-cpu"
+	}
+	return "unknown"
 }

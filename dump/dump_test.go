@@ -34,7 +34,6 @@ func TestDumperLines(t *testing.T) {
 	}
 	for _, clock := range []parser.Clock{parser.ClockDual, parser.ClockWall, parser.ClockThreadCPU} {
 		tr := &stream.Trace{Name: "x.trace", Threads: threads, Frames: frames, HasWall: clock.HasWall(), HasCPU: clock.HasCPU()}
-		tr.Header = &parser.Header{Clock: clock}
 		var got bytes.Buffer
 		d := New(&got, Options{})
 		if err := d.Begin(tr); err != nil {
@@ -123,8 +122,7 @@ func TestObfuscated(t *testing.T) {
 		evs = append(evs, stream.Event{Kind: stream.End, Frame: stream.FrameID(i), Depth: int32(i), Wall: int64(9-i) * 1000})
 	}
 	run := func(frames []stream.Frame, opt Options) string {
-		tr := &stream.Trace{Name: "o.trace", Threads: []stream.Thread{{ID: 1, Name: "main"}}, Frames: frames, HasWall: true,
-			Header: &parser.Header{Clock: parser.ClockWall}}
+		tr := &stream.Trace{Name: "o.trace", Threads: []stream.Thread{{ID: 1, Name: "main"}}, Frames: frames, HasWall: true}
 		var out bytes.Buffer
 		d := New(&out, opt)
 		if err := d.Begin(tr); err != nil {

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"bytes"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -102,6 +103,27 @@ func (h *Header) PID() int {
 // wrote gettimeofday; ART's start time is a monotonic clock and must never be
 // shown as a date (docs/formats.md §6.3).
 func (h *Header) EpochStart() bool { return h.VM() == "dalvik" }
+
+// Elapsed returns the trace's length as its key states it, in ns, and the
+// option that states it (elapsed-time-usec, or elapsed-time-nsec); 0 and
+// "" when it states none or a malformed one.
+func (h *Header) Elapsed() (int64, string) {
+	for _, o := range []struct {
+		key   string
+		scale int64
+	}{{"elapsed-time-usec", 1000}, {"elapsed-time-nsec", 1}} {
+		v, ok := h.Option(o.key)
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n < 0 || n > math.MaxInt64/o.scale {
+			continue
+		}
+		return n * o.scale, o.key
+	}
+	return 0, ""
+}
 
 // DataFileOverflow reports data-file-overflow=true: every thread stopped
 // recording when the buffer filled.

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/perfetto"
 	"github.com/atrace2/atrace2/stream"
 )
@@ -17,7 +16,7 @@ import (
 // fakeTrace is a one-thread dual-clock trace with two methods.
 func fakeTrace() *stream.Trace {
 	return &stream.Trace{
-		Name: "x.trace", Header: &parser.Header{Clock: parser.ClockDual, StartTime: 1000},
+		Name: "x.trace", Process: stream.Process{StartMicros: 1000},
 		HasWall: true, HasCPU: true,
 		Threads: []stream.Thread{{Index: 0, ID: 5, Name: "main"}},
 		Frames: []stream.Frame{

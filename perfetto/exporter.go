@@ -115,7 +115,7 @@ func (e *Exporter) Begin(t *stream.Trace) error {
 	e.counter = t.HasWall && t.HasCPU
 	e.setStart()
 	e.pid = NoPID
-	if pid := t.Header.PID(); pid > 0 && pid <= 1<<31-1 {
+	if pid := t.Process.PID; pid > 0 && pid <= 1<<31-1 {
 		e.pid = int32(pid)
 	}
 	e.uuidBase = 0xA7<<56 | uint64(e.pid)<<24
@@ -164,7 +164,7 @@ func (e *Exporter) startThread(i int) error {
 // setStart chooses the BOOTTIME of the trace start: the header start time,
 // unless it is too large for int64 nanoseconds plus the trace's span.
 func (e *Exporter) setStart() {
-	start := e.t.Header.StartTime
+	start := e.t.Process.StartMicros
 	if start >= 1<<53 {
 		e.warnf("header start time %d µs is out of range: the timeline starts at 0", start)
 		start = 0

@@ -90,7 +90,7 @@ type recorder struct {
 
 func (r *recorder) Begin(t *stream.Trace) error {
 	r.t = t
-	r.base = int64(t.Header.StartTime) * 1000
+	r.base = int64(t.Process.StartMicros) * 1000
 	r.cpuOnly = !t.HasWall && t.HasCPU
 	r.dual = t.HasWall && t.HasCPU
 	r.slices = make([][]tpSlice, len(t.Threads))

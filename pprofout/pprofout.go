@@ -51,7 +51,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/google/pprof/profile"
 	"github.com/klauspost/compress/gzip"
@@ -527,13 +526,8 @@ func durationNanos(t *stream.Trace) int64 {
 	if t.HasWall {
 		return t.WallEnd
 	}
-	if t.Header == nil {
-		return 0
-	}
-	if v, ok := t.Header.Option("elapsed-time-usec"); ok {
-		if us, err := strconv.ParseInt(v, 10, 64); err == nil && us > 0 && us < 1<<53 {
-			return us * 1000
-		}
+	if ns := t.Process.Elapsed; ns < 1<<53*1000 {
+		return ns
 	}
 	return 0
 }

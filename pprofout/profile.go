@@ -189,10 +189,11 @@ func (b *Builder) header(p *profile.Profile) {
 	for _, ti := range b.traces {
 		t := ti.t
 		p.DurationNanos += durationNanos(t)
-		if t.Header == nil || !t.Header.EpochStart() || t.Header.StartTime == 0 || t.Header.StartTime >= 1<<62/1000 {
+		start := t.Process.StartMicros
+		if !t.Process.Epoch || start == 0 || start >= 1<<62/1000 {
 			continue
 		}
-		if ns := int64(t.Header.StartTime) * 1000; p.TimeNanos == 0 || ns < p.TimeNanos {
+		if ns := int64(start) * 1000; p.TimeNanos == 0 || ns < p.TimeNanos {
 			p.TimeNanos = ns
 		}
 	}
@@ -218,10 +219,8 @@ func (b *Builder) comments(c clocks) []string {
 	for _, ti := range b.traces {
 		t, name := ti.t, traceName(ti.t)
 		out = append(out, fmt.Sprintf("converted by atrace2 %s from %s", b.version, name))
-		if t.Header != nil {
-			for _, w := range t.Header.Warnings {
-				out = append(out, fmt.Sprintf("%s: warning: %s", name, w))
-			}
+		for _, w := range t.Warnings {
+			out = append(out, fmt.Sprintf("%s: warning: %s", name, w))
 		}
 		if s := t.Stats.Summary(); s != "" {
 			out = append(out, fmt.Sprintf("%s: repaired: %s", name, s))

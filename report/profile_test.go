@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/stacks"
 	"github.com/atrace2/atrace2/stream"
 )
@@ -21,7 +20,7 @@ func feed(t *testing.T, frames []string, threads int, evs []stream.Event) *Profi
 		tr.Frames = append(tr.Frames, stream.Frame{ID: stream.FrameID(i), Name: f})
 	}
 	for i := range threads {
-		tr.Threads = append(tr.Threads, stream.Thread{Index: stream.ThreadIndex(i), ID: parser.ThreadID(100 + i), Name: fmt.Sprint("t", i)})
+		tr.Threads = append(tr.Threads, stream.Thread{Index: stream.ThreadIndex(i), ID: stream.ThreadID(100 + i), Name: fmt.Sprint("t", i)})
 	}
 	a := stacks.New()
 	if err := a.Begin(tr); err != nil {

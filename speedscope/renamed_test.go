@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/samples"
 	"github.com/atrace2/atrace2/stacks"
 	"github.com/atrace2/atrace2/stream"
@@ -29,7 +28,7 @@ func frameList(t *testing.T, out []byte) string {
 // no such key. The one-pass and
 // the event-by-event exporters write the same file.
 func TestRenamedFrames(t *testing.T) {
-	tr := &stream.Trace{Name: "r.trace", HasWall: true, WallEnd: 9000, Header: &parser.Header{},
+	tr := &stream.Trace{Name: "r.trace", HasWall: true, WallEnd: 9000,
 		Threads: []stream.Thread{{Index: 0, ID: 10, Name: "main"}},
 		Frames: []stream.Frame{
 			{Name: "A", File: "A.java"},

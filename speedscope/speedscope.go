@@ -307,10 +307,7 @@ func (e *Exporter) end(th *stream.Thread) int64 {
 // active picks the profile to show first: the main thread, else the
 // busiest (ties go to the earlier thread).
 func (e *Exporter) active() int {
-	pid := 0
-	if e.t.Header != nil {
-		pid = e.t.Header.PID()
-	}
+	pid := e.t.Process.PID
 	named := -1
 	for i := range e.t.Threads {
 		th := &e.t.Threads[i]

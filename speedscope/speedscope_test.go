@@ -236,10 +236,10 @@ func feed(t *testing.T, tr *stream.Trace, evs []stream.Event) *file {
 }
 
 func handTrace(wallEnd int64, threads ...string) *stream.Trace {
-	tr := &stream.Trace{Name: "-", HasWall: true, WallEnd: wallEnd, Header: &parser.Header{},
+	tr := &stream.Trace{Name: "-", HasWall: true, WallEnd: wallEnd,
 		Frames: []stream.Frame{{Name: "A"}, {Name: "B"}, {Name: "A"}}}
 	for i, n := range threads {
-		tr.Threads = append(tr.Threads, stream.Thread{Index: stream.ThreadIndex(i), ID: parser.ThreadID(10 + i), Name: n})
+		tr.Threads = append(tr.Threads, stream.Thread{Index: stream.ThreadIndex(i), ID: stream.ThreadID(10 + i), Name: n})
 	}
 	return tr
 }

@@ -3,7 +3,6 @@ package stacks
 import (
 	"fmt"
 
-	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/samples"
 	"github.com/atrace2/atrace2/stream"
 )
@@ -129,11 +128,11 @@ func (s *Sampled) threads() []int {
 
 // threadID keeps an hprof serial number in stream.Thread's 32 bits; the
 // writers number threads from small values, so nothing is lost in practice.
-func threadID(id int64) parser.ThreadID {
+func threadID(id int64) stream.ThreadID {
 	if id < 0 || id > 1<<32-1 {
 		return 0
 	}
-	return parser.ThreadID(id)
+	return stream.ThreadID(id)
 }
 
 // addThread adds a thread and its root node and returns the root's id.

@@ -150,9 +150,7 @@ func (e *Exporter) Rewind() error { return nil }
 // Begin implements stream.Exporter.
 func (e *Exporter) Begin(t *stream.Trace) error {
 	*e = Exporter{t: t}
-	if t.Header != nil {
-		e.pid = int64(t.Header.PID())
-	}
+	e.pid = int64(t.Process.PID)
 	return nil
 }
 

@@ -6,13 +6,16 @@
 package stream
 
 import (
-	"fmt"
 	"strings"
-
-	"github.com/atrace2/atrace2/internal/units"
-	"github.com/atrace2/atrace2/mapping"
-	"github.com/atrace2/atrace2/parser"
 )
+
+// ThreadID is a thread's id as the input gives it: for a method trace, the
+// OS tid its thread table lists, else the id its records carry.
+type ThreadID uint32
+
+// MethodID is the input's own id of a method (a method trace's method id,
+// action bits cleared), which the producer uses to find a frame again.
+type MethodID uint64
 
 // ThreadIndex is a dense index into Trace.Threads.
 type ThreadIndex int32
@@ -78,21 +81,21 @@ type Event struct {
 // Thread is a thread that has events.
 type Thread struct {
 	Index     ThreadIndex
-	ID        parser.ThreadID // the full id from the thread table, else the record id
-	Name      string          // from the table, or "thread <id>"
-	Listed    bool            // listed in the trace's thread table
-	Events    int64           // events in the balanced stream (begins + ends)
-	MaxDepth  int             // deepest stack, synthetic frames included
-	Orphans   int             // orphan frames opened at the thread's start
-	OpenAtEnd int             // frames still open at the end
-	LastCPU   int64           // ns: the thread's last thread-CPU time
-	LastWall  int64           // ns: the thread's last wall time
+	ID        ThreadID // the full id from the thread table, else the record id
+	Name      string   // from the table, or "thread <id>"
+	Listed    bool     // listed in the trace's thread table
+	Events    int64    // events in the balanced stream (begins + ends)
+	MaxDepth  int      // deepest stack, synthetic frames included
+	Orphans   int      // orphan frames opened at the thread's start
+	OpenAtEnd int      // frames still open at the end
+	LastCPU   int64    // ns: the thread's last thread-CPU time
+	LastWall  int64    // ns: the thread's last wall time
 }
 
 // Frame is a method that appears in the records.
 type Frame struct {
 	ID        FrameID
-	MethodID  parser.MethodID
+	MethodID  MethodID
 	Name      string // <class>.<method>, e.g. android.os.Looper.loop
 	Class     string // dotted class name
 	Method    string // method name alone
@@ -116,7 +119,7 @@ type Frame struct {
 type Trace struct {
 	Name     string // the input's name, as given
 	Size     int64  // bytes of input (after decompression)
-	Header   *parser.Header
+	Process  Process
 	Threads  []Thread
 	Frames   []Frame
 	HasWall  bool
@@ -124,16 +127,33 @@ type Trace struct {
 	WallEnd  int64 // ns: the trace end, the largest wall time of any record
 	Stats    Stats
 	Sampling Sampling
+	// Warnings are what the reader worked around (a missing summary, a
+	// cut gzip stream), one sentence each; complete once the input has
+	// been read to its end.
+	Warnings []string
 
-	// Mapping is the map that named the frames (convert.Options.Mapping),
-	// nil when none did; Deobf counts how it resolved the methods of the
-	// listed frames, one per distinct method used (zero without a map).
-	Mapping *mapping.Map
-	Deobf   mapping.Counts
+	// Deobf says how a mapping (--mapping) named the frames; nil when none
+	// did.
+	Deobf *Deobf
 
 	// Focus says what --thread, --from/--to and --root kept; zero without
 	// a focus.
 	Focus FocusStats
+}
+
+// Process is what the input says about the process it recorded.
+type Process struct {
+	PID int // the process id (ART's pid= key); 0 when the input does not say
+	// StartMicros is when tracing began, in µs: on the Unix epoch when
+	// Epoch is set (Dalvik wrote gettimeofday), otherwise on the device's
+	// monotonic clock, which must never be shown as a date
+	// (docs/formats.md §6.3). 0 when the input does not say.
+	StartMicros uint64
+	Epoch       bool
+	// Elapsed is the trace's length in ns as the input states it (ART's
+	// elapsed-time-usec or elapsed-time-nsec key), 0 when it states none.
+	// It can differ from Trace.WallEnd, which ends at the last record.
+	Elapsed int64
 }
 
 // Sampling is the guess whether the trace came from sampling mode, which
@@ -165,94 +185,6 @@ type Exporter interface {
 	Begin(t *Trace) error
 	Events(evs []Event) error
 	Finish() error
-}
-
-// NewFrame names a method; an id missing from the table gets a name that
-// still tells methods apart.
-func NewFrame(id FrameID, mid parser.MethodID, h *parser.Header) Frame {
-	m, ok := h.Method(mid)
-	if !ok {
-		name := fmt.Sprintf("<unknown method %#x>", uint64(mid))
-		return Frame{ID: id, MethodID: mid, Name: name, Method: name}
-	}
-	f := Frame{
-		ID: id, MethodID: mid, Listed: true,
-		Name:  m.Class + "." + m.Name,
-		Class: m.Class, Method: m.Name, Signature: m.Signature,
-		Line: m.Line, HasLine: m.HasLine,
-		File: SourcePath(m.Class, m.Source),
-	}
-	return f
-}
-
-// NewMappedFrame is NewFrame with the method named as m resolves it
-// (docs/formats.md §19); m nil gives NewFrame's frame. It reports how m
-// resolved the method, and ok false, with NewFrame's frame, when there is
-// no map or the method is not in the table.
-func NewMappedFrame(id FrameID, mid parser.MethodID, h *parser.Header, m *mapping.Map) (f Frame, s mapping.Status, ok bool) {
-	f = NewFrame(id, mid, h)
-	if m == nil || !f.Listed {
-		return f, 0, false
-	}
-	pm, _ := h.Method(mid)
-	res := m.Resolve(MappingMethod(pm))
-	f.Rename(res)
-	return f, res.Status, true
-}
-
-// MappingMethod is a method of the table as package mapping takes it.
-func MappingMethod(m *parser.Method) mapping.Method {
-	return mapping.Method{Class: m.Class, Name: m.Name, Signature: m.Signature, Source: m.Source}
-}
-
-// MappingMethods lists the header's methods as package mapping takes them.
-func MappingMethods(h *parser.Header) []mapping.Method {
-	ms := make([]mapping.Method, len(h.Methods))
-	for i := range h.Methods {
-		ms[i] = MappingMethod(&h.Methods[i])
-	}
-	return ms
-}
-
-// Rename names the frame of a method as a mapping resolved it: the
-// original name, class, method and signature, and the source path of the
-// owner class (SourcePath), keeping the trace's own name and descriptor in
-// Obfuscated and ObfuscatedSignature. An Untouched method keeps the frame
-// as it is.
-func (f *Frame) Rename(res mapping.Result) {
-	if res.Status == mapping.Untouched {
-		return
-	}
-	f.Obfuscated, f.ObfuscatedSignature = f.Name, f.Signature
-	f.Name, f.Class, f.Method, f.Signature = res.Name, res.Class, res.Method, res.Signature
-	f.File = SourcePath(res.Class, res.Source)
-	f.Synthesized = res.Synthesized
-}
-
-// DeobfSummary is one line on how the mapping named the methods, or ""
-// when no mapping did: "deobfuscated with mapping.txt (map id 7fe8b95):
-// 812 methods mapped, 3 by name only, 1 ambiguous, 40 class only, 2,911
-// untouched".
-func (t *Trace) DeobfSummary() string {
-	if t.Mapping == nil {
-		return ""
-	}
-	return DeobfSummary(t.Mapping, &t.Deobf)
-}
-
-// DeobfSummary is Trace.DeobfSummary for any map and counts.
-func DeobfSummary(m *mapping.Map, c *mapping.Counts) string {
-	id := ""
-	if m.ID != "" {
-		id = " (map id " + m.ID + ")"
-	}
-	n := func(s mapping.Status) string { return units.Count(int64(c[s])) }
-	methods := "methods"
-	if c[mapping.Mapped] == 1 {
-		methods = "method"
-	}
-	return fmt.Sprintf("deobfuscated with %s%s: %s %s mapped, %s by name only, %s ambiguous, %s class only, %s untouched",
-		m.Name, id, n(mapping.Mapped), methods, n(mapping.NameOnly), n(mapping.Ambiguous), n(mapping.ClassOnly), n(mapping.Untouched))
 }
 
 // SourcePath prefixes a bare source file name with its class's package

@@ -181,34 +181,40 @@ func openTrace(g *Globals, src *input.Source) (*input.Trace, error) {
 // outputs (one read or two, see convert.Run) and prints the repair
 // summary. With no outputs it only analyses the trace.
 func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*stream.Trace, error) {
+	t, _, err := readTrace(g, src, outs...)
+	return t, err
+}
+
+// readTrace is convertTrace, also returning the header of the file.
+func readTrace(g *Globals, src *input.Source, outs ...convert.Output) (*stream.Trace, *parser.Header, error) {
 	threads, err := threadFilter(g)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	root, err := g.rootPattern()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f, err := openTrace(g, src)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	if g.MaxDepth < 1 || g.MaxDepth > convert.CorruptDepth {
-		return nil, usagef("--max-depth %d: give a depth from 1 to %d", g.MaxDepth, convert.CorruptDepth)
+		return nil, nil, usagef("--max-depth %d: give a depth from 1 to %d", g.MaxDepth, convert.CorruptDepth)
 	}
 	opt := convert.Options{Strict: g.Strict, MaxDepth: g.MaxDepth, Threads: threads, Root: root}
 	if opt.Window, err = g.window(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	opt.CPUOnly = g.windowOnCPU()
 	if g.Mapping != "" {
-		methods := stream.MappingMethods(f.Header)
+		methods := convert.MappingMethods(f.Header)
 		if opt.Mapping, err = loadMapping(g, methods); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := checkMapID(g, src.Name(), opt.Mapping, methods); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	bar := progressBar(g, src.Name())
@@ -227,33 +233,33 @@ func convertTrace(g *Globals, src *input.Source, outs ...convert.Output) (*strea
 	}
 	var werr *outfile.WriteError
 	if errors.Is(err, convert.ErrNoWallClock) {
-		return nil, fmt.Errorf("%s: --from/--to: the trace has thread-CPU times only, and a window is on the wall clock", src.Name())
+		return nil, nil, fmt.Errorf("%s: --from/--to: the trace has thread-CPU times only, and a window is on the wall clock", src.Name())
 	}
 	var late *convert.WindowAfterEndError
 	if errors.As(err, &late) {
-		return nil, fmt.Errorf("%s: --from %s is after the trace's end at %s: nothing to keep", src.Name(), g.From, units.Duration(late.End))
+		return nil, nil, fmt.Errorf("%s: --from %s is after the trace's end at %s: nothing to keep", src.Name(), g.From, units.Duration(late.End))
 	}
 	var ce *parser.ClockError
 	if errors.As(err, &ce) {
-		return nil, usagef("%s: --clock %s: %v", src.Name(), g.Clock, err)
+		return nil, nil, usagef("%s: --clock %s: %v", src.Name(), g.Clock, err)
 	}
 	if errors.As(err, &werr) {
-		return nil, err // the output's fault, not the trace's: no trace name before it
+		return nil, nil, err // the output's fault, not the trace's: no trace name before it
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", src.Name(), err)
+		return nil, nil, fmt.Errorf("%s: %w", src.Name(), err)
 	}
 	if opt.Threads != nil && t.Focus.ThreadsKept == 0 {
-		return nil, noThreadMatches(g, src.Name(), t.Focus.ThreadsTotal, "records", listedThreads(t.Header.Threads))
+		return nil, nil, noThreadMatches(g, src.Name(), t.Focus.ThreadsTotal, "records", listedThreads(f.Header.Threads))
 	}
 	summarize(g, src, t)
 	if len(outs) > 0 {
 		noRootMatch(g, src, t.Frames)
 	}
 	if opt.Mapping == nil {
-		hintTrace(g, src.Name(), t.Header.Methods)
+		hintTrace(g, src.Name(), f.Header.Methods)
 	}
-	return t, nil
+	return t, f.Header, nil
 }
 
 // summarize prints the reader's warnings and the repairs, one line each.
@@ -261,13 +267,13 @@ func summarize(g *Globals, src *input.Source, t *stream.Trace) {
 	if g.Quiet {
 		return
 	}
-	for _, w := range t.Header.Warnings {
+	for _, w := range t.Warnings {
 		fmt.Fprintf(g.env.stderr, "atrace2: %s: warning: %s\n", src.Name(), w)
 	}
 	if s := t.Stats.Summary(); s != "" {
 		fmt.Fprintf(g.env.stderr, "atrace2: %s: repaired: %s\n", src.Name(), s)
 	}
-	if s := t.DeobfSummary(); s != "" {
+	if s := t.Deobf.Summary(); s != "" {
 		fmt.Fprintf(g.env.stderr, "atrace2: %s: %s\n", src.Name(), s)
 	}
 	if s := t.Focus.Summary(); s != "" {

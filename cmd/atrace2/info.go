@@ -40,11 +40,11 @@ func (c *InfoCmd) Run(g *Globals) error {
 			reports = append(reports, info.NewSampled(in.Name(), s, src.Gzip))
 			continue
 		}
-		t, err := convertTrace(g, src)
+		t, h, err := readTrace(g, src)
 		if err != nil {
 			return err
 		}
-		reports = append(reports, info.NewTrace(in.Name(), t))
+		reports = append(reports, info.NewTrace(in.Name(), h, t))
 	}
 	out, err := g.env.createOutput("-", false, "")
 	if err != nil {

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/mapping"
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/samples"
-	"github.com/atrace2/atrace2/stream"
 )
 
 // --mapping (docs/formats.md §19): a method trace is opened with its whole
@@ -80,7 +80,7 @@ func hintMapping(g *Globals, name string, n int, at func(i int) mapping.Method) 
 
 // hintTrace is hintMapping for a method trace's table.
 func hintTrace(g *Globals, name string, ms []parser.Method) {
-	hintMapping(g, name, len(ms), func(i int) mapping.Method { return stream.MappingMethod(&ms[i]) })
+	hintMapping(g, name, len(ms), func(i int) mapping.Method { return convert.MappingMethod(&ms[i]) })
 }
 
 // sayOnce prints "atrace2: " and msg on stderr the first time it is
@@ -123,7 +123,7 @@ func deobfuscateSampled(g *Globals, src *input.Source, p *samples.Profile) (*map
 			src.Name(), c[mapping.NameOnly], c[mapping.Ambiguous])
 	}
 	if !g.Quiet {
-		fmt.Fprintf(g.env.stderr, "atrace2: %s: %s\n", src.Name(), stream.DeobfSummary(m, &c))
+		fmt.Fprintf(g.env.stderr, "atrace2: %s: %s\n", src.Name(), convert.Deobf(m, c).Summary())
 	}
 	return m, c, nil
 }

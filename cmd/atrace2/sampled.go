@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/stacks"
 	"github.com/atrace2/atrace2/stream"
@@ -58,9 +59,7 @@ func readSampled(g *Globals, src *input.Source) (*stacks.Sampled, error) {
 		return nil, fmt.Errorf("%s: %w", src.Name(), err)
 	}
 	t := s.Trace()
-	if m != nil {
-		t.Mapping, t.Deobf = m, counts
-	}
+	t.Deobf = convert.Deobf(m, counts)
 	t.Focus = focus
 	if s := focus.Summary(); s != "" && !g.Quiet {
 		fmt.Fprintf(g.env.stderr, "atrace2: %s: %s\n", src.Name(), s)
