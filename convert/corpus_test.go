@@ -92,14 +92,15 @@ func TestCorpusRejects(t *testing.T) {
 // treeRecorder renders each frame as an indented line "name signature".
 type treeRecorder struct {
 	t     *stream.Trace
+	b     *stream.Batch
 	lines []string
 }
 
 func (r *treeRecorder) Begin(t *stream.Trace) error { r.t = t; return nil }
-func (r *treeRecorder) Finish() error               { return nil }
+func (r *treeRecorder) Finish(*stream.Trace) error  { return nil }
 func (r *treeRecorder) event(ev *stream.Event) error {
 	if ev.Kind == stream.Begin {
-		fr := r.t.Frames[ev.Frame]
+		fr := r.b.Frames[ev.Frame]
 		r.lines = append(r.lines, fmt.Sprintf("%s%s %s", strings.Repeat("  ", int(ev.Depth)), fr.Name, fr.Signature))
 	}
 	return nil
@@ -156,7 +157,9 @@ func TestPerflibOracle(t *testing.T) {
 	}
 }
 
-func (x *treeRecorder) Events(evs []stream.Event) error {
+func (x *treeRecorder) Events(batch *stream.Batch) error {
+	x.b = batch
+	evs := batch.Events
 	for i := range evs {
 		if err := x.event(&evs[i]); err != nil {
 			return err

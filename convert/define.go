@@ -14,8 +14,8 @@ import (
 // pass finds every record's method and thread defined. A file need not
 // keep that order (docs/formats.md §8.4): a definition of a method or
 // thread the pass has met is late, and its frame or thread, made from the
-// tables as they were, is brought up to date before any exporter reads
-// the tables as a whole (refresh). The output is then the one a scan
+// tables as they were, is brought up to date in the Trace that Finish
+// gets (refresh); the batches before keep the name it had. The output is then the one a scan
 // before the pass would have given. Lateness goes by the definition's
 // place in the file, never by when the Reader applied it: the Reader
 // decodes a whole batch, and applies its definitions, before the pass
@@ -83,12 +83,20 @@ func (p *pass) remapFrame(id stream.FrameID, mid parser.MethodID) stream.Frame {
 	return fr
 }
 
-// refresh remakes the frames and threads that a late definition changed,
-// and corrects the counts of unknown ones. It runs after the pass (in
-// firstPass and drive), once the exporters' goroutine has taken the last
-// batch, when no exporter is reading the tables: one-pass exporters read
-// them only at Finish, which comes after.
+// refresh completes the Trace after a pass that counts: it gives the
+// threads their counts, remakes the frames and threads that a late
+// definition changed, and corrects the counts of unknown ones. It runs
+// after the pass (in firstPass and drive), once the exporters have taken
+// the last batch, whose tables it would otherwise change under them.
 func (p *pass) refresh() {
+	if !p.mode.counts() {
+		return
+	}
+	for _, th := range p.order {
+		c, info := &th.counts, &p.t.Threads[th.idx]
+		info.Events, info.MaxDepth, info.Orphans, info.OpenAtEnd = c.Events, c.MaxDepth, c.Orphans, c.OpenAtEnd
+		info.LastCPU, info.LastWall = c.LastCPU, c.LastWall
+	}
 	h := p.h
 	for _, id := range p.lateFrames {
 		f := &p.t.Frames[id]
@@ -117,7 +125,5 @@ func (p *pass) refresh() {
 		}
 	}
 	p.lateFrames, p.lateThreads = nil, nil
-	if p.mode.counts() {
-		p.t.Deobf = Deobf(p.mapping, p.deobf)
-	}
+	p.t.Deobf = Deobf(p.mapping, p.deobf)
 }

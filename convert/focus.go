@@ -125,22 +125,22 @@ func (o fanOut) Begin(t *stream.Trace) error {
 	return nil
 }
 
-func (o fanOut) Events(evs []stream.Event) error {
+func (o fanOut) Events(b *stream.Batch) error {
 	if o.c.cpuOnly {
-		for i := range evs {
-			evs[i].Wall = 0
+		for i := range b.Events {
+			b.Events[i].Wall = 0
 		}
 	}
-	return deliver(o.c.exps, evs)
+	return deliver(o.c.exps, b)
 }
 
-func (o fanOut) Finish() error {
+func (o fanOut) Finish(t *stream.Trace) error {
 	c := o.c
-	fs := &c.t.Focus
+	fs := &t.Focus
 	fs.FramesTotal, fs.WallTotal = c.head.Frames, c.head.Wall
 	fs.FramesKept, fs.WallKept = c.tail.Frames, c.tail.Wall
 	for _, e := range c.exps {
-		if err := e.Finish(); err != nil {
+		if err := e.Finish(t); err != nil {
 			return err
 		}
 	}

@@ -13,8 +13,7 @@ import (
 )
 
 // atFinish is a one-pass exporter that keeps the events and names their
-// threads and frames only at Finish, as the contract of
-// convert.Output.OneRead says it must.
+// threads and frames only at Finish, from the complete Trace.
 type atFinish struct {
 	t     *stream.Trace
 	evs   []stream.Event
@@ -24,7 +23,8 @@ type atFinish struct {
 func (a *atFinish) Begin(t *stream.Trace) error  { a.t = t; return nil }
 func (a *atFinish) event(ev *stream.Event) error { a.evs = append(a.evs, *ev); return nil }
 func (*atFinish) oneRead()                       {}
-func (a *atFinish) Finish() error {
+func (a *atFinish) Finish(t *stream.Trace) error {
+	a.t = t
 	for _, ev := range a.evs {
 		a.lines = append(a.lines, fmt.Sprintf("%s %d %v %s %d %d", a.t.Threads[ev.Thread].Name, ev.Depth,
 			ev.Kind, a.t.Frames[ev.Frame].Name, ev.Wall, ev.CPU))
@@ -116,7 +116,8 @@ func TestReadOnce(t *testing.T) {
 	}
 }
 
-func (x *atFinish) Events(evs []stream.Event) error {
+func (x *atFinish) Events(batch *stream.Batch) error {
+	evs := batch.Events
 	for i := range evs {
 		if err := x.event(&evs[i]); err != nil {
 			return err

@@ -89,9 +89,9 @@ type Options struct {
 type Output struct {
 	Exporter stream.Exporter
 	// OneRead declares that the exporter keeps what it gets until Finish
-	// (it aggregates), so it can take the stream in a single read: the
-	// Trace's tables grow until Finish, and an orphan exit comes as a
-	// stream.Enclose instruction when it is found.
+	// (it aggregates), so it can take the stream in a single read: Begin
+	// gets no tables, the batches bring them, and an orphan exit comes as
+	// a stream.Enclose instruction when it is found.
 	OneRead bool
 	// Rewind, for an exporter that writes as the events come (a timeline),
 	// takes back everything written so far, for example by truncating the
@@ -229,9 +229,9 @@ func runSpeculative(f *parser.File, opt Options, outs []Output, exps []stream.Ex
 }
 
 // runOnce reads the trace once for exporters that aggregate: they get the
-// Trace at Begin with tables that grow until Finish, and orphan exits as
-// stream.Enclose instructions when they are found, not as frames opened at
-// the thread's start. Reading once halves the work.
+// tables with the batches, the complete Trace at Finish, and orphan exits
+// as stream.Enclose instructions when they are found, not as frames opened
+// at the thread's start. Reading once halves the work.
 func runOnce(f *parser.File, opt Options, exps []stream.Exporter) (*stream.Trace, error) {
 	p := newPass(f, opt, oneRead, exps)
 	p.progress, p.total = opt.Progress, f.Size()
@@ -241,25 +241,20 @@ func runOnce(f *parser.File, opt Options, exps []stream.Exporter) (*stream.Trace
 // drive runs the sending pass between the exporters' Begin and Finish.
 // strict checks the repairs before Finish, when this pass also counts them.
 func (p *pass) drive(f *parser.File, exps []stream.Exporter, strict bool) error {
-	t := p.t
-	if p.mode == speculative && p.parallel {
-		// The exporters read the tables while the pass appends to them, on
-		// another goroutine: they get a copy that the pipeline brings up
-		// to date before each batch, and that is complete for Finish.
-		tables := *p.t
-		t = &tables
+	begin := p.t
+	if p.mode.counts() {
+		// The pass makes the Trace as it goes: the exporters get what is
+		// known before the first record, which nothing changes.
+		known := *p.t
+		begin = &known
 	}
 	for _, e := range exps {
-		if err := e.Begin(t); err != nil {
+		if err := e.Begin(begin); err != nil {
 			return err
 		}
 	}
 	if p.parallel {
-		var tables *stream.Trace
-		if t != p.t {
-			tables = t
-		}
-		p.pipe = newPipeline(exps, tables)
+		p.pipe = newPipeline(exps)
 		p.out = make([]stream.Event, 0, pipeBatch)
 	}
 	err := p.run(f)
@@ -272,9 +267,6 @@ func (p *pass) drive(f *parser.File, exps []stream.Exporter, strict bool) error 
 		p.pipe = nil
 	}
 	p.refresh()
-	if t != p.t {
-		*t = *p.t
-	}
 	if err != nil {
 		return err
 	}
@@ -292,7 +284,7 @@ func (p *pass) drive(f *parser.File, exps []stream.Exporter, strict bool) error 
 		p.progress(p.total, p.total)
 	}
 	for _, e := range exps {
-		if err := e.Finish(); err != nil {
+		if err := e.Finish(p.t); err != nil {
 			return err
 		}
 	}
@@ -381,6 +373,7 @@ type pass struct {
 	frameCache [frameCacheSize]frameSlot
 	dense      []stream.FrameID // by method id >> 2: FrameID+1, 0 when unseen
 	out        []stream.Event   // events not yet given to the exporters
+	batch      stream.Batch     // the batch being given to the exporters, on the caller's goroutine
 	pipe       *pipeline        // the exporters' goroutine, when they run on one
 	err        error
 	probe      samplingProbe
@@ -471,8 +464,10 @@ func (p *pass) run(f *parser.File) error {
 	if err != nil {
 		return err
 	}
-	// A growing input (parser.NewGrowingFile) has its size once read.
-	p.t.Size = f.Size()
+	if p.mode.counts() {
+		// A growing input (parser.NewGrowingFile) has its size once read.
+		p.t.Size = f.Size()
+	}
 	for _, th := range p.order {
 		p.finish(th)
 	}

@@ -103,10 +103,10 @@ func (d *Exporter) Begin(t *stream.Trace) error {
 }
 
 // Events writes a line per event.
-func (d *Exporter) Events(evs []stream.Event) error {
+func (d *Exporter) Events(batch *stream.Batch) error {
 	b := d.buf
-	for i := range evs {
-		ev := &evs[i]
+	for i := range batch.Events {
+		ev := &batch.Events[i]
 		b = append(b, d.threads[ev.Thread]...)
 		b = append(b, dumpAction(ev)...)
 		b = appendMicrosColumn(b, d.t.HasWall, ev.Wall)
@@ -203,7 +203,7 @@ func dumpAction(ev *stream.Event) string {
 }
 
 // Finish writes what is buffered.
-func (d *Exporter) Finish() error {
+func (d *Exporter) Finish(*stream.Trace) error {
 	_, err := d.w.Write(d.buf)
 	d.buf = d.buf[:0]
 	return err

@@ -40,15 +40,15 @@ func TestDumperLines(t *testing.T) {
 			t.Fatal(err)
 		}
 		head := got.Len()
-		if err := d.Events(events[:7]); err != nil { // a batch, then one by one
+		if err := d.Events(&stream.Batch{Events: events[:7], Threads: tr.Threads, Frames: tr.Frames}); err != nil { // a batch, then one by one
 			t.Fatal(err)
 		}
 		for i := range events[7:] {
-			if err := d.Events([]stream.Event{events[7+i]}); err != nil {
+			if err := d.Events(&stream.Batch{Events: []stream.Event{events[7+i]}, Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := d.Finish(); err != nil {
+		if err := d.Finish(tr); err != nil {
 			t.Fatal(err)
 		}
 		var want strings.Builder
@@ -128,10 +128,10 @@ func TestObfuscated(t *testing.T) {
 		if err := d.Begin(tr); err != nil {
 			t.Fatal(err)
 		}
-		if err := d.Events(evs); err != nil {
+		if err := d.Events(&stream.Batch{Events: evs, Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 			t.Fatal(err)
 		}
-		if err := d.Finish(); err != nil {
+		if err := d.Finish(tr); err != nil {
 			t.Fatal(err)
 		}
 		return out.String()

@@ -35,7 +35,8 @@ func (c *Counter) Begin(t *stream.Trace) error {
 }
 
 // Events counts the events and sends them on.
-func (c *Counter) Events(evs []stream.Event) error {
+func (c *Counter) Events(b *stream.Batch) error {
+	evs := b.Events
 	for i := range evs {
 		ev := &evs[i]
 		if int(ev.Thread) >= len(c.threads) {
@@ -56,8 +57,8 @@ func (c *Counter) Events(evs []stream.Event) error {
 			return ErrEnclose
 		}
 	}
-	return c.next.Events(evs)
+	return c.next.Events(b)
 }
 
 // Finish passes through.
-func (c *Counter) Finish() error { return c.next.Finish() }
+func (c *Counter) Finish(t *stream.Trace) error { return c.next.Finish(t) }

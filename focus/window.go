@@ -72,7 +72,7 @@ type window struct {
 	next    stream.Exporter
 	w       Window
 	threads []windowThread // by ThreadIndex
-	out     []stream.Event // the events sent, reused
+	out     stream.Batch   // the batch sent, its events reused
 }
 
 // phase is where a thread's events are against the window.
@@ -102,13 +102,13 @@ var _ stream.Exporter = (*window)(nil)
 // Begin forgets the threads of an earlier read.
 func (s *window) Begin(t *stream.Trace) error {
 	s.threads = make([]windowThread, len(t.Threads))
-	s.out = s.out[:0]
+	s.out.Events = s.out.Events[:0]
 	return s.next.Begin(t)
 }
 
 // Events sends what lies in the window.
-func (s *window) Events(evs []stream.Event) error {
-	out := s.out[:0]
+func (s *window) Events(b *stream.Batch) error {
+	evs, out := b.Events, s.out.Events[:0]
 	for i := range evs {
 		ev := &evs[i]
 		if ev.Kind > stream.End {
@@ -135,16 +135,16 @@ func (s *window) Events(evs []stream.Event) error {
 		th.lastCPU = ev.CPU
 		out = append(out, *ev)
 	}
-	s.out = out
+	s.out = stream.Batch{Events: out, Threads: b.Threads, Frames: b.Frames}
 	if len(out) == 0 {
 		return nil
 	}
-	return s.next.Events(out)
+	return s.next.Events(&s.out)
 }
 
 // Finish passes through: a thread's stream ends balanced, so its frames
 // still open have ended in the window.
-func (s *window) Finish() error { return s.next.Finish() }
+func (s *window) Finish(t *stream.Trace) error { return s.next.Finish(t) }
 
 // thread finds a thread's state, growing the table for a thread Begin did
 // not list.

@@ -205,11 +205,11 @@ func TestRounding(t *testing.T) {
 		{Kind: b, Frame: 1, Wall: 1000}, {Kind: e, Frame: 1, Wall: 1800}, // 1500 ns in all: 2 µs
 		{Kind: b, Frame: 2, Wall: 2000}, {Kind: e, Frame: 2, Wall: 2499}, // 0 µs: left out
 	} {
-		if err := a.Events([]stream.Event{ev}); err != nil {
+		if err := a.Events(&stream.Batch{Events: []stream.Event{ev}, Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := a.Finish(); err != nil {
+	if err := a.Finish(tr); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer

@@ -62,7 +62,7 @@ func (e *Exporter) writeThreadStart(i int) error {
 	if err := e.marshal(e.firstPacket(i)); err != nil {
 		return err
 	}
-	th := &e.t.Threads[i]
+	th := &e.tables.Threads[i]
 	td := &pb.TrackDescriptor{
 		Uuid: proto.Uint64(e.threadUUID(i)),
 		Thread: &pb.ThreadDescriptor{

@@ -68,10 +68,10 @@ func exportDirect(t *testing.T, tr *stream.Trace, evs []stream.Event, opt perfet
 	if err := e.Begin(tr); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Events(evs); err != nil {
+	if err := e.Events(&stream.Batch{Events: evs, Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Finish(); err != nil {
+	if err := e.Finish(tr); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

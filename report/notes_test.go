@@ -33,10 +33,10 @@ func oneCallEach(t *testing.T, s stream.Sampling, methods ...string) *Profile {
 	if err := a.Begin(tr); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Events(evs); err != nil {
+	if err := a.Events(&stream.Batch{Events: evs, Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Finish(); err != nil {
+	if err := a.Finish(tr); err != nil {
 		t.Fatal(err)
 	}
 	p, err := NewProfile(a.Tree())

@@ -27,11 +27,11 @@ func feed(t *testing.T, frames []string, threads int, evs []stream.Event) *Profi
 		t.Fatal(err)
 	}
 	for i := range evs {
-		if err := a.Events(evs[i : i+1]); err != nil {
+		if err := a.Events(&stream.Batch{Events: evs[i : i+1], Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := a.Finish(); err != nil {
+	if err := a.Finish(tr); err != nil {
 		t.Fatal(err)
 	}
 	p, err := NewProfile(a.Tree())
@@ -221,8 +221,9 @@ func checkSharesAddUp(t *testing.T, r *CallsReport) {
 
 func TestNoClock(t *testing.T) {
 	a := stacks.New()
-	a.Begin(&stream.Trace{})
-	a.Finish()
+	tr := &stream.Trace{}
+	a.Begin(tr)
+	a.Finish(tr)
 	if _, err := NewProfile(a.Tree()); err != ErrNoClock {
 		t.Errorf("err = %v, want ErrNoClock", err)
 	}

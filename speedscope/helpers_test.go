@@ -35,7 +35,7 @@ type recorder struct {
 
 func (r *recorder) Begin(t *stream.Trace) error  { r.t = t; return nil }
 func (r *recorder) event(ev *stream.Event) error { r.evs = append(r.evs, *ev); return nil }
-func (r *recorder) Finish() error                { return nil }
+func (r *recorder) Finish(*stream.Trace) error   { return nil }
 
 // export converts a trace file to speedscope JSON, recording the stream.
 func export(t testing.TB, path string, clock parser.Clock, opt Options) ([]byte, *recorder) {
@@ -81,7 +81,8 @@ func runExporter(f *parser.File, e stream.Exporter) error {
 func policyTrace(t testing.TB) string { return testutil.PolicyTrace(t) }
 func sampleTrace(t testing.TB) string { return testutil.SampleTrace(t) }
 
-func (x *recorder) Events(evs []stream.Event) error {
+func (x *recorder) Events(batch *stream.Batch) error {
+	evs := batch.Events
 	for i := range evs {
 		if err := x.event(&evs[i]); err != nil {
 			return err

@@ -50,17 +50,17 @@ func TestRenamedFrames(t *testing.T) {
 			t.Fatal(err)
 		}
 		if batch {
-			if err := x.Events(evs); err != nil {
+			if err := x.Events(&stream.Batch{Events: evs, Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 				t.Fatal(err)
 			}
 		} else {
 			for i := range evs {
-				if err := x.Events(evs[i : i+1]); err != nil {
+				if err := x.Events(&stream.Batch{Events: evs[i : i+1], Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 					t.Fatal(err)
 				}
 			}
 		}
-		if err := x.Finish(); err != nil {
+		if err := x.Finish(tr); err != nil {
 			t.Fatal(err)
 		}
 		return buf.Bytes()

@@ -110,10 +110,9 @@ func blockSize(memory, n int) int {
 	return min(max(memory/max(n, 1), minBlock), maxBlock)
 }
 
-// Events takes a batch of events. In one read it
-// may run on another goroutine than the pass, which is still appending to
-// the Trace's tables: it must not read them.
-func (e *Exporter) Events(evs []stream.Event) error {
+// Events takes a batch of events; the names wait for Finish.
+func (e *Exporter) Events(b *stream.Batch) error {
+	evs := b.Events
 	for len(evs) > 0 {
 		n := 1 // events come in runs of one thread
 		for n < len(evs) && evs[n].Thread == evs[0].Thread {
@@ -269,8 +268,10 @@ func (e *Exporter) spill(tb *threadBuf) error {
 	return nil
 }
 
-// Finish writes the whole file and removes the spool.
-func (e *Exporter) Finish() error {
+// Finish writes the whole file, with t's complete tables, and removes the
+// spool.
+func (e *Exporter) Finish(t *stream.Trace) error {
+	e.t = t
 	err := e.write()
 	if cerr := e.Close(); err == nil {
 		err = cerr

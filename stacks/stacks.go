@@ -179,7 +179,8 @@ const defaultTreeCap = 1 << 17
 
 // Events gives each event's time since its thread's previous event to the
 // current stack, then moves into or out of a frame.
-func (a *TreeBuilder) Events(evs []stream.Event) error {
+func (a *TreeBuilder) Events(b *stream.Batch) error {
+	evs := b.Events
 	if referenceOnly || a.reference {
 		for i := range evs {
 			a.event(&evs[i])
@@ -335,11 +336,13 @@ func (a *TreeBuilder) reroot(tc *threadCursor, ev *stream.Event) {
 
 // Finish puts the nodes in their canonical order: thread roots first, then
 // each thread's tree depth first, children in the order they were first
-// entered. One pass and two passes so give the same node order.
-func (a *TreeBuilder) Finish() error {
+// entered. One pass and two passes so give the same node order. The Tree
+// keeps t, the complete Trace.
+func (a *TreeBuilder) Finish(t *stream.Trace) error {
 	if a.tree == nil && a.nodes != nil {
 		return nil // finished already
 	}
+	a.t = t
 	a.canonical()
 	for i := range a.threads {
 		a.threads[i].nodes = nil

@@ -130,7 +130,8 @@ func (r *Report) Phase(name string) *Phase {
 // nothing: convert.Timeline(e, e.Rewind). Report gives the result after
 // Finish.
 type Exporter struct {
-	t     *stream.Trace
+	t     *stream.Trace // as Begin got it; Finish's at Finish
+	batch *stream.Batch // the batch being taken: its tables name the frames and threads
 	pid   int64
 	kinds []int8 // per frame: its phase + 1, 0 for none, -1 not looked at yet
 	// cands holds a detector per thread that may be the main thread
@@ -163,8 +164,8 @@ func (e *Exporter) kind(f stream.FrameID) int {
 		return int(k) - 1
 	}
 	e.kinds[f] = 0
-	if int(f) < len(e.t.Frames) {
-		fr := &e.t.Frames[f]
+	if int(f) < len(e.batch.Frames) {
+		fr := &e.batch.Frames[f]
 		for i, m := range markers {
 			if fr.Method == m.method && fr.Class == m.class {
 				e.kinds[f] = int8(i + 1)
@@ -187,10 +188,10 @@ func (e *Exporter) detector(ti stream.ThreadIndex) *detector {
 		return e.threads[c-1]
 	}
 	e.cand[ti] = 0
-	if int(ti) >= len(e.t.Threads) {
+	if int(ti) >= len(e.batch.Threads) {
 		return nil
 	}
-	th := &e.t.Threads[ti]
+	th := &e.batch.Threads[ti]
 	if (e.pid > 0 && int64(th.ID) == e.pid) || th.Name == "main" {
 		d := &detector{e: e, thread: ti, id: int64(th.ID), name: th.Name}
 		e.threads = append(e.threads, d)
@@ -201,9 +202,10 @@ func (e *Exporter) detector(ti stream.ThreadIndex) *detector {
 }
 
 // Events implements stream.Exporter.
-func (e *Exporter) Events(evs []stream.Event) error {
-	for i := range evs {
-		ev := &evs[i]
+func (e *Exporter) Events(b *stream.Batch) error {
+	e.batch = b
+	for i := range b.Events {
+		ev := &b.Events[i]
 		d := e.detector(ev.Thread)
 		if d == nil {
 			continue
@@ -217,8 +219,8 @@ func (e *Exporter) Events(evs []stream.Event) error {
 
 // Finish implements stream.Exporter: it picks the main thread and builds
 // the report.
-func (e *Exporter) Finish() error {
-	t := e.t
+func (e *Exporter) Finish(t *stream.Trace) error {
+	e.t, e.batch = t, nil
 	r := &Report{Trace: t.Name, HasWall: t.HasWall, HasCPU: t.HasCPU}
 	if !t.HasWall {
 		r.Missing = append(r.Missing, "begin", "end", "wall")

@@ -113,9 +113,9 @@ type Frame struct {
 	Synthesized         bool // the mapping marks the class or method as made by the compiler
 }
 
-// Trace is what exporters get before the first event: the tables, the clocks
-// and the repair counts, all complete after a first pass (in one read they
-// are complete at Finish; see Exporter).
+// Trace is what the producer knows of the trace as a whole: the tables,
+// the clocks and the repair counts. Exporters get it at Begin, as far as
+// it is known then, and complete at Finish (see Exporter).
 type Trace struct {
 	Name     string // the input's name, as given
 	Size     int64  // bytes of input (after decompression)
@@ -166,25 +166,39 @@ type Sampling struct {
 	Thread ThreadIndex
 }
 
-// Exporter consumes the balanced event stream. Begin gets the tables
-// before the first event, complete unless the exporter was declared able to
-// take the stream in one read (convert.Output says how; then they grow
-// until Finish). Begin also forgets whatever an earlier Begin left, so
-// that a read can start over. Events gets a batch of events in order, in a
-// slice that is reused after the call returns. Finish flushes or builds
-// the output.
+// Exporter consumes the balanced event stream of one trace:
 //
-// With more than one CPU, convert.Run calls Events on a goroutine of its
-// own, after Begin and before Finish, one call at a time. In one read the
-// pass is then still appending to the Trace's Threads and Frames and
-// updating WallEnd and Stats, so an exporter that aggregates must read the
-// Trace only in Begin and Finish; a timeline in a speculative read may
-// read the frames and the Index, ID, Name and Listed of the threads in
-// Events (convert keeps a copy up to date for it).
+//   - Begin starts a read with the Trace as it is known before the first
+//     event: complete when the producer has read the trace once already
+//     (two reads), otherwise its name, process and clocks, with empty
+//     tables (one read). Nothing changes that Trace while the events
+//     come. Begin also forgets whatever an earlier Begin left, so that a
+//     read can start over.
+//   - Events takes each Batch in order. Its slices are reused after the
+//     call returns.
+//   - Finish gets the complete Trace, and flushes or builds the output.
+//
+// The calls come one at a time, though not necessarily on the producer's
+// goroutine.
 type Exporter interface {
 	Begin(t *Trace) error
-	Events(evs []Event) error
-	Finish() error
+	Events(b *Batch) error
+	Finish(t *Trace) error
+}
+
+// Batch is a run of events, in stream order, with the tables they name.
+type Batch struct {
+	Events []Event
+	// Threads and Frames hold every thread and frame that this batch's
+	// events, or an earlier batch's, name, at their index: the tables as
+	// far as the stream has gone. A later batch's tables extend these, and
+	// nothing changes them once the batch is handed over. Only Finish's
+	// Trace has a thread's counts (Thread.Events to LastWall), and the
+	// final name of a thread or method that the input defines only after
+	// its first use (a streaming trace read once): until then, the
+	// batches have the name the producer could give it.
+	Threads []Thread
+	Frames  []Frame
 }
 
 // SourcePath prefixes a bare source file name with its class's package
