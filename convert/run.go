@@ -83,23 +83,35 @@ type Options struct {
 	pipelined bool
 }
 
-// Output is an exporter and what it needs from the reads of the trace.
-// The zero declaration asks for the complete tables at Begin and orphan
-// frames opened at their thread's start: two reads of the trace.
+// Output is an exporter and what it needs of the stream; Run reads the
+// trace as few times as every output's needs allow. The zero declaration
+// is an exporter that writes as the events come and cannot take that
+// back: it gets orphan frames opened at their thread's start, which takes
+// two reads of a trace.
 type Output struct {
 	Exporter stream.Exporter
-	// OneRead declares that the exporter keeps what it gets until Finish
-	// (it aggregates), so it can take the stream in a single read: Begin
-	// gets no tables, the batches bring them, and an orphan exit comes as
-	// a stream.Enclose instruction when it is found.
-	OneRead bool
-	// Rewind, for an exporter that writes as the events come (a timeline),
-	// takes back everything written so far, for example by truncating the
-	// output file; nil when the output cannot be taken back (a pipe). With
-	// it the exporter gets the stream in one read unless the trace has an
-	// orphan exit; then Rewind runs, and a second read starts over with
-	// Begin, which forgets the exporter's state.
-	Rewind func() error
+	// Enclose declares that the exporter takes an orphan exit as a
+	// stream.Enclose instruction, when the exit comes: it keeps what it
+	// gets until Finish, and can put what the thread did so far under the
+	// orphan frame. Without it, an orphan frame is begun at its thread's
+	// start, before the thread's first event, which only a read that
+	// found the orphan exits beforehand can do.
+	Enclose bool
+	// Complete declares that the exporter needs the complete Trace at
+	// Begin, not the batches' tables (dump prints a legend of the whole
+	// trace before the first event): the trace is read twice.
+	Complete bool
+	// AtFinish declares that the exporter writes nothing before Finish,
+	// so that a read can start it over with Begin alone.
+	AtFinish bool
+	// Restart, for an exporter that writes as the events come, takes back
+	// what it wrote, for example by truncating the output file, so that a
+	// read can start it over; nil when its output cannot be taken back (a
+	// pipe). When every output has Restart, is AtFinish or takes Enclose,
+	// Run reads the trace once unless it meets an orphan exit that an
+	// output cannot take as Enclose; then it restarts every output and
+	// reads again.
+	Restart func() error
 	// Inline declares an exporter whose work per event is lighter than
 	// handing the event to another core: the call tree's few ns an event
 	// cost less than the cache lines a 32-byte event crosses between
@@ -114,14 +126,19 @@ func (o Output) Inlined() Output {
 	return o
 }
 
-// Aggregate declares an exporter that keeps everything until Finish (see
-// Output.OneRead).
-func Aggregate(e stream.Exporter) Output { return Output{Exporter: e, OneRead: true} }
+// Aggregate declares an exporter that keeps everything until Finish: it
+// takes orphan exits as stream.Enclose instructions and writes at Finish
+// (see Output.Enclose, Output.AtFinish).
+func Aggregate(e stream.Exporter) Output { return Output{Exporter: e, Enclose: true, AtFinish: true} }
+
+// Deferred declares an exporter that needs orphan frames opened at their
+// thread's start and writes only at Finish (startup's phases).
+func Deferred(e stream.Exporter) Output { return Output{Exporter: e, AtFinish: true} }
 
 // Timeline declares an exporter that writes as the events come, and whose
-// output rewind takes back (nil when it cannot; see Output.Rewind).
-func Timeline(e stream.Exporter, rewind func() error) Output {
-	return Output{Exporter: e, Rewind: rewind}
+// output restart takes back (nil when it cannot; see Output.Restart).
+func Timeline(e stream.Exporter, restart func() error) Output {
+	return Output{Exporter: e, Restart: restart}
 }
 
 // DefaultMaxDepth is the depth limit when Options.MaxDepth is 0: deeper
@@ -169,19 +186,21 @@ func firstPass(f *parser.File, opt Options, passes int64) (*pass, error) {
 }
 
 // Run drives every output's exporter with the balanced stream. It reads
-// the trace once when every output is OneRead; once unless the trace has
-// orphan exits when every one is OneRead or has a Rewind; otherwise twice:
-// a first pass finds orphan exits, the tables and the trace end, and the
+// the trace once when every output takes Enclose; once unless the trace
+// has orphan exits when every one can start over (Output.Restart); and
+// otherwise, or when an output needs the Complete trace at Begin, twice: a
+// first pass finds orphan exits, the tables and the trace end, and the
 // second sends the events. With a focus (Options.Window, Options.Root) it
 // always reads twice, and the events go through the focus stages.
 func Run(f *parser.File, opt Options, outs ...Output) (*stream.Trace, error) {
 	exps := make([]stream.Exporter, len(outs))
-	oneRead, rewindable, inline := len(outs) > 0, len(outs) > 0, len(outs) > 0
+	enclose, restart, inline, complete := len(outs) > 0, len(outs) > 0, len(outs) > 0, false
 	for i, o := range outs {
 		exps[i] = o.Exporter
-		oneRead = oneRead && o.OneRead
-		rewindable = rewindable && (o.OneRead || o.Rewind != nil)
+		enclose = enclose && o.Enclose
+		restart = restart && (o.AtFinish || o.Restart != nil)
 		inline = inline && o.Inline
+		complete = complete || o.Complete
 	}
 	if inline && !opt.pipelined {
 		opt.serial = true
@@ -189,10 +208,10 @@ func Run(f *parser.File, opt Options, outs ...Output) (*stream.Trace, error) {
 	switch {
 	case opt.focused():
 		return runFocused(f, opt, exps)
-	case opt.twoReads || referenceOnly:
-	case oneRead:
+	case opt.twoReads || referenceOnly || complete:
+	case enclose:
 		return runOnce(f, opt, exps)
-	case rewindable:
+	case restart:
 		return runSpeculative(f, opt, outs, exps)
 	}
 	p, err := firstPass(f, opt, 2)
@@ -203,8 +222,8 @@ func Run(f *parser.File, opt Options, outs ...Output) (*stream.Trace, error) {
 	return p.t, p.drive(f, exps, false)
 }
 
-// runSpeculative reads the trace once for timelines that can take back
-// what they wrote (Output.Rewind), on the chance that it has no orphan
+// runSpeculative reads the trace once for exporters that can start over
+// (Output.Restart, Output.AtFinish), on the chance that it has no orphan
 // exit: recent ART traces have none. The pass counts as a first pass does
 // while it sends; at an orphan exit it stops sending (abandonSpeculation)
 // and goes on counting to the end, and a second read sends the stream
@@ -218,8 +237,8 @@ func runSpeculative(f *parser.File, opt Options, outs []Output, exps []stream.Ex
 		return p.t, err
 	}
 	for _, o := range outs {
-		if o.Rewind != nil {
-			if err := o.Rewind(); err != nil {
+		if o.Restart != nil {
+			if err := o.Restart(); err != nil {
 				return nil, err
 			}
 		}

@@ -58,7 +58,7 @@ func benchPerfetto(b *testing.B, rewind bool) {
 		e = perfetto.New(w, perfetto.Options{})
 		out := convert.Timeline(e, nil)
 		if rewind {
-			out.Rewind = func() error { w.n = 0; return nil }
+			out.Restart = func() error { w.n = 0; return nil }
 		}
 		run(b, data, out)
 	}

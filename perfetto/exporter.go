@@ -106,7 +106,7 @@ func New(w io.Writer, opts Options) *Exporter {
 }
 
 // Begin forgets what an earlier Begin started, including output not yet
-// written (a read that starts over once convert.Output.Rewind has taken
+// written (a read that starts over once convert.Output.Restart has taken
 // back what was), and writes the process track. Each thread's packet
 // sequence and tracks start just before its first event, and each method
 // is learnt at its first begin, from the batch's tables: in a single read

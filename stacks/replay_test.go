@@ -51,7 +51,7 @@ func record(tb testing.TB, data []byte, opt convert.Options, oneRead bool) *reco
 	}
 	defer f.Close()
 	r := &recorder{evs: make([]stream.Event, 0, len(data)/14+1024)} // a dual-clock record takes 14 bytes
-	if _, err := convert.Run(f, opt, convert.Output{Exporter: r, OneRead: oneRead}); err != nil {
+	if _, err := convert.Run(f, opt, convert.Output{Exporter: r, Enclose: oneRead}); err != nil {
 		tb.Fatal(err)
 	}
 	return r

@@ -125,10 +125,9 @@ func (r *Report) Phase(name string) *Phase {
 	return nil
 }
 
-// Exporter is a stream.Exporter that finds the phases. It writes nothing
-// as the events come, so it can be declared a timeline whose rewind does
-// nothing: convert.Timeline(e, e.Rewind). Report gives the result after
-// Finish.
+// Exporter is a stream.Exporter that finds the phases. It needs orphan
+// frames opened at their thread's start, and writes nothing before
+// Finish: convert.Deferred(e). Report gives the result after Finish.
 type Exporter struct {
 	t     *stream.Trace // as Begin got it; Finish's at Finish
 	batch *stream.Batch // the batch being taken: its tables name the frames and threads
@@ -143,10 +142,6 @@ type Exporter struct {
 
 // New returns an exporter.
 func New() *Exporter { return &Exporter{} }
-
-// Rewind takes back nothing: the exporter writes only at Finish, and
-// Begin forgets what an abandoned read left.
-func (e *Exporter) Rewind() error { return nil }
 
 // Begin implements stream.Exporter.
 func (e *Exporter) Begin(t *stream.Trace) error {

@@ -13,8 +13,9 @@ import (
 	"github.com/atrace2/atrace2/startup"
 )
 
-// phases reads a trace into its report, in one read (a timeline whose
-// rewind takes back nothing) and in two (no rewind), which must agree.
+// phases reads a trace into its report, in one read unless it has an
+// orphan exit (convert.Deferred) and in two (an output that cannot start
+// over), which must agree.
 func phases(t *testing.T, data []byte) *startup.Report {
 	t.Helper()
 	var reps []*startup.Report
@@ -24,9 +25,9 @@ func phases(t *testing.T, data []byte) *startup.Report {
 			t.Fatal(err)
 		}
 		e := startup.New()
-		out := convert.Timeline(e, nil)
+		out := convert.Output{Exporter: e}
 		if rewind {
-			out = convert.Timeline(e, e.Rewind)
+			out = convert.Deferred(e)
 		}
 		if _, err := convert.Run(f, convert.Options{}, out); err != nil {
 			t.Fatal(err)

@@ -29,8 +29,9 @@ type Kind uint8
 const (
 	Begin Kind = iota // a method was entered
 	End               // a method was left
-	// Enclose is an instruction, sent only in one read of the trace (to
-	// exporters declared convert.Output.OneRead): frame Frame began at the
+	// Enclose is an instruction, sent only in one read of the trace, to
+	// exporters declared able to take it (convert.Output.Enclose), which
+	// keep what they get until Finish: frame Frame began at the
 	// thread's start, at time 0 on both clocks, and ends at this event's
 	// times; every frame the thread has begun so far is inside it, one
 	// level deeper. Depth is 0, and the depths of the thread's earlier

@@ -99,7 +99,7 @@ func readStartup(g *Globals, in input.Arg) (*startup.Report, error) {
 		return nil, usagef("%s: %s has no timestamps; startup phases need a method trace", src.Name(), input.DescribeSampledFormat(src.Format))
 	}
 	e := startup.New()
-	if _, err := convertTrace(g, src, convert.Timeline(e, e.Rewind)); err != nil {
+	if _, err := convertTrace(g, src, convert.Deferred(e)); err != nil {
 		return nil, err
 	}
 	r := e.Report()
