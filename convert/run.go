@@ -47,7 +47,7 @@ type Options struct {
 	// scan (parser.Options.SkipStreamingScan false), so that the thread
 	// table is complete by then. stream.Trace.Focus says how many threads
 	// were kept.
-	Threads *ThreadFilter
+	Threads *focus.ThreadFilter
 	// Window, when set, keeps only what lies in the closed window
 	// [From, To] of the wall clock (--from/--to; focus.NewWindow says
 	// how). A trace without a wall clock is then an error
@@ -381,13 +381,13 @@ type pass struct {
 	nthreads  int            // states in table and threads, those the filter drops included
 	order     []*threadState // by ThreadIndex
 	frames    map[parser.MethodID]stream.FrameID
-	unit      int64         // ns per tick of the record times
-	maxTicks  uint64        // the largest time that converts to ns without overflow
-	wrap32    bool          // the record times are 32-bit counters that wrap
-	general   bool          // Options.generalOnly
-	keep      *ThreadFilter // Options.Threads
-	maxDepth  int           // Options.MaxDepth, resolved: frames at stack index floor+maxDepth or deeper are not sent
-	fastDepth int           // min(maxDepth, deepScan): fastRecords takes no record that reaches it
+	unit      int64               // ns per tick of the record times
+	maxTicks  uint64              // the largest time that converts to ns without overflow
+	wrap32    bool                // the record times are 32-bit counters that wrap
+	general   bool                // Options.generalOnly
+	keep      *focus.ThreadFilter // Options.Threads
+	maxDepth  int                 // Options.MaxDepth, resolved: frames at stack index floor+maxDepth or deeper are not sent
+	fastDepth int                 // min(maxDepth, deepScan): fastRecords takes no record that reaches it
 
 	frameCache [frameCacheSize]frameSlot
 	dense      []stream.FrameID // by method id >> 2: FrameID+1, 0 when unseen

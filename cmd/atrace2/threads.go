@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/focus"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/samples"
@@ -14,11 +14,11 @@ import (
 
 // threadFilter compiles --thread, nil without it; a pattern that is not a
 // regular expression is a usage error.
-func threadFilter(g *Globals) (*convert.ThreadFilter, error) {
+func threadFilter(g *Globals) (*focus.ThreadFilter, error) {
 	if len(g.Thread) == 0 {
 		return nil, nil
 	}
-	f, err := convert.NewThreadFilter(g.Thread)
+	f, err := focus.NewThreadFilter(g.Thread)
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
