@@ -57,11 +57,6 @@ type Options struct {
 	// it matches, each subtree from its outermost match (--root;
 	// focus.Root). With a Window, the window applies first.
 	Root *regexp.Regexp
-	// CPUOnly, with a Window, gives the exporters the thread-CPU clock
-	// only, as a trace read with that clock alone (parser.Options.Clock)
-	// gives it, while the window is read on the wall clock: --clock cpu
-	// with --from/--to on a dual-clock trace, opened with both clocks.
-	CPUOnly bool
 
 	// The reference paths, which tests set through export_test.go and the
 	// atrace2_reference build tag sets everywhere (reference_on.go):

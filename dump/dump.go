@@ -38,12 +38,13 @@ import (
 // parts that repeat (a thread's columns, an action, a method) are made
 // once and lines are built by appending them to a buffer.
 type Exporter struct {
-	w       io.Writer
-	opt     Options
-	t       *stream.Trace
-	buf     []byte
-	threads [][]byte // by ThreadIndex: "tid thread " padded
-	methods [][]byte // by FrameID: "name signature\n"
+	w         io.Writer
+	opt       Options
+	t         *stream.Trace
+	wall, cpu bool // the clocks printed
+	buf       []byte
+	threads   [][]byte // by ThreadIndex: "tid thread " padded
+	methods   [][]byte // by FrameID: "name signature\n"
 }
 
 // dumpFlush is how much of the dump is buffered before a write.
@@ -64,6 +65,11 @@ type Options struct {
 	// Obfuscated shows, beside each method a mapping renamed, the name the
 	// trace gives it.
 	Obfuscated bool
+	// Value picks the clocks whose times are printed (--clock): by
+	// default every clock the trace has. Off-CPU time, which is per
+	// stack, is refused (a *stream.ValueError), as is a clock the trace
+	// lacks.
+	Value stream.Value
 }
 
 // New returns an exporter that writes the dump to w. It buffers about
@@ -73,6 +79,13 @@ func New(w io.Writer, opt Options) *Exporter { return &Exporter{w: w, opt: opt} 
 // Begin writes the two header lines and prepares the columns that repeat.
 func (d *Exporter) Begin(t *stream.Trace) error {
 	d.t = t
+	if d.opt.Value == stream.ValueOffCPU {
+		return &stream.ValueError{Value: d.opt.Value, View: "dump", Why: "it prints the times of each event, and off-CPU time is per stack (--clock dual prints both clocks)"}
+	}
+	var err error
+	if d.wall, d.cpu, err = d.opt.Value.Clocks(t); err != nil {
+		return err
+	}
 	legend := ""
 	if d.opt.Obfuscated && slices.ContainsFunc(t.Frames, func(fr stream.Frame) bool { return obfuscatedName(&fr) != "" }) {
 		legend = "; [ ] = the name in the trace, before --mapping renamed it"
@@ -82,7 +95,7 @@ func (d *Exporter) Begin(t *stream.Trace) error {
 		// without --to dumps what no window dumps.
 		legend += "; | = cut at the window's boundary (--from/--to)"
 	}
-	fmt.Fprintf(d.w, "# %s: %s clock; times in µs; * = synthetic (running before tracing began, or still open at its end), ~ = implicit exit%s\n", t.Name, clockName(t), legend)
+	fmt.Fprintf(d.w, "# %s: %s clock; times in µs; * = synthetic (running before tracing began, or still open at its end), ~ = implicit exit%s\n", t.Name, clockName(d.wall, d.cpu), legend)
 	fmt.Fprintf(d.w, "# %-7s %-20s %-7s %12s %12s  %s\n", "tid", "thread", "action", "wall", "cpu", "method")
 	d.threads = make([][]byte, len(t.Threads))
 	for i := range t.Threads {
@@ -109,8 +122,8 @@ func (d *Exporter) Events(batch *stream.Batch) error {
 		ev := &batch.Events[i]
 		b = append(b, d.threads[ev.Thread]...)
 		b = append(b, dumpAction(ev)...)
-		b = appendMicrosColumn(b, d.t.HasWall, ev.Wall)
-		b = appendMicrosColumn(b, d.t.HasCPU, ev.CPU)
+		b = appendMicrosColumn(b, d.wall, ev.Wall)
+		b = appendMicrosColumn(b, d.cpu, ev.CPU)
 		b = append(b, "  "...)
 		if ev.Depth < dumpMaxIndent {
 			b = append(b, dumpIndent[:2*ev.Depth]...)
@@ -218,14 +231,14 @@ func clipName(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// clockName names the clocks the events carry as a trace's key does.
-func clockName(t *stream.Trace) string {
+// clockName names the clocks printed as a trace's key does.
+func clockName(wall, cpu bool) string {
 	switch {
-	case t.HasWall && t.HasCPU:
+	case wall && cpu:
 		return "dual"
-	case t.HasWall:
+	case wall:
 		return "wall"
-	case t.HasCPU:
+	case cpu:
 		return "thread-cpu"
 	}
 	return "unknown"

@@ -37,6 +37,13 @@ type Options struct {
 	// ProcessName names the process track. "" uses the trace's file name
 	// without its directory and its .trace / .gz extensions.
 	ProcessName string
+	// Value picks the clocks written (--clock). By default, and for
+	// stream.ValueOffCPU, every clock the trace has: the timeline on wall
+	// time, else thread CPU time, and with both clocks each thread's CPU
+	// time as a counter and each slice's off-CPU time as an arg. One clock
+	// alone puts the timeline on it. A clock the trace lacks is an error
+	// (a *stream.ValueError) at Begin.
+	Value stream.Value
 
 	// reference writes every event with the general encoders, as the
 	// atrace2_reference build tag does: tests compare the two.
@@ -115,8 +122,12 @@ func New(w io.Writer, opts Options) *Exporter {
 func (e *Exporter) Begin(t *stream.Trace) error {
 	*e = Exporter{w: e.w, opt: e.opt, out: e.out[:0], pkt: e.pkt[:0]}
 	e.t = t
-	e.cpuTimeline = !t.HasWall && t.HasCPU
-	e.counter = t.HasWall && t.HasCPU
+	wall, cpu, err := e.opt.Value.Clocks(t)
+	if err != nil {
+		return err
+	}
+	e.cpuTimeline = !wall && cpu
+	e.counter = wall && cpu
 	e.setStart()
 	e.pid = NoPID
 	if pid := t.Process.PID; pid > 0 && pid <= 1<<31-1 {

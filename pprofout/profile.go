@@ -8,6 +8,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/atrace2/atrace2/internal/units"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // clocks says which time sample types a profile holds: off is the off-CPU
@@ -21,8 +22,8 @@ type clocks struct{ cpu, wall, off bool }
 func (b *Builder) commonClocks() clocks {
 	c := clocks{cpu: true, wall: true}
 	for _, ti := range b.traces {
-		c.cpu = c.cpu && ti.t.HasCPU
-		c.wall = c.wall && ti.t.HasWall
+		c.cpu = c.cpu && ti.shown.cpu
+		c.wall = c.wall && ti.shown.wall
 	}
 	c.off = c.cpu && c.wall
 	return c
@@ -66,9 +67,13 @@ func (b *Builder) build(withSamples bool) (*profile.Profile, error) {
 		p.DefaultSampleType = TypeWall
 	}
 	if c.off {
-		// After wall, which stays the default: a profile of old and one
-		// of new still compare (-diff_base keeps the common types).
+		// After wall, which stays the default unless Options.Value picks
+		// offcpu: a profile of old and one of new still compare
+		// (-diff_base keeps the common types).
 		p.SampleType = append(p.SampleType, &profile.ValueType{Type: TypeOffCPU, Unit: "nanoseconds"})
+		if b.value == stream.ValueOffCPU {
+			p.DefaultSampleType = TypeOffCPU
+		}
 	}
 	for _, fn := range b.funcs {
 		p.Function[fn.ID-1] = fn
@@ -188,7 +193,7 @@ func (a *stackArena) of(path int32) []*profile.Location {
 func (b *Builder) header(p *profile.Profile) {
 	for _, ti := range b.traces {
 		t := ti.t
-		p.DurationNanos += durationNanos(t)
+		p.DurationNanos += durationNanos(&ti)
 		start := t.Process.StartMicros
 		if !t.Process.Epoch || start == 0 || start >= 1<<62/1000 {
 			continue
@@ -236,13 +241,13 @@ func (b *Builder) comments(c clocks) []string {
 			out = append(out, fmt.Sprintf("%s: looks like a sampling-mode trace (about %s between samples): calls count sampled entries and times are approximate",
 				name, units.Duration(t.Sampling.Interval)))
 		}
-		if !c.cpu && t.HasCPU {
+		if !c.cpu && ti.shown.cpu {
 			out = append(out, fmt.Sprintf("%s: cpu/nanoseconds left out: not every merged trace has a thread-CPU clock", name))
 		}
-		if !c.wall && t.HasWall {
+		if !c.wall && ti.shown.wall {
 			out = append(out, fmt.Sprintf("%s: wall/nanoseconds left out: not every merged trace has a wall clock", name))
 		}
-		if !c.off && t.HasWall && t.HasCPU {
+		if !c.off && ti.shown.off {
 			out = append(out, fmt.Sprintf("%s: offcpu/nanoseconds left out: not every merged trace has both clocks", name))
 		}
 	}

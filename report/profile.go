@@ -150,6 +150,32 @@ func NewProfile(tree *stacks.Tree) (*Profile, error) {
 	return p, nil
 }
 
+// Use makes the profile show the value v picks (--clock): a clock alone,
+// the off-CPU time (UseOffCPU), or with stream.ValueAuto every clock the
+// trace has. It is an error (a *stream.ValueError, or ErrNoOffCPU) when
+// the profile lacks a clock v needs, and for a sampled profile, whose
+// values are counts, any value but stream.ValueAuto.
+func (p *Profile) Use(v stream.Value) error {
+	var b Basis
+	switch v {
+	case stream.ValueAuto:
+		return nil
+	case stream.ValueOffCPU:
+		return p.UseOffCPU()
+	case stream.ValueWall:
+		b = Wall
+	case stream.ValueCPU:
+		b = CPU
+	default:
+		return &stream.ValueError{Value: v}
+	}
+	if !slices.Contains(p.Clocks, b) {
+		return &stream.ValueError{Value: v, HasWall: slices.Contains(p.Clocks, Wall), HasCPU: slices.Contains(p.Clocks, CPU)}
+	}
+	p.Clocks = []Basis{b}
+	return nil
+}
+
 // UseOffCPU makes the off-CPU time the profile's first clock, which sorting,
 // thresholds and diff's text table use, followed by the wall clock it is a
 // part of (its thread-CPU part is what --clock cpu shows). It returns

@@ -231,3 +231,40 @@ func TestNoClock(t *testing.T) {
 		t.Error("no error for a tree builder that saw no trace")
 	}
 }
+
+// TestUse: a value shows one clock of the profile, or off-CPU time first;
+// the numbers are those of that clock in the profile of every clock
+// (TestTopByHand: wall then thread CPU).
+func TestUse(t *testing.T) {
+	for _, c := range []struct {
+		v      stream.Value
+		clocks string
+		total  string
+		a      string
+	}{
+		{stream.ValueAuto, "[wall cpu]", "[96 149]", "A excl=[56 88] incl=[86 148] calls=4 rec=2 mean=[14 22]"},
+		{stream.ValueWall, "[wall]", "[96]", "A excl=[56] incl=[86] calls=4 rec=2 mean=[14]"},
+		{stream.ValueCPU, "[cpu]", "[149]", "A excl=[88] incl=[148] calls=4 rec=2 mean=[22]"},
+	} {
+		p := feed(t, []string{"A", "B", "C"}, 2, recursionEvents())
+		if err := p.Use(c.v); err != nil {
+			t.Fatalf("%v: %v", c.v, err)
+		}
+		r, err := p.Top(TopOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb := r.Tables[0]
+		if got := fmt.Sprint(p.Clocks); got != c.clocks || fmt.Sprint(tb.Total) != c.total {
+			t.Errorf("%v: clocks %s total %v, want %s %s", c.v, got, tb.Total, c.clocks, c.total)
+		}
+		checkRows(t, tb.Rows[:1], []string{c.a})
+	}
+	p := feed(t, []string{"A", "B", "C"}, 2, recursionEvents())
+	if err := p.Use(stream.ValueOffCPU); err != nil || fmt.Sprint(p.Clocks) != "[offcpu wall]" {
+		t.Errorf("offcpu: clocks %v, err %v", p.Clocks, err)
+	}
+	if err := p.Use(stream.ValueCPU); err == nil {
+		t.Error("cpu after offcpu: the profile shows no thread-CPU clock any more, want an error")
+	}
+}

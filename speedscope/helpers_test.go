@@ -56,10 +56,24 @@ func exportFocused(t testing.TB, path string, clock parser.Clock, copt convert.O
 	if opt.Exporter == "" {
 		opt.Exporter = "atrace2@test"
 	}
+	if opt.Value == stream.ValueAuto {
+		opt.Value = clockValue(clock) // the file is read whole: the clock is the view's
+	}
 	if _, err := convert.Run(f, copt, convert.Aggregate(New(&buf, opt)), convert.Output{Exporter: rec}); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes(), rec
+}
+
+// clockValue is the value that shows clock c alone, as --clock c does.
+func clockValue(c parser.Clock) stream.Value {
+	switch c {
+	case parser.ClockWall:
+		return stream.ValueWall
+	case parser.ClockThreadCPU:
+		return stream.ValueCPU
+	}
+	return stream.ValueAuto
 }
 
 // tracegenTrace writes a tracegen trace to a temporary file.

@@ -38,6 +38,11 @@ type Options struct {
 	// Memory is the total size in bytes of the per-thread event buffers
 	// before they spill to the spool file; 0 means DefaultMemory.
 	Memory int
+	// Value picks the timeline's clock (--clock): by default wall time
+	// when the trace has it, else thread CPU time. A timeline is on one
+	// clock: off-CPU time, which is per stack, is refused (a
+	// *stream.ValueError), as is a clock the trace lacks.
+	Value stream.Value
 }
 
 // Exporter is a stream.Exporter that writes a speedscope file at Finish.
@@ -79,9 +84,22 @@ func New(w io.Writer, opt Options) *Exporter {
 }
 
 // CPUTimeline reports whether a trace's events are placed on thread CPU
-// time rather than wall time: only when the trace has no wall clock (after
-// any narrowing with the --clock option).
+// time rather than wall time by default: only when the trace has no wall
+// clock.
 func CPUTimeline(t *stream.Trace) bool { return !t.HasWall && t.HasCPU }
+
+// cpuTimeline reports whether the events of t are placed on thread CPU
+// time for value v, or why they cannot be shown for it.
+func cpuTimeline(t *stream.Trace, v stream.Value) (bool, error) {
+	if v == stream.ValueOffCPU {
+		return false, &stream.ValueError{Value: v, View: "speedscope", Why: "its timeline is on one clock (folded, top or pprof show off-CPU time)"}
+	}
+	wall, cpu, err := v.Clocks(t)
+	if err != nil {
+		return false, err
+	}
+	return cpu && !wall, nil
+}
 
 // ProfileName is the name of a thread's profile: "main (tid 4821)".
 func ProfileName(th *stream.Thread) string {
@@ -100,7 +118,11 @@ func (e *Exporter) Begin(t *stream.Trace) error {
 		*e = *New(e.w, e.opt)
 	}
 	e.t = t
-	e.cpu = CPUTimeline(t)
+	cpu, err := cpuTimeline(t, e.opt.Value)
+	if err != nil {
+		return err
+	}
+	e.cpu = cpu
 	e.sized = blockSize(e.opt.Memory, len(t.Threads))
 	return e.grow(len(t.Threads))
 }

@@ -129,10 +129,12 @@ func (r *Report) Phase(name string) *Phase {
 // frames opened at their thread's start, and writes nothing before
 // Finish: convert.Deferred(e). Report gives the result after Finish.
 type Exporter struct {
-	t     *stream.Trace // as Begin got it; Finish's at Finish
-	batch *stream.Batch // the batch being taken: its tables name the frames and threads
-	pid   int64
-	kinds []int8 // per frame: its phase + 1, 0 for none, -1 not looked at yet
+	opt       Options
+	t         *stream.Trace // as Begin got it; Finish's at Finish
+	batch     *stream.Batch // the batch being taken: its tables name the frames and threads
+	wall, cpu bool          // the clocks the report shows (Options.Value)
+	pid       int64
+	kinds     []int8 // per frame: its phase + 1, 0 for none, -1 not looked at yet
 	// cands holds a detector per thread that may be the main thread
 	// (thread index + 1; 0 not a candidate, -1 not looked at yet).
 	cand    []int32
@@ -140,13 +142,29 @@ type Exporter struct {
 	rep     *Report
 }
 
+// Options change the report.
+type Options struct {
+	// Value picks the clocks the report shows (--clock): by default every
+	// clock the trace has. With one clock, the phases are found and
+	// measured on it alone, as in a trace that has only that one (the
+	// Report's Missing names the others' fields); with stream.ValueOffCPU
+	// on a trace with both clocks, each phase's top methods are those
+	// with the most off-CPU time. A clock the trace lacks is an error (a
+	// *stream.ValueError) at Begin.
+	Value stream.Value
+}
+
 // New returns an exporter.
-func New() *Exporter { return &Exporter{} }
+func New(opt Options) *Exporter { return &Exporter{opt: opt} }
 
 // Begin implements stream.Exporter.
 func (e *Exporter) Begin(t *stream.Trace) error {
-	*e = Exporter{t: t}
+	*e = Exporter{opt: e.opt, t: t}
 	e.pid = int64(t.Process.PID)
+	var err error
+	if e.wall, e.cpu, err = e.opt.Value.Clocks(t); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -216,14 +234,14 @@ func (e *Exporter) Events(b *stream.Batch) error {
 // the report.
 func (e *Exporter) Finish(t *stream.Trace) error {
 	e.t, e.batch = t, nil
-	r := &Report{Trace: t.Name, HasWall: t.HasWall, HasCPU: t.HasCPU}
-	if !t.HasWall {
+	r := &Report{Trace: t.Name, HasWall: e.wall, HasCPU: e.cpu}
+	if !e.wall {
 		r.Missing = append(r.Missing, "begin", "end", "wall")
 	}
-	if !t.HasCPU {
+	if !e.cpu {
 		r.Missing = append(r.Missing, "cpu")
 	}
-	if !t.HasWall || !t.HasCPU {
+	if !e.wall || !e.cpu {
 		r.Missing = append(r.Missing, "offcpu")
 	}
 	if t.Sampling.Likely {
@@ -306,7 +324,7 @@ func (ph *phase) fill(p *Phase, e *Exporter, r *Report) {
 	if !r.HasCPU {
 		p.CPU = 0
 	}
-	p.OffCPU, p.Top = ph.acc.result(e.t, r.HasWall, r.HasCPU)
+	p.OffCPU, p.Top = ph.acc.result(e.t, r.HasWall, r.HasCPU, e.opt.Value == stream.ValueOffCPU)
 	if p.Name == markers[FullyDrawn].name {
 		p.From = markers[ph.from].name
 	}
@@ -337,6 +355,12 @@ type detector struct {
 
 func (d *detector) event(ev *stream.Event) error {
 	now := [2]int64{ev.Wall, ev.CPU}
+	if !d.e.wall {
+		now[0] = 0 // the report shows no wall time: the phases are found on the other clock
+	}
+	if !d.e.cpu {
+		now[1] = 0
+	}
 	if !d.started {
 		d.started, d.first, d.last = true, now, now
 	}
@@ -397,7 +421,7 @@ func (d *detector) begin(k int, ev *stream.Event, now [2]int64) int {
 		d.launch = k + 1
 	}
 	ph.state, ph.begin = open, now
-	ph.orphan = ev.Flags&stream.Synthetic != 0 || (d.e.t.HasWall && !d.ended && now == d.first)
+	ph.orphan = ev.Flags&stream.Synthetic != 0 || (d.e.wall && !d.ended && now == d.first)
 	if k == FullyDrawn {
 		return k
 	}
@@ -506,8 +530,9 @@ func (a *acc) pop() {
 	}
 }
 
-// result is the phase's off-CPU time and its top methods.
-func (a *acc) result(t *stream.Trace, hasWall, hasCPU bool) (offCPU int64, top []Method) {
+// result is the phase's off-CPU time and its top methods, by their time
+// on the first clock, or by their off-CPU time when byOffCPU.
+func (a *acc) result(t *stream.Trace, hasWall, hasCPU, byOffCPU bool) (offCPU int64, top []Method) {
 	by := make(map[string]*Method)
 	for _, n := range a.nodes[1:] {
 		name := fmt.Sprintf("<frame %d>", n.frame)
@@ -541,7 +566,10 @@ func (a *acc) result(t *stream.Trace, hasWall, hasCPU bool) (offCPU int64, top [
 		ms = append(ms, *m)
 	}
 	first := func(m *Method) int64 { return m.Wall }
-	if !hasWall {
+	switch {
+	case byOffCPU:
+		first = func(m *Method) int64 { return m.OffCPU }
+	case !hasWall:
 		first = func(m *Method) int64 { return m.CPU }
 	}
 	slices.SortFunc(ms, func(x, y Method) int {

@@ -91,7 +91,7 @@ func (c *ConvertCmd) Run(g *Globals) error {
 			return err
 		}
 		views = append(views, func(t *stacks.Tree) error {
-			return pprofout.Write(o, t, pprofout.Options{Version: versionString()})
+			return pprofout.Write(o, t, pprofout.Options{Version: versionString(), Value: g.value()})
 		})
 	}
 	if c.Perfetto != "" {
@@ -99,14 +99,14 @@ func (c *ConvertCmd) Run(g *Globals) error {
 		if err != nil {
 			return err
 		}
-		outputs = append(outputs, perfettoOutput(perfetto.New(o, perfetto.Options{ProcessName: c.ProcessName}), o))
+		outputs = append(outputs, perfettoOutput(perfetto.New(o, perfetto.Options{ProcessName: c.ProcessName, Value: g.value()}), o))
 	}
 	if c.Speedscope != "" {
 		o, err := open(c.Speedscope, false, "speedscope")
 		if err != nil {
 			return err
 		}
-		ss := speedscope.New(o, speedscope.Options{Exporter: "atrace2@" + versionString()})
+		ss := speedscope.New(o, speedscope.Options{Exporter: "atrace2@" + versionString(), Value: g.value()})
 		defer ss.Close()
 		outputs = append(outputs, convert.Aggregate(ss))
 	}
@@ -118,7 +118,7 @@ func (c *ConvertCmd) Run(g *Globals) error {
 		// First: a failure to write both reports the folded one, as when
 		// folded stacks were written at the end of the conversion.
 		views = append([]func(*stacks.Tree) error{func(t *stacks.Tree) error {
-			return writeFolded(o, src, t, folded.Options{NoThread: c.NoThread})
+			return writeFolded(o, src, t, folded.Options{NoThread: c.NoThread, Value: g.value()})
 		}}, views...)
 	}
 	if len(views) > 0 {

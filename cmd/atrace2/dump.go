@@ -30,7 +30,7 @@ func (c *DumpCmd) Run(g *Globals) error {
 		if err := requireMethodTrace(src, "dump prints the events of a method trace"); err != nil {
 			return err
 		}
-		if _, err := convertTrace(g, src, convert.Output{Exporter: dump.New(out, dump.Options{Obfuscated: c.Obfuscated}), Complete: true}); err != nil {
+		if _, err := convertTrace(g, src, convert.Output{Exporter: dump.New(out, dump.Options{Obfuscated: c.Obfuscated, Value: g.value()}), Complete: true}); err != nil {
 			return err
 		}
 	}

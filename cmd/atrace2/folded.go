@@ -72,7 +72,7 @@ func (c *FoldedCmd) Run(g *Globals) error {
 	if _, err := convertTrace(g, src, convert.Aggregate(tb).Inlined()); err != nil {
 		return err
 	}
-	err = writeFolded(w, src, tb.Tree(), folded.Options{NoThread: c.NoThread, OffCPU: g.Clock == offCPUClock})
+	err = writeFolded(w, src, tb.Tree(), folded.Options{NoThread: c.NoThread, Value: g.value()})
 	return c.finish(out, short, err)
 }
 

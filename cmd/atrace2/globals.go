@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -35,7 +34,7 @@ type env struct {
 type Globals struct {
 	Quiet  bool   `short:"q" help:"Print nothing on stderr but errors: no repair summary and no warnings."`
 	Strict bool   `help:"Fail (exit 1) when the trace needed any repair (orphan exits, open frames, unknown ids, lost bytes …) or the reader had to work around anything, or when --mapping resolved a method by name only (no descriptor matched) or ambiguously."`
-	Clock  string `default:"auto" enum:"auto,wall,cpu,thread-cpu,dual,offcpu" help:"Clock to read: wall, cpu (thread CPU time) or dual; auto reads every clock the trace has. It can narrow a dual-clock trace to one clock, and it sets the clock of a streaming trace whose summary is missing (there it is otherwise guessed from the record size). offcpu (folded, top and diff) reads both clocks and shows off-CPU time: per stack, exclusive wall time minus exclusive thread CPU time (at least 0), the time the thread was on the stack but not running. One of: ${enum}."`
+	Clock  string `default:"auto" enum:"auto,wall,cpu,thread-cpu,dual,offcpu" help:"Clock to show: wall, cpu (thread CPU time), dual (both) or offcpu; auto shows every clock the trace has. The trace is read whole, and each output shows the clock chosen: one clock of a dual-clock trace, or offcpu, the off-CPU time of a dual-clock trace: per stack, exclusive wall time minus exclusive thread CPU time (at least 0), the time the thread was on the stack but not running (pprof makes it the default sample type; Perfetto shows it per slice; speedscope and dump, whose times are on one clock, refuse it). It also sets the clock of a streaming trace whose summary is missing (there it is otherwise guessed from the record size). One of: ${enum}."`
 
 	TimeUnit string `name:"time-unit" default:"auto" enum:"auto,us,ns" help:"Unit of an ART V2 trace's times: us or ns. auto takes it from the trace's summary, or guesses it from the size of the time steps when the summary is missing (a warning says so). Other traces always count µs. One of: ${enum}."`
 
@@ -59,16 +58,10 @@ type Globals struct {
 // offCPUClock is --clock's derived clock: off-CPU time.
 const offCPUClock = "offcpu"
 
-// offCPUCommands are the commands that can show off-CPU time (--clock
-// offcpu); pprof has it as a sample type of every dual-clock profile.
-var offCPUCommands = []string{"folded", "top", "diff"}
-
-// checkClock refuses --clock offcpu on a command that cannot show it.
-func (g *Globals) checkClock(cmd string) error {
-	if g.Clock == offCPUClock && !slices.Contains(offCPUCommands, cmd) {
-		return usagef("--clock offcpu: %s cannot show off-CPU time; folded, top and diff can (pprof profiles of dual-clock traces carry it as the sample type offcpu)", cmd)
-	}
-	return nil
+// value is the value --clock picks for every output (stream.Value).
+func (g *Globals) value() stream.Value {
+	v, _ := stream.ParseValue(g.Clock)
+	return v
 }
 
 // pairInputs reads trace arguments: a NAME.sec argument is the key file of
@@ -146,8 +139,8 @@ func openTrace(g *Globals, src *input.Source) (*input.Trace, error) {
 	// read (loadMapping), and with --thread the whole thread table before
 	// the first record: then a streaming file is scanned first.
 	opt := parser.Options{KeyFile: src.Sec, SkipStreamingScan: g.Mapping == "" && len(g.Thread) == 0}
-	if g.Clock != "auto" && g.Clock != "" && !g.windowOnCPU() {
-		opt.Clock, _ = parser.ParseClock(g.Clock)
+	if g.Clock != "auto" && g.Clock != "" {
+		opt.Clock, _ = parser.ParseClock(g.Clock) // checked against the file's clocks
 	}
 	if g.Clock == offCPUClock {
 		opt.Clock = parser.ClockDual // off-CPU time is derived from both
@@ -207,7 +200,6 @@ func readTrace(g *Globals, src *input.Source, outs ...convert.Output) (*stream.T
 	if opt.Window, err = g.window(); err != nil {
 		return nil, nil, err
 	}
-	opt.CPUOnly = g.windowOnCPU()
 	if g.Mapping != "" {
 		methods := convert.MappingMethods(f.Header)
 		if opt.Mapping, err = loadMapping(g, methods); err != nil {
@@ -240,7 +232,8 @@ func readTrace(g *Globals, src *input.Source, outs ...convert.Output) (*stream.T
 		return nil, nil, fmt.Errorf("%s: --from %s is after the trace's end at %s: nothing to keep", src.Name(), g.From, units.Duration(late.End))
 	}
 	var ce *parser.ClockError
-	if errors.As(err, &ce) {
+	var ve *stream.ValueError
+	if errors.As(err, &ce) || errors.As(err, &ve) {
 		return nil, nil, usagef("%s: --clock %s: %v", src.Name(), g.Clock, err)
 	}
 	if errors.As(err, &werr) {
@@ -305,11 +298,4 @@ func (g *Globals) window() (*focus.Window, error) {
 		return nil, usagef("--from %s is after --to %s", g.From, g.To)
 	}
 	return w, nil
-}
-
-// windowOnCPU reports whether --clock cpu comes with a window: the trace is
-// then read with both clocks, the window on the wall clock, and the
-// outputs get the thread-CPU clock only (convert.Options.CPUOnly).
-func (g *Globals) windowOnCPU() bool {
-	return (g.Clock == "cpu" || g.Clock == "thread-cpu") && (g.From != "" || g.To != "")
 }

@@ -111,9 +111,6 @@ func run(args []string, e *env) int {
 			k.FatalIfErrorf(err) // prints usage and exits 80
 		}
 		c.Globals.env = e
-		if err := c.checkClock(selected(ctx)); err != nil {
-			return printError(e.stderr, err)
-		}
 		if c.Mapping != "" {
 			e.inputs.Add(c.Mapping) // no output may replace the map
 		}
@@ -191,14 +188,6 @@ func traceArgs(ctx *kong.Context) []string {
 		}
 	}
 	return paths
-}
-
-// selected names the selected command, "" when there is none.
-func selected(ctx *kong.Context) string {
-	if node := ctx.Selected(); node != nil {
-		return node.Name
-	}
-	return ""
 }
 
 // exitPanic unwinds kong's Exit callback back into run.

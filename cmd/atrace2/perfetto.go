@@ -40,7 +40,7 @@ func (c *PerfettoCmd) Run(g *Globals) error {
 		return err
 	}
 	defer out.Abort()
-	exp := perfetto.New(out, perfetto.Options{ProcessName: c.ProcessName})
+	exp := perfetto.New(out, perfetto.Options{ProcessName: c.ProcessName, Value: g.value()})
 	if _, err := convertTrace(g, src, perfettoOutput(exp, out)); err != nil {
 		return err
 	}

@@ -110,7 +110,7 @@ func pprofProfile(g *Globals, ins []input.Arg) (pprofResult, error) {
 		p, err := sampledProfile(g, srcs)
 		return pprofResult{p: p}, err
 	}
-	b := pprofout.New(versionString())
+	b := pprofout.New(pprofout.Options{Version: versionString(), Value: g.value()})
 	for _, src := range srcs {
 		tb := stacks.New()
 		if _, err := convertTrace(g, src, convert.Aggregate(tb).Inlined()); err != nil {

@@ -62,7 +62,7 @@ func (c *SpeedscopeCmd) Run(g *Globals) error {
 			return err
 		}
 	}
-	opt := speedscope.Options{Exporter: "atrace2@" + versionString()}
+	opt := speedscope.Options{Exporter: "atrace2@" + versionString(), Value: g.value()}
 	if s != nil {
 		if err := speedscope.WriteSampled(out, s, opt); err != nil {
 			return err

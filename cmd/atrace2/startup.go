@@ -98,7 +98,7 @@ func readStartup(g *Globals, in input.Arg) (*startup.Report, error) {
 	if src.Sampled {
 		return nil, usagef("%s: %s has no timestamps; startup phases need a method trace", src.Name(), input.DescribeSampledFormat(src.Format))
 	}
-	e := startup.New()
+	e := startup.New(startup.Options{Value: g.value()})
 	if _, err := convertTrace(g, src, convert.Deferred(e)); err != nil {
 		return nil, err
 	}

@@ -136,10 +136,8 @@ func loadProfile(g *Globals, in input.Arg) (*report.Profile, error) {
 		return nil, fmt.Errorf("%s: %w", in.Name(), err)
 	}
 	p.Name = in.Name() // "<stdin>" rather than "-"
-	if g.Clock == offCPUClock {
-		if err := p.UseOffCPU(); err != nil {
-			return nil, usagef("%s: --clock offcpu: %v", in.Name(), err)
-		}
+	if err := p.Use(g.value()); err != nil {
+		return nil, usagef("%s: --clock %s: %v", in.Name(), g.Clock, err)
 	}
 	return p, nil
 }
