@@ -1,8 +1,12 @@
 // Package stream defines the balanced, thread-aware event stream that
-// package convert produces and every exporter consumes: the events, the
-// thread and frame tables, the repair counts, and the Exporter interface.
-// It holds types only, so that exporters depend on it and not on convert,
-// and convert can drive (and list) the exporters.
+// package convert produces and every exporter consumes: the events, in
+// batches that carry the thread and frame tables they name; the Trace,
+// with the process facts, the clocks, the repair counts and the
+// deobfuscation and focus summaries; the Exporter interface; and Value,
+// which of a trace's values (clocks) a view shows. It holds types only,
+// and imports neither the parser nor the mapping reader, so that
+// exporters depend on it alone, convert can drive (and list) them, and
+// another producer can feed them.
 package stream
 
 import (
