@@ -171,6 +171,14 @@ func (h *Header) mergeKeyFile(name string) error {
 	if err := parseKeyReader(k, f, 0, "key file"); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	h.mergeKey(k)
+	return nil
+}
+
+// mergeKey takes the key text read apart in k (a .sec file, ART V2's
+// summary): its version, its options after h's, and the threads and
+// methods h does not define.
+func (h *Header) mergeKey(k *Header) {
 	h.KeyVersion = k.KeyVersion
 	h.Options = append(h.Options, k.Options...)
 	for _, t := range k.Threads {
@@ -183,7 +191,6 @@ func (h *Header) mergeKeyFile(name string) error {
 			h.addMethod(m)
 		}
 	}
-	return nil
 }
 
 // inferredClock is ClockFrom for a clock guessed from the record size.
