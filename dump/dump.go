@@ -116,10 +116,14 @@ func (d *Exporter) Begin(t *stream.Trace) error {
 }
 
 // Events writes a line per event.
-func (d *Exporter) Events(batch *stream.Batch) error {
+func (d *Exporter) Events(batch *stream.Batch) error { return d.events(batch.Events) }
+
+// events is Events on the events alone, so that the batch takes no
+// register in the loop.
+func (d *Exporter) events(evs []stream.Event) error {
 	b := d.buf
-	for i := range batch.Events {
-		ev := &batch.Events[i]
+	for i := range evs {
+		ev := &evs[i]
 		b = append(b, d.threads[ev.Thread]...)
 		b = append(b, dumpAction(ev)...)
 		b = appendMicrosColumn(b, d.wall, ev.Wall)

@@ -36,7 +36,15 @@ func (c *Counter) Begin(t *stream.Trace) error {
 
 // Events counts the events and sends them on.
 func (c *Counter) Events(b *stream.Batch) error {
-	evs := b.Events
+	if err := c.count(b.Events); err != nil {
+		return err
+	}
+	return c.next.Events(b)
+}
+
+// count counts the events; a function of its own, so that the batch takes
+// no register in the loop.
+func (c *Counter) count(evs []stream.Event) error {
 	for i := range evs {
 		ev := &evs[i]
 		if int(ev.Thread) >= len(c.threads) {
@@ -57,7 +65,7 @@ func (c *Counter) Events(b *stream.Batch) error {
 			return ErrEnclose
 		}
 	}
-	return c.next.Events(b)
+	return nil
 }
 
 // Finish passes through.

@@ -62,17 +62,30 @@ func (r *Root) matches(id stream.FrameID, frames []stream.Frame) bool {
 
 // Events passes on the events inside a root, depths rewritten.
 func (r *Root) Events(b *stream.Batch) error {
-	out := r.out.Events[:0]
-	for _, ev := range b.Events {
+	out, err := r.keep(b.Events, b.Frames, r.out.Events[:0])
+	if err != nil {
+		return err
+	}
+	r.out = stream.Batch{Events: out, Threads: b.Threads, Frames: b.Frames}
+	if len(out) == 0 {
+		return nil
+	}
+	return r.next.Events(&r.out)
+}
+
+// keep appends to out the events of evs inside a root; a function of its
+// own, so that the batch takes no register in the loop.
+func (r *Root) keep(evs []stream.Event, frames []stream.Frame, out []stream.Event) ([]stream.Event, error) {
+	for _, ev := range evs {
 		if ev.Kind == stream.Enclose {
-			return ErrEnclose
+			return out, ErrEnclose
 		}
 		for int(ev.Thread) >= len(r.root) {
 			r.root = append(r.root, -1)
 		}
 		d := r.root[ev.Thread]
 		if d < 0 {
-			if ev.Kind != stream.Begin || ev.Frame < 0 || !r.matches(ev.Frame, b.Frames) {
+			if ev.Kind != stream.Begin || ev.Frame < 0 || !r.matches(ev.Frame, frames) {
 				continue
 			}
 			d = ev.Depth
@@ -83,11 +96,7 @@ func (r *Root) Events(b *stream.Batch) error {
 		ev.Depth -= d
 		out = append(out, ev)
 	}
-	r.out = stream.Batch{Events: out, Threads: b.Threads, Frames: b.Frames}
-	if len(out) == 0 {
-		return nil
-	}
-	return r.next.Events(&r.out)
+	return out, nil
 }
 
 // Finish finishes the next exporter.

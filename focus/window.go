@@ -108,11 +108,24 @@ func (s *window) Begin(t *stream.Trace) error {
 
 // Events sends what lies in the window.
 func (s *window) Events(b *stream.Batch) error {
-	evs, out := b.Events, s.out.Events[:0]
+	out, err := s.cut(b.Events, s.out.Events[:0])
+	if err != nil {
+		return err
+	}
+	s.out = stream.Batch{Events: out, Threads: b.Threads, Frames: b.Frames}
+	if len(out) == 0 {
+		return nil
+	}
+	return s.next.Events(&s.out)
+}
+
+// cut appends to out what of evs lies in the window; a function of its
+// own, so that the batch takes no register in the loop.
+func (s *window) cut(evs, out []stream.Event) ([]stream.Event, error) {
 	for i := range evs {
 		ev := &evs[i]
 		if ev.Kind > stream.End {
-			return ErrEnclose
+			return out, ErrEnclose
 		}
 		th := s.thread(ev.Thread)
 		switch th.phase {
@@ -135,11 +148,7 @@ func (s *window) Events(b *stream.Batch) error {
 		th.lastCPU = ev.CPU
 		out = append(out, *ev)
 	}
-	s.out = stream.Batch{Events: out, Threads: b.Threads, Frames: b.Frames}
-	if len(out) == 0 {
-		return nil
-	}
-	return s.next.Events(&s.out)
+	return out, nil
 }
 
 // Finish passes through: a thread's stream ends balanced, so its frames

@@ -178,9 +178,13 @@ var firstTreeCap = defaultTreeCap
 const defaultTreeCap = 1 << 17
 
 // Events gives each event's time since its thread's previous event to the
-// current stack, then moves into or out of a frame.
-func (a *TreeBuilder) Events(b *stream.Batch) error {
-	evs := b.Events
+// current stack, then moves into or out of a frame. The tables come at
+// Finish.
+func (a *TreeBuilder) Events(b *stream.Batch) error { return a.events(b.Events) }
+
+// events is Events on the events alone, so that the batch takes no
+// register in the loop (BenchmarkAggregate, BenchmarkTree).
+func (a *TreeBuilder) events(evs []stream.Event) error {
 	if referenceOnly || a.reference {
 		for i := range evs {
 			a.event(&evs[i])
