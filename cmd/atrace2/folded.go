@@ -65,7 +65,7 @@ func (c *FoldedCmd) Run(g *Globals) error {
 		if err != nil {
 			return err
 		}
-		err = folded.WriteSampled(w, s, folded.Options{NoThread: c.NoThread})
+		err = folded.Write(w, s, folded.Options{NoThread: c.NoThread})
 		return c.finish(out, short, err)
 	}
 	tb := stacks.New()

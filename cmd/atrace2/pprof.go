@@ -106,11 +106,10 @@ func pprofProfile(g *Globals, ins []input.Arg) (pprofResult, error) {
 	if err != nil {
 		return pprofResult{}, err
 	}
-	if sampled {
-		p, err := sampledProfile(g, srcs)
-		return pprofResult{p: p}, err
-	}
 	b := pprofout.New(versionString())
+	if sampled {
+		return pprofResult{b: b}, sampledProfile(g, b, srcs)
+	}
 	for _, src := range srcs {
 		tb := stacks.New()
 		if _, err := convertTrace(g, src, convert.Aggregate(tb).Inlined()); err != nil {
@@ -158,23 +157,22 @@ func identifyAll(o *input.Opener, ins []input.Arg) ([]*input.Source, bool, error
 }
 
 // sampledProfile reads sampled profiles and merges them.
-func sampledProfile(g *Globals, srcs []*input.Source) (*profile.Profile, error) {
-	b := pprofout.NewSampled(versionString())
-	var first *stacks.Sampled
+func sampledProfile(g *Globals, b *pprofout.Builder, srcs []*input.Source) error {
+	var first *stacks.Tree
 	for _, src := range srcs {
 		s, err := readSampled(g, src)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if first == nil {
 			first = s
-		} else if s.Timed() != first.Timed() {
-			return nil, usagef("%s (%s) and %s (%s) cannot merge: one counts samples, the other calls and CPU time",
+		} else if s.Values().Kind != first.Values().Kind {
+			return usagef("%s (%s) and %s (%s) cannot merge: one counts samples, the other calls and CPU time",
 				srcs[0].Name(), first.Source().Format, src.Name(), s.Source().Format)
 		}
 		if err := b.Add(s); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return b.Profile()
+	return nil
 }

@@ -17,7 +17,7 @@ import (
 // readSampled reads a source that is a sampled profile into its call
 // tree. It prints the reader's notes, applies --clock and --strict,
 // names the frames with --mapping and then keeps what --root asks for.
-func readSampled(g *Globals, src *input.Source) (*stacks.Sampled, error) {
+func readSampled(g *Globals, src *input.Source) (*stacks.Tree, error) {
 	root, err := g.rootPattern()
 	if err != nil {
 		return nil, err
@@ -53,7 +53,7 @@ func readSampled(g *Globals, src *input.Source) (*stacks.Sampled, error) {
 		return nil, err
 	}
 	rootSampled(g, src, p, root)
-	s, err := stacks.FromSamples(src.Path, p)
+	s, err := p.Tree(src.Path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src.Name(), err)
 	}

@@ -56,7 +56,7 @@ func (c *SpeedscopeCmd) Run(g *Globals) error {
 		return err
 	}
 	defer out.Abort()
-	var s *stacks.Sampled
+	var s *stacks.Tree
 	if src.Sampled {
 		if s, err = readSampled(g, src); err != nil {
 			return err
@@ -64,7 +64,7 @@ func (c *SpeedscopeCmd) Run(g *Globals) error {
 	}
 	opt := speedscope.Options{Exporter: "atrace2@" + versionString()}
 	if s != nil {
-		if err := speedscope.WriteSampled(out, s, opt); err != nil {
+		if err := speedscope.WriteTree(out, s, opt); err != nil {
 			return err
 		}
 		if err := out.Commit(); err != nil {

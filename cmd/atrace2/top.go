@@ -120,7 +120,7 @@ func loadProfile(g *Globals, in input.Arg) (*report.Profile, error) {
 		if err != nil {
 			return nil, err
 		}
-		p, err := report.NewSampledProfile(s)
+		p, err := report.NewProfile(s)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", in.Name(), err)
 		}
