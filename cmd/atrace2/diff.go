@@ -8,6 +8,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/atrace2/atrace2/gate"
+	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/report"
 )
@@ -71,7 +72,7 @@ Formats: junit writes one test case per (rule, subject) checked, a <failure> per
 }
 
 // Run prints the report, and fails when a rule regressed.
-func (c *DiffCmd) Run(g *Globals) error {
+func (c *DiffCmd) Run(e *env) error {
 	th, err := report.ParseThreshold(c.Threshold)
 	if err != nil {
 		return usagef("--threshold: %v", err)
@@ -80,10 +81,10 @@ func (c *DiffCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if err := c.checkStreams(g, append(olds[:len(olds):len(olds)], news...)); err != nil {
+	if err := c.checkStreams(e, append(olds[:len(olds):len(olds)], news...)); err != nil {
 		return err
 	}
-	if g.Mapping != "" && (c.OldMapping != "" || c.NewMapping != "") {
+	if e.opt.Flags.Mapping != "" && (c.OldMapping != "" || c.NewMapping != "") {
 		return usagef("--mapping names the map of both traces: give it, or --old-mapping and --new-mapping, not both")
 	}
 	if !(c.Alpha > 0 && c.Alpha < 1) {
@@ -105,19 +106,19 @@ func (c *DiffCmd) Run(g *Globals) error {
 		}
 	}
 	if len(phases) > 0 {
-		if opt.Extra, err = phaseSeries(g, olds, news, phases); err != nil {
+		if opt.Extra, err = phaseSeries(e, olds, news, phases); err != nil {
 			return err
 		}
 	}
-	og, ng := *g, *g
+	od, nd := e.d, e.d
 	if c.OldMapping != "" || c.NewMapping != "" {
-		og.Mapping, ng.Mapping = c.OldMapping, c.NewMapping
+		od, nd = e.withMapping(c.OldMapping), e.withMapping(c.NewMapping)
 	}
-	oldFlats, err := loadFlats(&og, olds)
+	oldFlats, err := loadFlats(e, od, olds)
 	if err != nil {
 		return err
 	}
-	newFlats, err := loadFlats(&ng, news)
+	newFlats, err := loadFlats(e, nd, news)
 	if err != nil {
 		return err
 	}
@@ -129,10 +130,10 @@ func (c *DiffCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if err := c.write(g, r); err != nil {
+	if err := c.write(e, r); err != nil {
 		return err
 	}
-	warnUnchecked(g, r.Gate)
+	warnUnchecked(e, r.Gate)
 	return gateExit(r.Gate)
 }
 
@@ -164,14 +165,14 @@ func (c *DiffCmd) sides() (olds, news []input.Arg, err error) {
 }
 
 // checkStreams refuses two inputs that read the same pipe.
-func (c *DiffCmd) checkStreams(g *Globals, ins []input.Arg) error {
+func (c *DiffCmd) checkStreams(e *env, ins []input.Arg) error {
 	stdin := 0
 	for i, a := range ins {
 		if a.Path == "-" {
 			stdin++
 		}
 		for _, b := range ins[:i] {
-			if stdin < 2 && g.env.opener.SameStream(a, b) {
+			if stdin < 2 && e.opener.SameStream(a, b) {
 				if len(ins) == 2 {
 					return usagef("OLD and NEW name the same pipe, which can be read only once")
 				}
@@ -190,10 +191,10 @@ func (c *DiffCmd) checkStreams(g *Globals, ins []input.Arg) error {
 
 // loadFlats reads the runs one at a time and keeps only each run's flat
 // totals, so that memory does not grow with the call trees of N runs.
-func loadFlats(g *Globals, ins []input.Arg) ([]*report.Flat, error) {
+func loadFlats(e *env, d *driver.Driver, ins []input.Arg) ([]*report.Flat, error) {
 	flats := make([]*report.Flat, len(ins))
 	for i, in := range ins {
-		p, err := loadProfile(g, in)
+		p, err := loadProfile(d, e, in)
 		if err != nil {
 			return nil, err
 		}
@@ -203,14 +204,14 @@ func loadFlats(g *Globals, ins []input.Arg) ([]*report.Flat, error) {
 }
 
 // write prints r on stdout in the chosen format.
-func (c *DiffCmd) write(g *Globals, r *report.DiffReport) error {
+func (c *DiffCmd) write(e *env, r *report.DiffReport) error {
 	f := reportFlags{Format: c.Format, Wide: c.Wide}
 	switch c.Format {
 	case "junit", "markdown":
 	default:
-		return f.write(g, r)
+		return f.write(e, r)
 	}
-	out, err := g.env.createOutput("-", false, "")
+	out, err := e.createOutput("-", false, "")
 	if err != nil {
 		return err
 	}
@@ -248,7 +249,7 @@ func checks(n int) string {
 
 // warnUnchecked warns of each rule that checked nothing, such as a pattern
 // with a typo: it passes by checking nothing, and the gate would be off.
-func warnUnchecked(g *Globals, gr *report.GateReport) {
+func warnUnchecked(e *env, gr *report.GateReport) {
 	if gr == nil {
 		return
 	}
@@ -258,7 +259,7 @@ func warnUnchecked(g *Globals, gr *report.GateReport) {
 	}
 	for _, rule := range gr.Rules {
 		if !checked[rule] {
-			fmt.Fprintf(g.env.stderr, "atrace2: warning: --fail-on %q checked nothing: its pattern matches no method of the runs\n", rule)
+			fmt.Fprintf(e.stderr, "atrace2: warning: --fail-on %q checked nothing: its pattern matches no method of the runs\n", rule)
 		}
 	}
 }

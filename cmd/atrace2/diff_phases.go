@@ -20,7 +20,7 @@ import (
 // phase name startup does not know is a usage error that lists them, and
 // a phase a run did not record, or a clock it lacks, is an error that
 // names the run.
-func phaseSeries(g *Globals, olds, news []input.Arg, rules []gate.Rule) ([]gate.Series, error) {
+func phaseSeries(e *env, olds, news []input.Arg, rules []gate.Rule) ([]gate.Series, error) {
 	type key struct{ phase, clock string }
 	var keys []key
 	for i := range rules {
@@ -31,9 +31,9 @@ func phaseSeries(g *Globals, olds, news []input.Arg, rules []gate.Rule) ([]gate.
 		if !slices.Contains(startup.Names(), r.Phase) {
 			return nil, usagef("--fail-on %q: no startup phase %q; the phases are %s", r.Text, r.Phase, strings.Join(startup.Names(), ", "))
 		}
-		if narrowedAway(g.Clock, r.Clock) {
+		if clock := e.opt.Flags.Clock; narrowedAway(clock, r.Clock) {
 			return nil, usagef("--fail-on %q: --clock %s reads no %s time, which the rule compares: leave --clock out, or give the rule the clock (phase:%s:%s)",
-				r.Text, g.Clock, r.Clock, r.Phase, g.Clock)
+				r.Text, clock, r.Clock, r.Phase, clock)
 		}
 		if k := (key{r.Phase, r.Clock}); !slices.Contains(keys, k) {
 			keys = append(keys, k)
@@ -49,13 +49,11 @@ func phaseSeries(g *Globals, olds, news []input.Arg, rules []gate.Rule) ([]gate.
 	}
 	// The phases are of the whole main thread; the repairs were reported
 	// when the runs were read for the method series.
-	whole := *g
-	whole.Thread, whole.Root, whole.From, whole.To = nil, "", "", ""
-	whole.Quiet = true
+	whole := e.d.With(e.opt.Whole())
 	read := func(ins []input.Arg) ([]*startup.Report, error) {
 		var reps []*startup.Report
 		for _, in := range ins {
-			r, err := readStartup(&whole, in)
+			r, err := readStartup(e, whole, in)
 			if err != nil {
 				return nil, err
 			}

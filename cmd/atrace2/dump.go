@@ -12,25 +12,27 @@ type DumpCmd struct {
 }
 
 // Run dumps each trace.
-func (c *DumpCmd) Run(g *Globals) error {
+func (c *DumpCmd) Run(e *env) error {
 	ins, err := pairInputs(c.Trace)
 	if err != nil {
 		return err
 	}
-	out, err := g.env.createOutput("-", false, "")
+	out, err := e.createOutput("-", false, "")
 	if err != nil {
 		return err
 	}
 	defer out.Abort()
-	for _, in := range ins {
-		src, err := g.env.opener.Identify(in)
+	for _, a := range ins {
+		in, err := e.d.Load(a)
 		if err != nil {
 			return err
 		}
-		if err := requireMethodTrace(src, "dump prints the events of a method trace"); err != nil {
-			return err
+		if err := in.Timeline(); err != nil {
+			return needTimeline(err, "dump prints the events of a method trace")
 		}
-		if _, err := convertTrace(g, src, convert.Output{Exporter: dump.New(out, dump.Options{Obfuscated: c.Obfuscated})}); err != nil {
+		_, err = in.Run(false, convert.Output{Exporter: dump.New(out, dump.Options{Obfuscated: c.Obfuscated})})
+		e.diagnose(in)
+		if err != nil {
 			return err
 		}
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/atrace2/atrace2/info"
 )
@@ -14,39 +13,26 @@ type InfoCmd struct {
 	Trace  []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a sampled profile (hprof text, Android 5.x ART profile)."`
 }
 
-// infoWriter is the report of one input: a method trace's or a sampled
-// profile's, which encode to JSON as they are.
-type infoWriter interface {
-	WriteText(w io.Writer)
-}
-
 // Run prints the report for each trace.
-func (c *InfoCmd) Run(g *Globals) error {
+func (c *InfoCmd) Run(e *env) error {
 	ins, err := pairInputs(c.Trace)
 	if err != nil {
 		return err
 	}
-	var reports []infoWriter
-	for _, in := range ins {
-		src, err := g.env.opener.Identify(in)
+	var reports []info.Report
+	for _, a := range ins {
+		in, err := e.d.Load(a)
 		if err != nil {
 			return err
 		}
-		if src.Sampled {
-			s, err := readSampled(g, src)
-			if err != nil {
-				return err
-			}
-			reports = append(reports, info.NewSampled(in.Name(), s, src.Gzip))
-			continue
-		}
-		t, err := convertTrace(g, src)
+		t, tree, err := in.Describe()
+		e.diagnose(in)
 		if err != nil {
 			return err
 		}
-		reports = append(reports, info.NewTrace(in.Name(), t))
+		reports = append(reports, info.New(in.Name(), t, tree, in.Compressed()))
 	}
-	out, err := g.env.createOutput("-", false, "")
+	out, err := e.createOutput("-", false, "")
 	if err != nil {
 		return err
 	}
@@ -64,11 +50,11 @@ func (c *InfoCmd) Run(g *Globals) error {
 		}
 		return out.Commit()
 	}
-	for i := range reports {
+	for i, r := range reports {
 		if i > 0 {
 			fmt.Fprintln(out)
 		}
-		reports[i].WriteText(out)
+		r.WriteText(out)
 	}
 	return out.Commit()
 }

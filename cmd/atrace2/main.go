@@ -12,6 +12,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/parser"
@@ -110,10 +111,14 @@ func run(args []string, e *env) int {
 		if err != nil {
 			k.FatalIfErrorf(err) // prints usage and exits 80
 		}
-		c.Globals.env = e
 		if err := c.checkClock(selected(ctx)); err != nil {
 			return printError(e.stderr, err)
 		}
+		// The flags are checked once, before any input is opened.
+		if e.opt, err = driver.NewOptions(c.flags()); err != nil {
+			return printError(e.stderr, err)
+		}
+		e.d = driver.New(e.opt, e.opener, e)
 		if c.Mapping != "" {
 			e.inputs.Add(c.Mapping) // no output may replace the map
 		}
@@ -121,7 +126,7 @@ func run(args []string, e *env) int {
 		if err != nil {
 			return printError(e.stderr, err)
 		}
-		err = ctx.Run(&c.Globals)
+		err = ctx.Run()
 		if perr := stop(); err == nil {
 			err = perr
 		}
@@ -218,7 +223,7 @@ func printError(w io.Writer, err error) int {
 	if c := (*exitCodeError)(nil); errors.As(err, &c) {
 		return c.code
 	}
-	var u *usageError
+	var u *driver.UsageError
 	var refused *outfile.RefusedError
 	if errors.As(err, &u) || errors.As(err, &refused) {
 		return exitUsage
@@ -226,12 +231,9 @@ func printError(w io.Writer, err error) int {
 	return exitError
 }
 
-// usageError is a mistake in the command line found after parsing.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+// usagef makes a usage error: a mistake in the command line found after
+// parsing, by a command or by the load stage (driver.UsageError).
+func usagef(format string, args ...any) error { return driver.Usagef(format, args...) }
 
 // exitCodeError ends a command that has written its output with an exit
 // status of its own, such as diff's failed gate.

@@ -73,14 +73,14 @@ func (v *viewing) close() {
 // serve serves the committed output to viewer until it has fetched it,
 // opening the viewer in the browser unless --no-browser. Nothing to do
 // without --open (v nil).
-func (v *viewing) serve(g *Globals, f *openFlags, viewer openview.Viewer) error {
+func (v *viewing) serve(e *env, f *openFlags, viewer openview.Viewer) error {
 	if v == nil {
 		return nil
 	}
 	defer v.close()
 	ready := func(u string) {
-		if f.NoBrowser || !g.Quiet {
-			fmt.Fprintf(g.env.stderr, "atrace2: serving %s on %s for %s until it has been fetched once (interrupt to stop): %s\n",
+		if f.NoBrowser || !e.opt.Flags.Quiet {
+			fmt.Fprintf(e.stderr, "atrace2: serving %s on %s for %s until it has been fetched once (interrupt to stop): %s\n",
 				filepath.Base(v.path), v.l.Addr(), viewer.Name, u)
 		}
 		if openReady != nil {
@@ -90,7 +90,7 @@ func (v *viewing) serve(g *Globals, f *openFlags, viewer openview.Viewer) error 
 			return
 		}
 		if err := openview.OpenBrowser(u); err != nil {
-			fmt.Fprintf(g.env.stderr, "atrace2: --open: %v; open %s yourself\n", err, u)
+			fmt.Fprintf(e.stderr, "atrace2: --open: %v; open %s yourself\n", err, u)
 		}
 	}
 	return openview.Serve(context.Background(), v.l, v.path, openview.Options{Viewer: viewer, Ready: ready})

@@ -3,9 +3,6 @@ package main
 import (
 	"io"
 
-	"github.com/google/pprof/profile"
-
-	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/internal/pprofweb"
@@ -24,8 +21,8 @@ type PprofCmd struct {
 }
 
 // Run converts the traces, then writes the profile, serves it, or both.
-func (c *PprofCmd) Run(g *Globals) error {
-	ins, err := parseInputsForWriting(g.env, c.Trace)
+func (c *PprofCmd) Run(e *env) error {
+	ins, err := e.inputsForWriting(c.Trace)
 	if err != nil {
 		return err
 	}
@@ -35,15 +32,16 @@ func (c *PprofCmd) Run(g *Globals) error {
 	if c.SourcePath != "" && c.HTTP == "" {
 		return usagef("--source-path only makes sense with --http")
 	}
+	f := formatNamed("pprof")
 	write := c.Output != "" || c.HTTP == ""
-	if write && (c.Output == "" || c.Output == "-") && outfile.IsTerminal(g.env.stdout) {
-		return usagef("refusing to write a binary pprof profile to a terminal: use -o app.pb.gz (then go tool pprof -http :0 app.pb.gz), redirect stdout, or view it at once with --http :0")
+	if write && isStdout(c.Output) && outfile.IsTerminal(e.stdout) {
+		return usagef("%s", f.terminal)
 	}
 	var out *outfile.File
 	if write {
 		// Before converting: a missing folder, a directory or an input
 		// named as the output fails at once.
-		if out, err = g.env.createOutput(c.Output, true, "pprof"); err != nil {
+		if out, err = e.createOutput(c.Output, f.binary, f.what); err != nil {
 			return err
 		}
 		defer out.Abort()
@@ -56,14 +54,14 @@ func (c *PprofCmd) Run(g *Globals) error {
 		}
 		defer srv.Close()
 	}
-	conv, err := pprofProfile(g, ins)
+	b, err := e.pprofProfile(ins)
 	if err != nil {
 		return err
 	}
 	if srv == nil {
-		return writeProfile(out, conv.write)
+		return writeProfile(out, b.Write)
 	}
-	p, err := conv.profile()
+	p, err := b.Profile()
 	if err != nil {
 		return err
 	}
@@ -72,54 +70,36 @@ func (c *PprofCmd) Run(g *Globals) error {
 			return err
 		}
 	}
-	return serveWeb(srv, p, c.NoBrowser, c.SourcePath, g.env, g.Quiet)
+	return serveWeb(srv, p, c.NoBrowser, c.SourcePath, e, e.opt.Flags.Quiet)
 }
 
-// pprofResult is what pprofProfile made: a builder of method traces' calls,
-// which writes its profile without holding a profile.Sample per sample, or
-// the profile of sampled profiles.
-type pprofResult struct {
-	b *pprofout.Builder
-	p *profile.Profile
-}
-
-// profile builds the profile; call it once.
-func (c pprofResult) profile() (*profile.Profile, error) {
-	if c.p != nil {
-		return c.p, nil
-	}
-	return c.b.Profile()
-}
-
-// write writes the profile gzipped; call it once.
-func (c pprofResult) write(w io.Writer) error {
-	if c.p != nil {
-		return pprofout.WriteProfile(w, c.p)
-	}
-	return c.b.Write(w)
-}
-
-// pprofProfile converts each input into its call tree and merges them.
-// Each tree is released once its samples are in the builder.
-func pprofProfile(g *Globals, ins []input.Arg) (pprofResult, error) {
-	srcs, sampled, err := identifyAll(g.env.opener, ins)
+// pprofProfile reads each input into its call tree and merges them. Each
+// tree is released once its samples are in the builder. Trees whose
+// values differ in kind (stacks.Values) cannot merge: samples counted and
+// calls timed.
+func (e *env) pprofProfile(args []input.Arg) (*pprofout.Builder, error) {
+	ins, err := e.d.LoadAll(args)
 	if err != nil {
-		return pprofResult{}, err
+		return nil, err
 	}
 	b := pprofout.New(versionString())
-	if sampled {
-		return pprofResult{b: b}, sampledProfile(g, b, srcs)
-	}
-	for _, src := range srcs {
-		tb := stacks.New()
-		if _, err := convertTrace(g, src, convert.Aggregate(tb).Inlined()); err != nil {
-			return pprofResult{}, err
+	var first *stacks.Tree
+	for _, in := range ins {
+		t, err := e.tree(in)
+		if err != nil {
+			return nil, err
 		}
-		if err := b.Add(tb.Tree()); err != nil {
-			return pprofResult{}, err
+		if first == nil {
+			first = t
+		} else if t.Values().Kind != first.Values().Kind {
+			return nil, usagef("%s (%s) and %s (%s) cannot merge: one counts samples, the other calls and CPU time",
+				ins[0].Name(), first.Source().Format, in.Name(), t.Source().Format)
+		}
+		if err := b.Add(t); err != nil {
+			return nil, err
 		}
 	}
-	return pprofResult{b: b}, nil
+	return b, nil
 }
 
 // writeProfile writes a profile with write to out and keeps it.
@@ -128,51 +108,4 @@ func writeProfile(out *outfile.File, write func(io.Writer) error) error {
 		return err
 	}
 	return out.Commit()
-}
-
-// identifyAll identifies the inputs and reports whether they are sampled
-// profiles, refusing a mix of sampled profiles and method traces: samples
-// count stacks, method traces time calls, and no sample type measures both.
-func identifyAll(o *input.Opener, ins []input.Arg) ([]*input.Source, bool, error) {
-	var traced, sampled *input.Source
-	srcs := make([]*input.Source, len(ins))
-	for i := range ins {
-		src, err := o.Identify(ins[i])
-		if err != nil {
-			return nil, false, err
-		}
-		srcs[i] = src
-		if src.Sampled && sampled == nil {
-			sampled = src
-		}
-		if !src.Sampled && traced == nil {
-			traced = src
-		}
-	}
-	if traced != nil && sampled != nil {
-		return nil, false, usagef("%s is a sampled profile and %s a method trace: one pprof profile cannot hold counted samples and timed calls; convert them separately",
-			sampled.Name(), traced.Name())
-	}
-	return srcs, sampled != nil, nil
-}
-
-// sampledProfile reads sampled profiles and merges them.
-func sampledProfile(g *Globals, b *pprofout.Builder, srcs []*input.Source) error {
-	var first *stacks.Tree
-	for _, src := range srcs {
-		s, err := readSampled(g, src)
-		if err != nil {
-			return err
-		}
-		if first == nil {
-			first = s
-		} else if s.Values().Kind != first.Values().Kind {
-			return usagef("%s (%s) and %s (%s) cannot merge: one counts samples, the other calls and CPU time",
-				srcs[0].Name(), first.Source().Format, src.Name(), s.Source().Format)
-		}
-		if err := b.Add(s); err != nil {
-			return err
-		}
-	}
-	return nil
 }

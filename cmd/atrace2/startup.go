@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/startup"
 )
@@ -34,8 +35,8 @@ The whole main thread is needed: --thread, --root and --from/--to are refused. S
 }
 
 // Run prints the report of each trace.
-func (c *StartupCmd) Run(g *Globals) error {
-	if err := startupFlags(g); err != nil {
+func (c *StartupCmd) Run(e *env) error {
+	if err := startupFlags(e.opt.Flags); err != nil {
 		return err
 	}
 	ins, err := pairInputs(c.Trace)
@@ -44,13 +45,13 @@ func (c *StartupCmd) Run(g *Globals) error {
 	}
 	var reps []*startup.Report
 	for _, in := range ins {
-		r, err := readStartup(g, in)
+		r, err := readStartup(e, e.d, in)
 		if err != nil {
 			return err
 		}
 		reps = append(reps, r)
 	}
-	out, err := g.env.createOutput("-", false, "")
+	out, err := e.createOutput("-", false, "")
 	if err != nil {
 		return err
 	}
@@ -77,9 +78,9 @@ func (c *StartupCmd) Run(g *Globals) error {
 
 // startupFlags refuses the global flags that would hide part of the main
 // thread from the phases.
-func startupFlags(g *Globals) error {
+func startupFlags(g driver.Flags) error {
 	switch {
-	case len(g.Thread) > 0:
+	case len(g.Threads) > 0:
 		return usagef("--thread: startup phases are always read on the main thread")
 	case g.Root != "":
 		return usagef("--root: startup phases need the main thread's whole stacks")
@@ -89,20 +90,22 @@ func startupFlags(g *Globals) error {
 	return nil
 }
 
-// readStartup finds the startup phases of one input.
-func readStartup(g *Globals, in input.Arg) (*startup.Report, error) {
-	src, err := g.env.opener.Identify(in)
+// readStartup finds the startup phases of one input with d.
+func readStartup(e *env, d *driver.Driver, a input.Arg) (*startup.Report, error) {
+	in, err := d.Load(a)
 	if err != nil {
 		return nil, err
 	}
-	if src.Sampled {
-		return nil, usagef("%s: %s has no timestamps; startup phases need a method trace", src.Name(), input.DescribeSampledFormat(src.Format))
+	if err := in.Timeline(); err != nil {
+		return nil, usagef("%v; startup phases need a method trace", err)
 	}
-	e := startup.New()
-	if _, err := convertTrace(g, src, convert.Timeline(e, e.Rewind)); err != nil {
+	x := startup.New()
+	_, err = in.Run(false, convert.Timeline(x, x.Rewind))
+	e.diagnose(in)
+	if err != nil {
 		return nil, err
 	}
-	r := e.Report()
-	r.Trace = src.Name()
+	r := x.Report()
+	r.Trace = in.Name()
 	return r, nil
 }

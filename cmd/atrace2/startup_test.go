@@ -14,6 +14,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/atrace2/atrace2/gate"
+	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/startup"
@@ -122,10 +123,16 @@ func TestStartupRefusals(t *testing.T) {
 	}
 }
 
-// testGlobals are the globals of a command run with default flags.
-func testGlobals() *Globals {
-	return &Globals{Quiet: true, Clock: "auto", TimeUnit: "auto", MaxDepth: 10000, MappingMismatch: "error",
-		env: &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, opener: input.NewOpener(strings.NewReader(""))}}
+// testEnv is the run of a command with default flags, quiet.
+func testEnv(t *testing.T) *env {
+	t.Helper()
+	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, opener: input.NewOpener(strings.NewReader(""))}
+	opt, err := driver.NewOptions(driver.Flags{Quiet: true, Clock: "auto", TimeUnit: "auto", MaxDepth: 10000, MappingMismatch: "error"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.opt, e.d = opt, driver.New(opt, e.opener, nil)
+	return e
 }
 
 func rules(t *testing.T, texts ...string) []gate.Rule {
@@ -153,7 +160,7 @@ func TestPhaseSeries(t *testing.T) {
 		news = append(news, input.Arg{Path: p})
 	}
 	rs := rules(t, "incl>+10%", "phase:first-frame>+5%", "phase:first-frame:cpu>+5%", "phase:first-frame:wall>+1ms", "phase:bind:offcpu>+5%")
-	series, err := phaseSeries(testGlobals(), olds, news, rs)
+	series, err := phaseSeries(testEnv(t), olds, news, rs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +187,7 @@ func TestPhaseSeries(t *testing.T) {
 	if v := verdicts["phase:bind:offcpu>+5% bind"]; v != gate.OK {
 		t.Errorf("bind: %s, want ok", v)
 	}
-	if s, err := phaseSeries(testGlobals(), olds, news, rules(t, "incl>+1%")); err != nil || s != nil {
+	if s, err := phaseSeries(testEnv(t), olds, news, rules(t, "incl>+1%")); err != nil || s != nil {
 		t.Errorf("no phase rule: %v, %v; want none", s, err)
 	}
 }
@@ -206,16 +213,16 @@ func TestPhaseSeriesErrors(t *testing.T) {
 		{cold, wall, "phase:activity-create:cpu>+5%", false, `wall.trace: phase activity-create: the trace has no cpu time`},
 		{"-", cold, "phase:bind>+5%", true, `<stdin>: phase rules read each run a second time`},
 	} {
-		_, err := phaseSeries(testGlobals(), arg(c.old), arg(c.new), rules(t, c.rule))
-		var ue *usageError
+		_, err := phaseSeries(testEnv(t), arg(c.old), arg(c.new), rules(t, c.rule))
+		var ue *driver.UsageError
 		if err == nil || !regexp.MustCompile(c.err).MatchString(err.Error()) || asUsage(err, &ue) != c.usage {
 			t.Errorf("%s: error %v (usage %v), want %q (usage %v)", c.rule, err, asUsage(err, &ue), c.err, c.usage)
 		}
 	}
 }
 
-func asUsage(err error, ue **usageError) bool {
-	u, ok := err.(*usageError)
+func asUsage(err error, ue **driver.UsageError) bool {
+	u, ok := err.(*driver.UsageError)
 	*ue = u
 	return ok
 }

@@ -8,10 +8,9 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/report"
-	"github.com/atrace2/atrace2/stacks"
 )
 
 // TopCmd prints the flat profile: Traceview's profile table, dmtracedump's
@@ -30,8 +29,8 @@ func (c *TopCmd) Help() string {
 }
 
 // Run prints the report.
-func (c *TopCmd) Run(g *Globals) error {
-	p, err := oneProfile(g, "top", c.Trace)
+func (c *TopCmd) Run(e *env) error {
+	p, err := oneProfile(e, "top", c.Trace)
 	if err != nil {
 		return err
 	}
@@ -39,7 +38,7 @@ func (c *TopCmd) Run(g *Globals) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	return c.write(g, r)
+	return c.write(e, r)
 }
 
 // reportFlags are the output flags of top, calls and diff.
@@ -56,8 +55,8 @@ type reportWriter interface {
 }
 
 // write prints r on stdout in the chosen format.
-func (f *reportFlags) write(g *Globals, r reportWriter) error {
-	out, err := g.env.createOutput("-", false, "")
+func (f *reportFlags) write(e *env, r reportWriter) error {
+	out, err := e.createOutput("-", false, "")
 	if err != nil {
 		return err
 	}
@@ -68,7 +67,7 @@ func (f *reportFlags) write(g *Globals, r reportWriter) error {
 	case "json":
 		err = r.WriteJSON(out)
 	default:
-		err = r.WriteText(out, f.textOptions(g))
+		err = r.WriteText(out, f.textOptions(e))
 	}
 	if err != nil {
 		return err
@@ -82,11 +81,11 @@ const defaultWidth = 160
 // textOptions are the text layout: with --wide everything at full width;
 // on a terminal its width, fitted by leaving columns out too; else
 // $COLUMNS or defaultWidth, to which only method names are shortened.
-func (f *reportFlags) textOptions(g *Globals) report.TextOptions {
+func (f *reportFlags) textOptions(e *env) report.TextOptions {
 	if f.Wide {
 		return report.TextOptions{}
 	}
-	if fd, ok := g.env.stdout.(*os.File); ok && term.IsTerminal(int(fd.Fd())) {
+	if fd, ok := e.stdout.(*os.File); ok && term.IsTerminal(int(fd.Fd())) {
 		if w, _, err := term.GetSize(int(fd.Fd())); err == nil && w > 0 {
 			return report.TextOptions{Width: w, Fit: true}
 		}
@@ -98,7 +97,7 @@ func (f *reportFlags) textOptions(g *Globals) report.TextOptions {
 }
 
 // oneProfile reads one trace into a per-method profile.
-func oneProfile(g *Globals, cmd string, args []string) (*report.Profile, error) {
+func oneProfile(e *env, cmd string, args []string) (*report.Profile, error) {
 	ins, err := pairInputs(args)
 	if err != nil {
 		return nil, err
@@ -106,37 +105,26 @@ func oneProfile(g *Globals, cmd string, args []string) (*report.Profile, error) 
 	if len(ins) != 1 {
 		return nil, usagef("%s reads one trace, got %d", cmd, len(ins))
 	}
-	return loadProfile(g, ins[0])
+	return loadProfile(e.d, e, ins[0])
 }
 
-// loadProfile aggregates one input: a method trace or a sampled profile.
-func loadProfile(g *Globals, in input.Arg) (*report.Profile, error) {
-	src, err := g.env.opener.Identify(in)
+// loadProfile reads one input's call tree into a per-method profile, on
+// the off-CPU clock with --clock offcpu.
+func loadProfile(d *driver.Driver, e *env, a input.Arg) (*report.Profile, error) {
+	in, err := d.Load(a)
 	if err != nil {
 		return nil, err
 	}
-	if src.Sampled {
-		s, err := readSampled(g, src)
-		if err != nil {
-			return nil, err
-		}
-		p, err := report.NewProfile(s)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", in.Name(), err)
-		}
-		p.Name = in.Name()
-		return p, nil
-	}
-	tb := stacks.New()
-	if _, err := convertTrace(g, src, convert.Aggregate(tb).Inlined()); err != nil {
+	t, err := e.tree(in)
+	if err != nil {
 		return nil, err
 	}
-	p, err := report.NewProfile(tb.Tree())
+	p, err := report.NewProfile(t)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Name(), err)
 	}
 	p.Name = in.Name() // "<stdin>" rather than "-"
-	if g.Clock == offCPUClock {
+	if d.Options().OffCPU {
 		if err := p.UseOffCPU(); err != nil {
 			return nil, usagef("%s: --clock offcpu: %v", in.Name(), err)
 		}
