@@ -60,18 +60,18 @@ func (g *Globals) checkClock(cmd string) error {
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	opener         *input.Opener  // the run's inputs, each opened once
-	inputs         outfile.Inputs // the inputs no output may overwrite
-	cpuProfile     string         // --cpu-profile's file, which no output may replace
-	written        writeProgress  // the outputs' writing, shown on the progress line (progress.go)
-	opt            driver.Options // the global flags, checked
+	opener         *input.Opener   // the run's inputs, each opened once
+	inputs         outfile.Inputs  // the inputs no output may overwrite
+	cpuProfile     string          // --cpu-profile's file, which no output may replace
+	written        progress.Writes // the outputs' writing, shown on the progress line
+	opt            driver.Options  // the global flags, checked
 	d              *driver.Driver
 }
 
 // Bar and Writing show the reads and the outputs' writes on a progress
 // line (driver.Progress).
 func (e *env) Bar(name string) *progress.Bar { return progress.New(e.stderr, name) }
-func (e *env) Writing(b *progress.Bar)       { e.written.set(b) }
+func (e *env) Writing(b *progress.Bar)       { e.written.Set(b) }
 
 // diagnose prints what the reads of an input had to say (nothing with
 // --quiet): the one place the load stage's diagnostics are printed.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/atrace2/atrace2/internal/buildinfo"
 	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/outfile"
@@ -77,7 +78,7 @@ func run(args []string, e *env) int {
 		kong.Description(description),
 		kong.UsageOnError(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.Vars{"version": versionLine()},
+		kong.Vars{"version": buildinfo.Line(version, commit, date)},
 		kong.Writers(stdout, e.stderr),
 		kong.Exit(func(code int) { exited = code; panic(exitPanic{}) }),
 		kong.Bind(e),

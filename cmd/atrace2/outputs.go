@@ -194,12 +194,12 @@ func (e *env) writeOne(f *format, args []string, path string, of *openFlags, o *
 	}
 	o.input = in.Name()
 	name := perfetto.DefaultProcessName(in.Path()) + f.suffix
-	var view *viewing
+	var view *openview.Session
 	if f.open != nil {
 		if view, err = of.start(&path, name); err != nil {
 			return err
 		}
-		defer view.close()
+		defer view.Close()
 	}
 	if isStdout(path) && outfile.IsTerminal(e.stdout) && f.termMax == 0 {
 		return usagef("%s", strings.ReplaceAll(f.terminal, "%s", name))
@@ -216,7 +216,7 @@ func (e *env) writeOne(f *format, args []string, path string, of *openFlags, o *
 	if view == nil {
 		return nil
 	}
-	return view.serve(e, of, *f.open)
+	return view.Serve(*f.open, openview.ServeOptions{Stderr: e.stderr, Quiet: e.opt.Flags.Quiet, NoBrowser: of.NoBrowser, Ready: openReady})
 }
 
 func isStdout(path string) bool { return path == "" || path == "-" }
