@@ -48,20 +48,19 @@ func (p *Profile) Tree(name string) (*stacks.Tree, error) {
 	b.Grow(size)
 	threadOf := p.treeThreads(b)
 	empty := stream.FrameID(-1)
-	var stack []stream.FrameID
 	for _, smp := range p.Samples {
-		stack = stack[:0]
+		cur := b.Root(threadOf[smp.Thread+1])
 		for _, f := range smp.Stack {
-			stack = append(stack, stream.FrameID(f))
+			cur = b.Child(cur, stream.FrameID(f))
 		}
-		if len(stack) == 0 {
+		if len(smp.Stack) == 0 {
 			if empty < 0 {
 				empty = stream.FrameID(len(t.Frames))
 				t.Frames = append(t.Frames, stream.Frame{ID: empty, Name: EmptyStackName, Method: EmptyStackName})
 			}
-			stack = append(stack, empty)
+			cur = b.Child(cur, empty)
 		}
-		b.Add(threadOf[smp.Thread+1], stack, smp.Count, smp.TimeNanos, smp.Count)
+		b.Count(cur, smp.Count, smp.TimeNanos, smp.Count)
 	}
 	return b.Tree(), nil
 }

@@ -55,45 +55,36 @@ func (b *StackBuilder) node(n Node) NodeID {
 }
 
 // Add adds a stack of thread th, frames outermost first, worth calls and
-// wall ns (Timed) or samples (Counted) more to its node. A thread's root
-// is its empty stack. The sums saturate at the largest int64: readers
-// bound each stack's values, not the sums of stacks that share a node.
+// wall ns (Timed) or samples (Counted) more to its node: Count of the node
+// that Root and Child lead to.
 func (b *StackBuilder) Add(th stream.ThreadIndex, stack []stream.FrameID, calls, wall, samples int64) {
-	cur := b.root(th)
+	cur := b.Root(th)
 	for _, f := range stack {
-		cur = b.child(cur, f)
+		cur = b.Child(cur, f)
 	}
+	b.Count(cur, calls, wall, samples)
+}
+
+// Count adds calls and wall ns (Timed) or samples (Counted) to node id.
+// A thread's root is its empty stack. The sums saturate at the largest
+// int64: readers bound each stack's values, not the sums of stacks that
+// share a node.
+func (b *StackBuilder) Count(id NodeID, calls, wall, samples int64) {
 	t := &b.tree
 	if t.values.Kind == Counted {
-		t.samples[cur] = satAdd(t.samples[cur], samples)
+		t.samples[id] = satAdd(t.samples[id], samples)
 		return
 	}
-	n := &t.nodes[cur]
+	n := &t.nodes[id]
 	n.Calls = satAdd(n.Calls, calls)
 	n.Wall = satAdd(n.Wall, wall)
 }
 
-// root returns the root node of thread th.
-func (b *StackBuilder) root(th stream.ThreadIndex) NodeID { return b.roots[th] }
+// Root returns the root node of thread th.
+func (b *StackBuilder) Root(th stream.ThreadIndex) NodeID { return b.roots[th] }
 
-// Grow makes room for n more nodes: a reader that knows how many frames
-// its stacks have in all (each is at most one node) saves the growth.
-func (b *StackBuilder) Grow(n int) {
-	t := &b.tree
-	if n <= 0 {
-		return
-	}
-	if len(t.nodes) == 0 && len(b.edges) == 0 {
-		b.edges = make(map[edge]NodeID, n)
-	}
-	t.nodes = append(make([]Node, 0, len(t.nodes)+n), t.nodes...)
-	if t.samples != nil {
-		t.samples = append(make([]int64, 0, len(t.samples)+n), t.samples...)
-	}
-}
-
-// child returns the node of frame f under parent, creating it.
-func (b *StackBuilder) child(parent NodeID, f stream.FrameID) NodeID {
+// Child returns the node of frame f under parent, creating it.
+func (b *StackBuilder) Child(parent NodeID, f stream.FrameID) NodeID {
 	k := edgeOf(parent, f, false)
 	if id, ok := b.edges[k]; ok {
 		return id
@@ -112,6 +103,22 @@ func satAdd(a, b int64) int64 {
 		return 1<<63 - 1
 	}
 	return a + b
+}
+
+// Grow makes room for n more nodes: a reader that knows how many frames
+// its stacks have in all (each is at most one node) saves the growth.
+func (b *StackBuilder) Grow(n int) {
+	t := &b.tree
+	if n <= 0 {
+		return
+	}
+	if len(t.nodes) == 0 && len(b.edges) == 0 {
+		b.edges = make(map[edge]NodeID, n)
+	}
+	t.nodes = append(make([]Node, 0, len(t.nodes)+n), t.nodes...)
+	if t.samples != nil {
+		t.samples = append(make([]int64, 0, len(t.samples)+n), t.samples...)
+	}
 }
 
 // Tree returns the tree built so far. Add no stack after it.
