@@ -7,6 +7,8 @@
 package info
 
 import (
+	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/atrace2/atrace2/stacks"
@@ -28,4 +30,24 @@ func New(name string, t *stream.Trace, tree *stacks.Tree, gz bool) Report {
 		return NewSampled(name, tree, gz)
 	}
 	return NewTrace(name, t)
+}
+
+// Write writes reports as text, a blank line between two, or as indented
+// JSON: one report as an object, several as an array.
+func Write(w io.Writer, reports []Report, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if len(reports) == 1 {
+			return enc.Encode(reports[0])
+		}
+		return enc.Encode(reports)
+	}
+	for i, r := range reports {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		r.WriteText(w)
+	}
+	return nil
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+
 	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/dump"
 )
@@ -17,24 +19,21 @@ func (c *DumpCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	out, err := e.createOutput("-", false, "")
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	for _, a := range ins {
-		in, err := e.d.Load(a)
-		if err != nil {
-			return err
+	return e.print(func(w io.Writer) error {
+		for _, a := range ins {
+			in, err := e.d.Load(a)
+			if err != nil {
+				return err
+			}
+			if err := in.Timeline(); err != nil {
+				return needTimeline(err, "dump prints the events of a method trace")
+			}
+			_, err = in.Run(false, convert.Output{Exporter: dump.New(w, dump.Options{Obfuscated: c.Obfuscated})})
+			e.diagnose(in)
+			if err != nil {
+				return err
+			}
 		}
-		if err := in.Timeline(); err != nil {
-			return needTimeline(err, "dump prints the events of a method trace")
-		}
-		_, err = in.Run(false, convert.Output{Exporter: dump.New(out, dump.Options{Obfuscated: c.Obfuscated})})
-		e.diagnose(in)
-		if err != nil {
-			return err
-		}
-	}
-	return out.Commit()
+		return nil
+	})
 }

@@ -148,6 +148,19 @@ func (e *env) createOutput(path string, binary bool, what string) (*outfile.File
 	return outfile.Create(path, outfile.Options{What: what, Binary: binary, Stdout: e.stdout, Inputs: &e.inputs, Progress: &e.written})
 }
 
+// print writes a report to standard output with write, and keeps it.
+func (e *env) print(write func(w io.Writer) error) error {
+	out, err := e.createOutput("-", false, "")
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	if err := write(out); err != nil {
+		return err
+	}
+	return out.Commit()
+}
+
 // needTimeline is the error of a command that needs events in time, given
 // an input without (driver.NoTimelineError).
 func needTimeline(err error, need string) error {

@@ -1,8 +1,7 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
+	"io"
 
 	"github.com/atrace2/atrace2/info"
 )
@@ -32,29 +31,5 @@ func (c *InfoCmd) Run(e *env) error {
 		}
 		reports = append(reports, info.New(in.Name(), t, tree, in.Compressed()))
 	}
-	out, err := e.createOutput("-", false, "")
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	if c.Format == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if len(reports) == 1 {
-			err = enc.Encode(reports[0])
-		} else {
-			err = enc.Encode(reports)
-		}
-		if err != nil {
-			return err
-		}
-		return out.Commit()
-	}
-	for i, r := range reports {
-		if i > 0 {
-			fmt.Fprintln(out)
-		}
-		r.WriteText(out)
-	}
-	return out.Commit()
+	return e.print(func(w io.Writer) error { return info.Write(w, reports, c.Format == "json") })
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"io"
 
 	"github.com/atrace2/atrace2/internal/input"
@@ -48,8 +49,11 @@ func (c *PprofCmd) Run(e *env) error {
 	}
 	var srv *pprofweb.Listener
 	if c.HTTP != "" {
-		// Listen before converting: a busy port fails at once.
-		if srv, err = listen(c.HTTP); err != nil {
+		// Listen before converting: a busy or bad address fails at once.
+		srv, err = pprofweb.Listen(c.HTTP)
+		if ae := (*pprofweb.AddrError)(nil); errors.As(err, &ae) {
+			return usagef("%v", err)
+		} else if err != nil {
 			return err
 		}
 		defer srv.Close()
@@ -70,8 +74,13 @@ func (c *PprofCmd) Run(e *env) error {
 			return err
 		}
 	}
-	return serveWeb(srv, p, c.NoBrowser, c.SourcePath, e, e.opt.Flags.Quiet)
+	return pprofweb.Serve(p, srv, pprofweb.ServeOptions{NoBrowser: c.NoBrowser, SourcePath: c.SourcePath,
+		Stderr: e.stderr, Quiet: e.opt.Flags.Quiet, Started: pprofServed})
 }
+
+// pprofServed, when set (by tests), is told the web UI's URL and how to
+// stop its server; without it the server runs until the process is killed.
+var pprofServed func(url string, stop func())
 
 // pprofProfile reads each input into its call tree and merges them. Each
 // tree is released once its samples are in the builder. Trees whose

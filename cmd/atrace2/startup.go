@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/internal/driver"
@@ -51,29 +52,22 @@ func (c *StartupCmd) Run(e *env) error {
 		}
 		reps = append(reps, r)
 	}
-	out, err := e.createOutput("-", false, "")
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	if c.Format == "json" {
-		err = startup.WriteJSON(out, reps)
-	} else {
+	return e.print(func(w io.Writer) error {
+		if c.Format == "json" {
+			return startup.WriteJSON(w, reps)
+		}
 		for i, r := range reps {
 			if i > 0 {
-				if _, err = fmt.Fprintln(out); err != nil {
-					break
+				if _, err := fmt.Fprintln(w); err != nil {
+					return err
 				}
 			}
-			if err = r.WriteText(out); err != nil {
-				break
+			if err := r.WriteText(w); err != nil {
+				return err
 			}
 		}
-	}
-	if err != nil {
-		return err
-	}
-	return out.Commit()
+		return nil
+	})
 }
 
 // startupFlags refuses the global flags that would hide part of the main

@@ -56,23 +56,15 @@ type reportWriter interface {
 
 // write prints r on stdout in the chosen format.
 func (f *reportFlags) write(e *env, r reportWriter) error {
-	out, err := e.createOutput("-", false, "")
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	switch f.Format {
-	case "csv":
-		err = r.WriteCSV(out)
-	case "json":
-		err = r.WriteJSON(out)
-	default:
-		err = r.WriteText(out, f.textOptions(e))
-	}
-	if err != nil {
-		return err
-	}
-	return out.Commit()
+	return e.print(func(w io.Writer) error {
+		switch f.Format {
+		case "csv":
+			return r.WriteCSV(w)
+		case "json":
+			return r.WriteJSON(w)
+		}
+		return r.WriteText(w, f.textOptions(e))
+	})
 }
 
 // defaultWidth is the line width of text written to a file or pipe.
