@@ -10,6 +10,9 @@ type Values struct {
 	Kind Kind
 	// Period is the time one sample stands for, in ns, when the input
 	// states it (a sampling interval); 0 when it does not. Counted only.
+	// No reader states one yet, and the views count samples alone: a
+	// reader that does (Perfetto's traced_perf, simpleperf) is to make
+	// pprof's period and a CPU-time sample type of it.
 	Period int64
 	// RunningLines says that stream.Frame.Line is the line the frame was
 	// running (a sampled frame: one frame per method and line), not the
