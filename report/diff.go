@@ -171,7 +171,8 @@ type DiffOptions struct {
 	Rules             []gate.Rule
 	Extra             []gate.Series
 	Alpha             float64
-	InconclusiveFails bool // an inconclusive verdict fails the gate
+	Adjust            gate.Adjustment // of each rule's p-values; the zero value is gate.BH
+	InconclusiveFails bool            // an inconclusive verdict fails the gate
 }
 
 // Diff compares two profiles method by method; methods are matched by name

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/atrace2/atrace2/gate"
 	"github.com/atrace2/atrace2/internal/stats"
@@ -25,6 +26,9 @@ const (
 type GateReport struct {
 	Rules []string `json:"rules"`
 	Alpha float64  `json:"alpha"`
+	// Adjust is how each rule's p-values were adjusted for its number of
+	// checks: "bh" (Benjamini–Hochberg), "holm" or "none".
+	Adjust gate.Adjustment `json:"adjust"`
 	// InconclusiveFails says an inconclusive verdict fails the gate
 	// (--inconclusive=fail).
 	InconclusiveFails bool   `json:"inconclusive_fails"`
@@ -37,6 +41,9 @@ type GateReport struct {
 	// first, then inconclusive, improved and ok; each group by the size
 	// of the change, largest first.
 	Verdicts []Verdict `json:"verdicts"`
+	// Undecided lists the rules that cannot decide at these run counts:
+	// their inconclusive verdicts would stay so whatever the runs measured.
+	Undecided []gate.Undecided `json:"undecided,omitempty"`
 }
 
 // Verdict is one rule's verdict on one subject: a method (as the tables
@@ -53,8 +60,8 @@ type Verdict struct {
 	Delta   float64  `json:"delta"`
 	Pct     *float64 `json:"pct"`
 	P       *float64 `json:"p"` // nil with fewer than MinRunsForP runs per side
-	// PAdjusted is P adjusted for the other checks of the rule (Holm),
-	// the p-value the verdict compares with alpha.
+	// PAdjusted is P adjusted for the other checks of the rule
+	// (GateReport.Adjust), the p-value the verdict compares with alpha.
 	PAdjusted *float64 `json:"p_adjusted"`
 	Threshold string   `json:"threshold"`
 }
@@ -172,18 +179,24 @@ func (j *joined) judge(clocks []Basis, noCalls bool, opt DiffOptions) (*GateRepo
 			return nil, &RuleError{r.Text, errors.New("a time takes a duration (+2ms) or a percentage (+10%), not a count")}
 		}
 	}
-	alpha := opt.Alpha
-	if alpha == 0 {
-		alpha = DefaultAlpha
-	}
 	series := append(j.series(sc, noCalls), opt.Extra...)
-	g := &GateReport{Alpha: alpha, InconclusiveFails: opt.InconclusiveFails}
+	ev := gate.Evaluate(rules, series, opt.gateOptions())
+	return newGateReport(opt, ev), nil
+}
+
+// gateOptions are opt's statistics for package gate.
+func (opt *DiffOptions) gateOptions() gate.Options {
+	return gate.Options{Alpha: cmp.Or(opt.Alpha, DefaultAlpha), Adjust: opt.Adjust}
+}
+
+// newGateReport sums up the gate's evaluation of opt.Rules.
+func newGateReport(opt DiffOptions, ev gate.Evaluation) *GateReport {
+	g := &GateReport{Alpha: opt.gateOptions().Alpha, Adjust: opt.Adjust, InconclusiveFails: opt.InconclusiveFails, Undecided: ev.Undecided}
 	for _, r := range opt.Rules {
 		g.Rules = append(g.Rules, r.Text)
 	}
-	results := gate.Evaluate(rules, series, alpha)
-	g.Outcome = gate.Summarize(results).String()
-	for _, res := range results {
+	g.Outcome = gate.Summarize(ev.Results).String()
+	for _, res := range ev.Results {
 		v := Verdict{Rule: res.Rule, Subject: res.Subject, Kind: res.Kind.String(), Metric: res.Metric, Clock: res.Clock,
 			Verdict: string(res.Verdict), Old: res.OldMedian, New: res.NewMedian, Delta: res.Delta, Pct: res.Pct, P: res.P,
 			PAdjusted: res.PAdjusted, Threshold: res.Threshold}
@@ -203,7 +216,7 @@ func (j *joined) judge(clocks []Basis, noCalls bool, opt DiffOptions) (*GateRepo
 		return cmp.Or(cmp.Compare(verdictRank(a.Verdict), verdictRank(b.Verdict)),
 			cmp.Compare(math.Abs(b.Delta), math.Abs(a.Delta)))
 	})
-	return g, nil
+	return g
 }
 
 // RuleError is a rule that cannot judge these traces, such as a clock
@@ -241,3 +254,37 @@ func joinClocks(cs []Basis) string {
 	}
 	return s
 }
+
+// adjustWords says how the p-values of the verdicts were adjusted.
+func adjustWords(a gate.Adjustment) string {
+	if a == gate.None {
+		return "the p-values as they are, not adjusted for each rule's number of checks (--adjust none)"
+	}
+	return "each rule's p-values adjusted for its number of checks (" + a.Name() + ")"
+}
+
+// UndecidedLine says in one line that a rule cannot decide at its run
+// counts, and how many runs a side would let it: "rule 'incl>+20%'
+// cannot decide with 5 and 5 runs: the smallest p-value they allow, 0.0079,
+// is 0.23 after the Holm adjustment for 29 checks, not below alpha 0.05;
+// 7 runs a side would let it decide".
+func UndecidedLine(u gate.Undecided, g *GateReport) string {
+	s := fmt.Sprintf("rule '%s' cannot decide with %d and %d runs: ", u.Rule, u.OldRuns, u.NewRuns)
+	alpha := strconv.FormatFloat(g.Alpha, 'g', -1, 64)
+	switch {
+	case u.MinP == nil:
+		s += fmt.Sprintf("the test needs at least %d a side", gate.MinRuns)
+	case g.Adjust == gate.None || u.MinPAdjusted == nil:
+		s += fmt.Sprintf("the smallest p-value they allow, %s, is not below alpha %s", pShort(*u.MinP), alpha)
+	default:
+		s += fmt.Sprintf("the smallest p-value they allow, %s, is %s after the %s adjustment for %s, not below alpha %s",
+			pShort(*u.MinP), pShort(*u.MinPAdjusted), g.Adjust.Name(), plural(int64(u.Checks), "check"), alpha)
+	}
+	if u.RunsNeeded == 0 {
+		return s + "; no number of runs up to 1000 a side would let it decide"
+	}
+	return s + fmt.Sprintf("; %d runs a side would let it decide", u.RunsNeeded)
+}
+
+// pShort writes a p-value with two significant digits: 0.0079, 0.23.
+func pShort(p float64) string { return strconv.FormatFloat(p, 'g', 2, 64) }

@@ -98,7 +98,10 @@ func (r *DiffReport) writeGate(w *bufio.Writer, opt TextOptions) {
 	}
 	w.WriteString("\n")
 	if r.hasP() {
-		w.WriteString("P ADJ: each rule's p-values adjusted for its number of checks (Holm), compared with alpha\n")
+		w.WriteString("P ADJ: " + adjustWords(g.Adjust) + ", compared with alpha\n")
+	}
+	for _, u := range g.Undecided {
+		w.WriteString("gate: " + UndecidedLine(u, g) + "\n")
 	}
 	tb := &table{header: []string{"VERDICT", "RULE", "METRIC", "OLD", "NEW", "Δ", "Δ%", "P ADJ", "SUBJECT"}, left: []bool{true, true, true},
 		drop: []int{0, 3, 1, 2, 2, 0, 0, 0}} // on a narrow terminal: the rule, then the old and new values, then the metric

@@ -43,7 +43,14 @@ func (r *DiffReport) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 	if r.OldRuns != nil || r.NewRuns != nil {
 		b.WriteString("; medians of the runs")
 		if r.hasP() {
-			b.WriteString(", p from a two-sided Mann–Whitney U test (in the verdicts, adjusted for each rule's number of checks: Holm)")
+			b.WriteString(", p from a two-sided Mann–Whitney U test")
+			switch g := r.Gate; {
+			case g == nil:
+			case g.Adjust == gate.None:
+				b.WriteString(" (in the verdicts not adjusted for each rule's number of checks: --adjust none)")
+			default:
+				b.WriteString(" (in the verdicts, adjusted for each rule's number of checks: " + g.Adjust.Name() + ")")
+			}
 		}
 	}
 	b.WriteString("\n\n")
@@ -52,6 +59,12 @@ func (r *DiffReport) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 			plural(int64(len(g.Verdicts)), "check"), plural(int64(len(g.Rules)), "rule"),
 			count(int64(g.Regressed)), count(int64(g.Inconclusive)), count(int64(g.Improved)), count(int64(g.OK)),
 			g.Alpha, map[bool]string{true: ", inconclusive fails"}[g.InconclusiveFails])
+		for _, u := range g.Undecided {
+			b.WriteString("- " + mdText(UndecidedLine(u, g)) + "\n")
+		}
+		if len(g.Undecided) > 0 {
+			b.WriteString("\n")
+		}
 		var lines []string
 		for _, v := range g.Verdicts {
 			if v.Verdict == string(gate.OK) {

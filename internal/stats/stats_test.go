@@ -3,6 +3,7 @@ package stats
 import (
 	"errors"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -379,4 +380,27 @@ func TestConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestMinP: complete separation, 2/C(n1+n2, n1) up to ExactMax (the
+// binomial by math/big here), and beyond it the normal approximation of
+// U1 = 0 without ties: z = (n1n2/2 − 0.5)/√(n1n2(N+1)/12).
+func TestMinP(t *testing.T) {
+	for _, n := range [][2]int{{3, 3}, {3, 4}, {4, 4}, {5, 5}, {6, 6}, {7, 7}, {10, 10}, {20, 20}, {3, 20}} {
+		c := new(big.Int).Binomial(int64(n[0]+n[1]), int64(n[0]))
+		want, _ := new(big.Rat).SetFrac(big.NewInt(2), c).Float64()
+		if got := MinP(n[0], n[1]); math.Abs(got-want) > 1e-12*want {
+			t.Errorf("MinP(%d, %d) = %g, want 2/%s = %g", n[0], n[1], got, c, want)
+		}
+	}
+	for _, n := range [][2]int{{21, 21}, {5, 30}, {40, 40}} {
+		f1, f2 := float64(n[0]), float64(n[1])
+		z := (f1*f2/2 - 0.5) / math.Sqrt(f1*f2*(f1+f2+1)/12)
+		if got, want := MinP(n[0], n[1]), math.Erfc(z/math.Sqrt2); math.Abs(got-want) > 1e-12*want {
+			t.Errorf("MinP(%d, %d) = %g, want %g", n[0], n[1], got, want)
+		}
+	}
+	if MinP(0, 5) != 1 || MinP(5, 0) != 1 {
+		t.Error("MinP of an empty side: want 1")
+	}
 }
