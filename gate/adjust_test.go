@@ -319,3 +319,26 @@ func TestEvaluateBH(t *testing.T) {
 		t.Errorf("undecided %+v, want %+v", ev.Undecided, want)
 	}
 }
+
+// TestMetricRule: a benchmark metric rule applies to its metric only, takes
+// an amount in the metric's unit, and keeps the series' group.
+func TestMetricRule(t *testing.T) {
+	r := mustRule(t, "metric:timeNs>+0.5")
+	s := Series{Subject: "timeNs", Group: "C#a", Kind: BenchmarkMetric, Metric: "metric",
+		Old: []float64{10, 10.1, 10.2, 10.3, 10.4}, New: []float64{11, 11.1, 11.2, 11.3, 11.4}}
+	other := s
+	other.Subject = "allocationCount"
+	if !r.Applies(&s) || r.Applies(&other) || ptrRule(mustRule(t, "phase:bind>+1%")).Applies(&s) || ptrRule(mustRule(t, "excl>+1%")).Applies(&s) {
+		t.Fatal("Applies")
+	}
+	// Medians 10.2 → 11.2: +1.0 > 0.5; separated: p = 2/252.
+	res := Judge(&r, &s, 0.05)
+	if res.Verdict != Regressed || res.Group != "C#a" || !near(res.Delta, 1.0) || !near(*res.P, 2.0/252) || res.Kind.String() != "metric" {
+		t.Errorf("%+v", res)
+	}
+	if res := Judge(ptrRule(mustRule(t, "metric:timeNs>+1.5")), &s, 0.05); res.Verdict != OK {
+		t.Errorf("+1.0 against +1.5: %s", res.Verdict)
+	}
+}
+
+func ptrRule(r Rule) *Rule { return &r }

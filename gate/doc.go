@@ -21,11 +21,14 @@
 //
 //	[METHOD_PATTERN:]METRIC[.CLOCK]>THRESHOLD
 //	phase:NAME[:CLOCK]>THRESHOLD
+//	metric:NAME>THRESHOLD
 //
 //	incl>+2ms                      every method's inclusive time (and the totals), on the traces' first clock
 //	com\.example\..*:excl.cpu>+10%  exclusive thread CPU time of the methods the pattern matches
 //	calls>+5                       five more calls than before
 //	phase:first-frame>+5%          the first-frame startup phase, on the wall clock
+//	metric:timeNs>+5%              a Jetpack Benchmark metric of every benchmark (package benchdata)
+//	metric:allocationCount>+10     ten allocations more, in the metric's own unit
 //
 // METRIC is incl, excl or calls; CLOCK is wall, cpu or offcpu (calls have
 // none). THRESHOLD is a duration (+2ms, +500us, +1.5s: the units of Go's
@@ -38,7 +41,11 @@
 // the thread totals. The threshold follows the last '>' of the rule and
 // the pattern ends at the last ':' before the metric, so a pattern may
 // hold ':' and '>'. A rule that starts with "phase:" is a phase rule (to
-// match methods by the pattern "phase", write "(?:phase):incl>…").
+// match methods by the pattern "phase", write "(?:phase):incl>…"), and one
+// that starts with "metric:" a metric rule (likewise). A metric rule's
+// THRESHOLD is a percentage, a number in the metric's unit (decimals
+// allowed: +0.5), or, when the metric's name ends with Ns, Us or Ms (timeNs,
+// timeToInitialDisplayMs), a duration converted to that unit.
 //
 // # Verdicts
 //

@@ -17,14 +17,15 @@ type SubjectKind uint8
 
 // Subject kinds.
 const (
-	Method SubjectKind = iota + 1 // one method, all threads combined
-	Total                         // the thread totals
-	Phase                         // a startup phase (package startup)
+	Method          SubjectKind = iota + 1 // one method, all threads combined
+	Total                                  // the thread totals
+	Phase                                  // a startup phase (package startup)
+	BenchmarkMetric                        // a Jetpack Benchmark metric (package benchdata)
 )
 
-var subjectKinds = [...]string{Method: "method", Total: "total", Phase: "phase"}
+var subjectKinds = [...]string{Method: "method", Total: "total", Phase: "phase", BenchmarkMetric: "metric"}
 
-// String returns "method", "total" or "phase".
+// String returns "method", "total", "phase" or "metric".
 func (k SubjectKind) String() string {
 	if int(k) < len(subjectKinds) && subjectKinds[k] != "" {
 		return subjectKinds[k]
@@ -38,15 +39,19 @@ func (k SubjectKind) MarshalText() ([]byte, error) { return []byte(k.String()), 
 // Series is one subject's values on one metric, one value per run (a run
 // where the method is absent counts 0).
 type Series struct {
-	Subject string // method label as report prints it, "total", or the phase name
+	Subject string // method label as report prints it, "total", the phase name, or the metric's name
+	// Group names what the series belongs to when the checks of one run
+	// of the gate come from several, such as the benchmark of
+	// `diff` over benchmark results; "" otherwise. Results keep it.
+	Group string
 	// Signature is a method's signature, "" for totals and phases. The
 	// label of an overloaded method ends with it; a rule's pattern is
 	// matched against the label with and without it.
 	Signature string
 	Kind      SubjectKind
-	Metric    string    // "excl", "incl", "calls", "phase"
-	Clock     string    // "wall", "cpu", "offcpu" ("" for calls)
-	Old, New  []float64 // ns or counts, one per run
+	Metric    string    // "excl", "incl", "calls", "phase", "metric"
+	Clock     string    // "wall", "cpu", "offcpu" ("" for calls and metrics)
+	Old, New  []float64 // ns or counts (a metric's unit), one per run
 }
 
 // Verdict is the outcome of one rule on one series.
@@ -70,6 +75,7 @@ const (
 // Result is the verdict of one rule on one series.
 type Result struct {
 	Rule      string      `json:"rule"` // Rule.Text
+	Group     string      `json:"group,omitempty"`
 	Subject   string      `json:"subject"`
 	Kind      SubjectKind `json:"kind"`
 	Metric    string      `json:"metric"`
@@ -88,15 +94,19 @@ type Result struct {
 }
 
 // Applies reports whether r checks s. A phase rule applies to the series
-// of its phase on its clock. A method rule applies to the series of its
+// of its phase on its clock, a metric rule to the series of its metric. A
+// method rule applies to the series of its
 // metric and clock (a rule with Clock "" to every clock) whose subject is
 // a method its pattern matches, or, without a pattern, to every method
 // and to the totals. The pattern is unanchored (^ and $ anchor it) and is
 // tried on the label without the signature ("pkg.Class.method") and with
 // it ("pkg.Class.method(I)V"): a method matches when either does.
 func (r *Rule) Applies(s *Series) bool {
-	if r.Metric == "phase" {
+	switch r.Metric {
+	case "phase":
 		return s.Kind == Phase && s.Subject == r.Phase && s.Clock == r.Clock
+	case "metric":
+		return s.Kind == BenchmarkMetric && s.Subject == r.MetricName
 	}
 	if s.Kind != Method && s.Kind != Total || s.Metric != r.Metric {
 		return false
@@ -126,7 +136,7 @@ func (r *Rule) Applies(s *Series) bool {
 // medians 0.
 func Judge(r *Rule, s *Series, alpha float64) Result {
 	res := Result{
-		Rule: r.Text, Subject: s.Subject, Kind: s.Kind, Metric: s.Metric, Clock: s.Clock,
+		Rule: r.Text, Group: s.Group, Subject: s.Subject, Kind: s.Kind, Metric: s.Metric, Clock: s.Clock,
 		Threshold: thresholdText(r.Text),
 	}
 	if len(s.Old) == 0 || len(s.New) == 0 {
@@ -168,6 +178,8 @@ func passes(t Threshold, old, delta float64) (up, down bool) {
 		change, limit = delta, float64(t.Nanos)
 	case Count:
 		change, limit = delta, float64(t.Count)
+	case Amount:
+		change, limit = delta, t.Amount
 	case Percent:
 		limit = t.Percent
 		switch {
