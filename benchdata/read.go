@@ -58,7 +58,10 @@ type Benchmark struct {
 }
 
 // Param is one parameter of a parameterized test.
-type Param struct{ Name, Value string }
+type Param struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
 
 // Metric is a metric with one value per repeat of the benchmark.
 type Metric struct {

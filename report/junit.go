@@ -140,12 +140,8 @@ func gateProperties(g *GateReport) *junitProperties {
 // 12 ms → 15 ms (+3 ms, +25.0%), p 0.046 (adjusted: Benjamini–Hochberg),
 // threshold +10%".
 func verdictMessage(v Verdict, a gate.Adjustment) string {
-	c := v.Clock
-	if v.Metric == "calls" {
-		c = Samples.String()
-	}
-	s := fmt.Sprintf("%s: %s %s → %s (%s, %s)", v.Verdict, metricWords(v), valuef(c, v.Old), valuef(c, v.New),
-		signedValuef(c, v.Delta), signedPercent(v.Pct))
+	o, n, d := verdictValues(v)
+	s := fmt.Sprintf("%s: %s %s → %s (%s, %s)", v.Verdict, metricWords(v), o, n, d, signedPercent(v.Pct))
 	if v.PAdjusted != nil {
 		s += ", p " + strconv.FormatFloat(*v.PAdjusted, 'g', 4, 64)
 		if a != gate.None {
@@ -155,4 +151,17 @@ func verdictMessage(v Verdict, a gate.Adjustment) string {
 		s += fmt.Sprintf(", no p-value (fewer than %d runs per side)", MinRunsForP)
 	}
 	return s + ", threshold " + v.Threshold
+}
+
+// verdictValues are a verdict's old and new medians and their change
+// ("12 ms", "15 ms", "+3 ms"); a benchmark metric's in its own unit.
+func verdictValues(v Verdict) (old, new, delta string) {
+	if v.Metric == "metric" {
+		return metricf(v.Old), metricf(v.New), signedMetricf(v.Delta)
+	}
+	c := v.Clock
+	if v.Metric == "calls" {
+		c = Samples.String()
+	}
+	return valuef(c, v.Old), valuef(c, v.New), signedValuef(c, v.Delta)
 }

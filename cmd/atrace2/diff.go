@@ -27,6 +27,7 @@ type DiffCmd struct {
 	Adjust       string   `default:"bh" enum:"bh,holm,none" help:"How each rule's p-values are adjusted for its number of checks before they are compared with --alpha: bh (Benjamini–Hochberg: with no change a rule fails at most alpha of the time, and changes that move many methods together, as a slower method moves its callers, support each other), holm (the chance of any false regression stays at most alpha, but one method alone among m checks needs p < alpha/m), or none (for a rule naming one method or a few). One of: ${enum}."`
 	Inconclusive string   `default:"pass" enum:"pass,fail" help:"What a change past a rule's threshold that is not significant does: pass (exit 0), or fail (exit 4 when nothing regressed). One of: ${enum}."`
 	Format       string   `default:"text" enum:"text,csv,json,junit,markdown" help:"Output format: aligned text for a terminal, csv or json (every clock, times in ns) for scripts, junit (one test case per rule and subject checked) for CI test reports, or markdown for a CI job summary such as $$GITHUB_STEP_SUMMARY. One of: ${enum}."`
+	Benchmark    string   `placeholder:"PATTERN" help:"With Jetpack Benchmark results: compare and judge only the benchmarks whose class#name matches this regular expression (unanchored), such as 'TrivialJavaBenchmark#increment' or 'startup\\[.*COLD'."`
 	Wide         bool     `help:"Print method names whole; by default long names are shortened from the left (…ui.FeedAdapter.bind) to fit the terminal, or 160 columns when the output is not a terminal."`
 	Traces       []string `arg:"" optional:"" name:"OLD NEW" help:"The old and the new trace (- for standard input, or a pipe such as <(...), for one of them: a pipe can be read only once), each optionally followed by its .sec key file; or two sampled profiles (hprof text, Android 5.x ART profile)."`
 }
@@ -77,6 +78,16 @@ func (c *DiffCmd) Run(g *Globals) error {
 	if err != nil {
 		return usagef("--threshold: %v", err)
 	}
+	bench, err := c.benchmarkSides()
+	if err != nil {
+		return err
+	}
+	if bench {
+		return c.runBenchmarks(g, th)
+	}
+	if c.Benchmark != "" {
+		return usagef("--benchmark chooses among Jetpack Benchmark results: give benchmarkData.json files or their folders to --old and --new")
+	}
 	olds, news, err := c.sides()
 	if err != nil {
 		return err
@@ -84,54 +95,26 @@ func (c *DiffCmd) Run(g *Globals) error {
 	if err := c.checkStreams(g, append(olds[:len(olds):len(olds)], news...)); err != nil {
 		return err
 	}
-	if g.Mapping != "" && (c.OldMapping != "" || c.NewMapping != "") {
-		return usagef("--mapping names the map of both traces: give it, or --old-mapping and --new-mapping, not both")
-	}
-	if !(c.Alpha > 0 && c.Alpha < 1) {
-		return usagef("--alpha %g: want a significance level between 0 and 1, such as 0.05", c.Alpha)
-	}
-	adjust, err := gate.ParseAdjustment(c.Adjust)
+	opt, phases, err := c.options(g, th)
 	if err != nil {
-		return usagef("--adjust: %v", err)
-	}
-	opt := report.DiffOptions{Sort: c.Sort, Limit: c.Limit, Threshold: th, Alpha: c.Alpha, Adjust: adjust, InconclusiveFails: c.Inconclusive == "fail"}
-	var phases []gate.Rule
-	for i, s := range c.FailOn {
-		if slices.Contains(c.FailOn[:i], s) {
-			continue // a rule given twice is judged once
-		}
-		r, err := gate.ParseRule(s)
-		if err != nil {
-			return usagef("--fail-on: %v", err)
-		}
-		opt.Rules = append(opt.Rules, r)
-		if r.Phase != "" {
-			phases = append(phases, r)
-		}
+		return err
 	}
 	if len(phases) > 0 {
 		if opt.Extra, err = phaseSeries(g, olds, news, phases); err != nil {
 			return err
 		}
 	}
-	og, ng := *g, *g
-	if c.OldMapping != "" || c.NewMapping != "" {
-		og.Mapping, ng.Mapping = c.OldMapping, c.NewMapping
-	}
-	oldFlats, err := loadFlats(&og, olds)
+	og, ng := c.mappings(g)
+	oldFlats, err := loadFlats(og, olds)
 	if err != nil {
 		return err
 	}
-	newFlats, err := loadFlats(&ng, news)
+	newFlats, err := loadFlats(ng, news)
 	if err != nil {
 		return err
 	}
 	r, err := report.DiffRuns(oldFlats, newFlats, opt)
-	var ruleErr *report.RuleError
-	if errors.Is(err, report.ErrNoCalls) || errors.Is(err, report.ErrThresholdUnit) || errors.As(err, &ruleErr) {
-		return usagef("%v", err)
-	}
-	if err != nil {
+	if err := ruleUsage(err); err != nil {
 		return err
 	}
 	if err := c.write(g, r); err != nil {
@@ -140,6 +123,55 @@ func (c *DiffCmd) Run(g *Globals) error {
 	warnUnchecked(g, r.Gate)
 	c.warnUndecided(g, r.Gate)
 	return gateExit(r.Gate)
+}
+
+// options checks the flags of the gate and reads the rules; phases are the
+// phase rules among them.
+func (c *DiffCmd) options(g *Globals, th report.Threshold) (opt report.DiffOptions, phases []gate.Rule, err error) {
+	if g.Mapping != "" && (c.OldMapping != "" || c.NewMapping != "") {
+		return opt, nil, usagef("--mapping names the map of both traces: give it, or --old-mapping and --new-mapping, not both")
+	}
+	if !(c.Alpha > 0 && c.Alpha < 1) {
+		return opt, nil, usagef("--alpha %g: want a significance level between 0 and 1, such as 0.05", c.Alpha)
+	}
+	adjust, err := gate.ParseAdjustment(c.Adjust)
+	if err != nil {
+		return opt, nil, usagef("--adjust: %v", err)
+	}
+	opt = report.DiffOptions{Sort: c.Sort, Limit: c.Limit, Threshold: th, Alpha: c.Alpha, Adjust: adjust, InconclusiveFails: c.Inconclusive == "fail"}
+	for i, s := range c.FailOn {
+		if slices.Contains(c.FailOn[:i], s) {
+			continue // a rule given twice is judged once
+		}
+		r, err := gate.ParseRule(s)
+		if err != nil {
+			return opt, nil, usagef("--fail-on: %v", err)
+		}
+		opt.Rules = append(opt.Rules, r)
+		if r.Phase != "" {
+			phases = append(phases, r)
+		}
+	}
+	return opt, phases, nil
+}
+
+// mappings are the globals of each side: --old-mapping and --new-mapping,
+// or --mapping for both.
+func (c *DiffCmd) mappings(g *Globals) (og, ng *Globals) {
+	o, n := *g, *g
+	if c.OldMapping != "" || c.NewMapping != "" {
+		o.Mapping, n.Mapping = c.OldMapping, c.NewMapping
+	}
+	return &o, &n
+}
+
+// ruleUsage makes a rule the runs cannot judge a usage error.
+func ruleUsage(err error) error {
+	var ruleErr *report.RuleError
+	if errors.Is(err, report.ErrNoCalls) || errors.Is(err, report.ErrThresholdUnit) || errors.As(err, &ruleErr) {
+		return usagef("%v", err)
+	}
+	return err
 }
 
 // sides returns the old and the new runs: OLD NEW, or --old and --new.

@@ -404,3 +404,30 @@ func TestMinP(t *testing.T) {
 		t.Error("MinP of an empty side: want 1")
 	}
 }
+
+// TestQuantile: by hand. 1..10: h = 9·0.9 = 8.1, between 9 and 10: 9.1;
+// the median's h = 4.5: 5.5. Three values 1 4 10 at 0.9: h = 1.8, 4 + 0.8·6
+// = 8.8.
+func TestQuantile(t *testing.T) {
+	ten := seq(1, 10)
+	for _, tc := range []struct {
+		xs   []float64
+		q    float64
+		want float64
+	}{
+		{ten, 0.9, 9.1}, {ten, 0.5, 5.5}, {ten, 0, 1}, {ten, 1, 10},
+		{[]float64{10, 1, 4}, 0.9, 8.8}, {[]float64{7}, 0.9, 7},
+	} {
+		if got := Quantile(tc.xs, tc.q); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("Quantile(%v, %g) = %g, want %g", tc.xs, tc.q, got, tc.want)
+		}
+	}
+	for _, q := range []float64{-0.1, 1.1, math.NaN()} {
+		if !math.IsNaN(Quantile(ten, q)) {
+			t.Errorf("Quantile at %g: want NaN", q)
+		}
+	}
+	if !math.IsNaN(Quantile(nil, 0.5)) || Quantile(ten, 0.5) != Median(ten) {
+		t.Error("Quantile of nothing, or at 0.5")
+	}
+}
