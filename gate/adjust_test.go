@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/atrace2/atrace2/internal/testutil"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b)) }
@@ -32,6 +34,11 @@ func TestAdjusted(t *testing.T) {
 				t.Errorf("%s: %v, want %v", tc.a, got, tc.want)
 				break
 			}
+		}
+	}
+	for _, ps := range [][]float64{ps, {0.3}, {0.01, 0.01, 0.5, 0.02}} {
+		if got, want := BH.adjusted(ps), testutil.BH(ps); !slices.EqualFunc(got, want, near) {
+			t.Errorf("BH %v = %v; by the definition %v", ps, got, want)
 		}
 	}
 	if got := BH.adjusted([]float64{0.3}); got[0] != 0.3 {
@@ -133,50 +140,8 @@ func TestParseAdjustment(t *testing.T) {
 	}
 }
 
-// exactP is the two-sided exact Mann–Whitney p-value by enumeration, an
-// oracle independent of internal/stats: every choice of len(a) of the
-// pooled values, by their midranks (the number of smaller values plus the
-// mean of the equal ones' positions), counted when its rank sum is at
-// least as far from the mean as a's.
-func exactP(a, b []float64) float64 {
-	pool := append(slices.Clone(a), b...)
-	n, k := len(pool), len(a)
-	rank := make([]float64, n)
-	for i, v := range pool {
-		less, equal := 0, 0
-		for _, w := range pool {
-			switch {
-			case w < v:
-				less++
-			case w == v:
-				equal++
-			}
-		}
-		rank[i] = float64(less) + float64(equal+1)/2
-	}
-	mean := float64(k*(n+1)) / 2
-	obs := 0.0
-	for i := range k {
-		obs += rank[i]
-	}
-	dev := math.Abs(obs - mean)
-	var hit, all int
-	var choose func(from, left int, sum float64)
-	choose = func(from, left int, sum float64) {
-		if left == 0 {
-			all++
-			if math.Abs(sum-mean) >= dev-1e-9 {
-				hit++
-			}
-			return
-		}
-		for i := from; i <= n-left; i++ {
-			choose(i+1, left-1, sum+rank[i])
-		}
-	}
-	choose(0, k, 0)
-	return float64(hit) / float64(all)
-}
+// exactP is the exact Mann–Whitney p-value by enumeration: the oracle.
+var exactP = testutil.ExactMannWhitneyP
 
 func TestExactPOracle(t *testing.T) {
 	for _, tc := range []struct {

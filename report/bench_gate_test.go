@@ -10,48 +10,10 @@ import (
 
 	"github.com/atrace2/atrace2/benchdata"
 	"github.com/atrace2/atrace2/gate"
+	"github.com/atrace2/atrace2/internal/testutil"
 )
 
-// exactP is the two-sided exact Mann–Whitney p-value by enumeration of
-// every choice of len(a) of the pooled midranks: an oracle independent of
-// internal/stats.
-func exactP(a, b []float64) float64 {
-	pool := append(slices.Clone(a), b...)
-	n, k := len(pool), len(a)
-	rank := make([]float64, n)
-	for i, v := range pool {
-		less, equal := 0, 0
-		for _, w := range pool {
-			if w < v {
-				less++
-			} else if w == v {
-				equal++
-			}
-		}
-		rank[i] = float64(less) + float64(equal+1)/2
-	}
-	mean, obs := float64(k*(n+1))/2, 0.0
-	for i := range k {
-		obs += rank[i]
-	}
-	dev := math.Abs(obs - mean)
-	var hit, all int
-	var choose func(from, left int, sum float64)
-	choose = func(from, left int, sum float64) {
-		if left == 0 {
-			all++
-			if math.Abs(sum-mean) >= dev-1e-9 {
-				hit++
-			}
-			return
-		}
-		for i := from; i <= n-left; i++ {
-			choose(i+1, left-1, sum+rank[i])
-		}
-	}
-	choose(0, k, 0)
-	return float64(hit) / float64(all)
-}
+var exactP = testutil.ExactMannWhitneyP
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b)) }
 

@@ -51,15 +51,19 @@ type BenchRunOptions struct {
 	TraceNoise Noise
 }
 
-// BenchValues are the metric values a [BenchSuite.Write] wrote, by
-// benchmark (Class#Name) and metric: the oracle of tests.
-type BenchValues map[string]map[string][]float64
+// BenchRun is what [BenchSuite.Write] wrote: the oracle of tests.
+type BenchRun struct {
+	Path string // the JSON file
+	// Values are the metrics' values, by benchmark (Class#Name) and metric.
+	Values map[string]map[string][]float64
+	// Traces are the method traces, by benchmark.
+	Traces map[string]*Trace
+}
 
-// Write writes run i of the suite into dir (created if needed) and returns
-// the JSON file's path and the values it holds.
-func (s *BenchSuite) Write(dir string, o BenchRunOptions, i int) (string, BenchValues, error) {
+// Write writes run i of the suite into dir (created if needed).
+func (s *BenchSuite) Write(dir string, o BenchRunOptions, i int) (*BenchRun, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, uint64(i)))
 	lognormal := func(sigma float64) float64 { return math.Exp(sigma * rng.NormFloat64()) }
@@ -90,7 +94,8 @@ func (s *BenchSuite) Write(dir string, o BenchRunOptions, i int) (string, BenchV
 		ThermalThrottleSleepSeconds int64             `json:"thermalThrottleSleepSeconds"`
 		ProfilerOutputs             []output          `json:"profilerOutputs,omitempty"`
 	}
-	values := BenchValues{}
+	out := &BenchRun{Values: map[string]map[string][]float64{}, Traces: map[string]*Trace{}}
+	values := out.Values
 	var bs []benchmark
 	for _, spec := range s.Benchmarks {
 		key := spec.Class + "#" + spec.Name
@@ -121,8 +126,10 @@ func (s *BenchSuite) Write(dir string, o BenchRunOptions, i int) (string, BenchV
 				ro.Stretch, ro.Factor = o.TraceStretch, o.Factor
 			}
 			name := fmt.Sprintf("%s_%s_%03d-method.trace", simpleName(spec.Class), spec.Name, i)
-			if err := os.WriteFile(filepath.Join(dir, name), spec.App.Run(ro, i).Regular(), 0o644); err != nil {
-				return "", nil, err
+			tr := spec.App.Run(ro, i)
+			out.Traces[key] = tr
+			if err := os.WriteFile(filepath.Join(dir, name), tr.Regular(), 0o644); err != nil {
+				return nil, err
 			}
 			b.ProfilerOutputs = []output{{Type: "MethodTrace", Label: "Trace", Filename: name}}
 		}
@@ -140,10 +147,10 @@ func (s *BenchSuite) Write(dir string, o BenchRunOptions, i int) (string, BenchV
 	}
 	data, err := json.MarshalIndent(doc, "", "    ")
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
-	path := filepath.Join(dir, s.Package+"-benchmarkData.json")
-	return path, values, os.WriteFile(path, data, 0o644)
+	out.Path = filepath.Join(dir, s.Package+"-benchmarkData.json")
+	return out, os.WriteFile(out.Path, data, 0o644)
 }
 
 func simpleName(class string) string {
