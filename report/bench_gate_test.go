@@ -263,3 +263,37 @@ func TestDiffBenchmarksGolden(t *testing.T) {
 		t.Errorf("markdown of %d bytes", md.Len())
 	}
 }
+
+// TestBenchMarkdownCap: a suite of 400 benchmarks, each slower by i %, in
+// a summary capped at 8 KiB: under the cap, the metrics table cut with a
+// line saying how many rows it left out, the largest change first.
+func TestBenchMarkdownCap(t *testing.T) {
+	var olds, news []*benchdata.File
+	var ob, nb []benchdata.Benchmark
+	for i := range 400 {
+		name := "b" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		ob = append(ob, benchdata.Benchmark{Class: "com.example.Suite", Name: name, Metrics: []benchdata.Metric{metricOf("timeNs", 100, 101, 102)}})
+		f := 1 + float64(i)/100
+		nb = append(nb, benchdata.Benchmark{Class: "com.example.Suite", Name: name, Metrics: []benchdata.Metric{metricOf("timeNs", 100*f, 101*f, 102*f)}})
+	}
+	olds, news = append(olds, benchFile("o.json", "d", ob...)), append(news, benchFile("n.json", "d", nb...))
+	r, err := DiffBenchmarks(BenchInput{OldFiles: []string{"o.json"}, NewFiles: []string{"n.json"}, Pairs: benchdata.PairUp(olds, news)},
+		BenchOptions{DiffOptions: DiffOptions{Rules: rules(t, "metric:timeNs>+1%")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	if err := r.WriteMarkdown(&md, MarkdownOptions{MaxBytes: 8 << 10}); err != nil {
+		t.Fatal(err)
+	}
+	s := md.String()
+	if md.Len() >= 8<<10 || !strings.Contains(s, "metrics left out: the summary's size limit") || !strings.Contains(s, "verdicts left out") {
+		t.Errorf("%d bytes:\n%s", md.Len(), s)
+	}
+	// The largest change, +399 %… of the last benchmark (f = 4.99), comes
+	// first in the metrics table.
+	table := s[strings.Index(s, "### Metrics"):]
+	if first := strings.SplitN(table, "\n", 6)[4]; !strings.Contains(first, "+399.0%") {
+		t.Errorf("first metric row %q", first)
+	}
+}
