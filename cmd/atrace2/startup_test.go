@@ -167,7 +167,7 @@ func TestPhaseSeries(t *testing.T) {
 	if fmt.Sprint(series) != fmt.Sprint(want) {
 		t.Fatalf("series\n%+v\nwant\n%+v", series, want)
 	}
-	res := gate.Evaluate(rs, series, 0.05)
+	res := gate.Evaluate(rs, series, gate.Options{Alpha: 0.05}).Results
 	verdicts := map[string]gate.Verdict{}
 	for _, r := range res {
 		verdicts[r.Rule+" "+r.Subject] = r.Verdict
