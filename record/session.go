@@ -150,6 +150,30 @@ func (s *Session) Remote() string { return s.opt.Remote }
 // Component is the activity a cold start launches, "" for a running app.
 func (s *Session) Component() string { return s.component }
 
+// Serial is the device's.
+func (s *Session) Serial() string { return s.dev.Serial }
+
+// Describe says what Start is about to do, for a progress line:
+// "tracing com.example.app on emulator-5554 (Android 14, API 34), every
+// call".
+func (s *Session) Describe() string {
+	what := "tracing " + s.opt.Package
+	if s.opt.Cold {
+		what = "starting " + s.component + " with the profiler"
+	}
+	how := "every call"
+	if s.opt.Sampling > 0 {
+		how = "sampling every " + s.opt.Sampling.String()
+	}
+	if s.opt.Streaming {
+		how += ", streaming"
+	}
+	if s.opt.OutputVersion == 2 {
+		how += ", format V2"
+	}
+	return fmt.Sprintf("%s on %s (Android %s, API %d), %s", what, s.dev.Serial, s.dev.Release, s.dev.API, how)
+}
+
 func (s *Session) log(format string, args ...any) {
 	if s.opt.Log != nil {
 		s.opt.Log(fmt.Sprintf(format, args...))
