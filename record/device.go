@@ -169,6 +169,9 @@ func (d *Device) pid(ctx context.Context, pkg string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if r.exit > 1 { // 1 is "none"; more, pidof itself failed
+		return "", fmt.Errorf("%s: pidof %s failed: %s", d.Serial, pkg, firstLine(r.text(), fmt.Sprintf("exit status %d", r.exit)))
+	}
 	return parsePid(r.stdout), nil
 }
 

@@ -77,14 +77,8 @@ type Session struct {
 // running (unless Cold), not profiled already, and the device has room
 // for the trace; a cold start's activity is resolved.
 func (d *Device) Prepare(ctx context.Context, opt Options) (*Session, error) {
-	if !packageName.MatchString(opt.Package) {
-		return nil, fmt.Errorf("%q is not an application id (such as com.example.app)", opt.Package)
-	}
-	if opt.Sampling != 0 && (opt.Sampling < time.Microsecond || opt.Sampling%time.Microsecond != 0) {
-		return nil, fmt.Errorf("--sampling %v: give a whole number of microseconds, 1us or more (am takes µs)", opt.Sampling)
-	}
-	if opt.Activity != "" && !activityName.MatchString(opt.Activity) {
-		return nil, fmt.Errorf("--activity %q: give a class (.MainActivity, com.example.app.MainActivity) or a component (com.example.app/.MainActivity)", opt.Activity)
+	if err := opt.Check(); err != nil {
+		return nil, err
 	}
 	if opt.Poll == (Poll{}) {
 		opt.Poll = DefaultPoll
@@ -128,6 +122,23 @@ func (d *Device) Prepare(ctx context.Context, opt Options) (*Session, error) {
 		s.opt.Remote = fmt.Sprintf("%s/atrace2-%s-%s.trace", RemoteDir, opt.Package, time.Now().Format("20060102-150405"))
 	}
 	return s, nil
+}
+
+// Check refuses options that no device could record: a package name that
+// is not an application id, a sampling interval that is not a whole
+// number of µs, an activity that is not a class or component name.
+func (opt *Options) Check() error {
+	switch {
+	case !packageName.MatchString(opt.Package):
+		return fmt.Errorf("%q is not an application id (such as com.example.app)", opt.Package)
+	case opt.Sampling < 0 || opt.Sampling > 0 && (opt.Sampling < time.Microsecond || opt.Sampling%time.Microsecond != 0):
+		return fmt.Errorf("--sampling %v: give a whole number of microseconds, 1us or more (am takes µs)", opt.Sampling)
+	case opt.Activity != "" && !activityName.MatchString(opt.Activity):
+		return fmt.Errorf("--activity %q: give a class (.MainActivity, com.example.app.MainActivity) or a component (com.example.app/.MainActivity)", opt.Activity)
+	case opt.OutputVersion < 0 || opt.OutputVersion > 2:
+		return fmt.Errorf("--output-version %d: give 1 or 2", opt.OutputVersion)
+	}
+	return nil
 }
 
 // mib formats a size in MiB for a message.

@@ -68,6 +68,11 @@ var recordFormats = map[string]string{
 // Run records, writes the trace, and checks or converts it.
 func (c *RecordCmd) Run(g *Globals) error {
 	base := fmt.Sprintf("%s-%s.trace", c.Package, recordNow().Format("20060102-150405"))
+	// The package name checked first: it names the default output.
+	check := c.options(base, nil)
+	if err := check.Check(); err != nil {
+		return usagef("%v", err)
+	}
 	path, converted, err := c.outputs(base)
 	if err != nil {
 		return err
@@ -96,8 +101,7 @@ func (c *RecordCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	s, err := dev.Prepare(ctx, record.Options{Package: c.Package, Cold: c.Cold, Activity: c.Activity, Sampling: c.Sampling,
-		Streaming: c.Streaming, OutputVersion: c.OutputVersion, Remote: record.RemoteDir + "/atrace2-" + base, Poll: recordPoll, Log: say})
+	s, err := dev.Prepare(ctx, c.options(base, say))
 	if err != nil {
 		return err
 	}
@@ -123,6 +127,13 @@ func (c *RecordCmd) Run(g *Globals) error {
 		return summarizeRecorded(g, trace, path == "-")
 	}
 	return convertRecorded(g, recorded{to: c.Convert, trace: trace, output: converted, pkg: c.Package, open: c.Open, noBrowser: c.NoBrowser})
+}
+
+// options are what to record, for package record.
+func (c *RecordCmd) options(base string, say func(string)) record.Options {
+	return record.Options{Package: c.Package, Cold: c.Cold, Activity: c.Activity, Sampling: c.Sampling,
+		Streaming: c.Streaming, OutputVersion: c.OutputVersion, Remote: record.RemoteDir + "/atrace2-" + base,
+		Poll: recordPoll, Log: say}
 }
 
 // outputs checks the flags and names the files: the trace's, and the
