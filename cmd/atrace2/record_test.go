@@ -297,3 +297,26 @@ func TestRecordUnreadable(t *testing.T) {
 		t.Errorf("kept %q", got)
 	}
 }
+
+// TestRecordCorpus: real traces from devices (../shared/corpus, when it
+// is there), served by the fake device, are written as they are and
+// summarized as info summarizes them.
+func TestRecordCorpus(t *testing.T) {
+	for _, trace := range testutil.CorpusTraces(t) {
+		t.Run(filepath.Base(trace), func(t *testing.T) {
+			recordSetup(t, trace)
+			code, out, errOut := runCLI(t, nil, "record", "-q", "--duration", "1ms", recPkg)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			got, _ := os.ReadFile(recName)
+			want, _ := os.ReadFile(trace)
+			if !bytes.Equal(got, want) {
+				t.Errorf("wrote %d bytes, the device had %d", len(got), len(want))
+			}
+			if _, info, _ := runCLI(t, nil, "-q", "info", recName); out != info {
+				t.Errorf("summary:\n%s\nwant info's:\n%s", out, info)
+			}
+		})
+	}
+}
