@@ -14,8 +14,9 @@
 //     start -S -W --start-profiler FILE [the same options] -n COMPONENT.
 //  4. Stop: am profile stop PACKAGE.
 //  5. Fetch: the app writes the trace after the stop, so its size is
-//     polled (stat -c %s) until it holds, then it is copied with adb
-//     exec-out cat (no root, no run-as) and the copy's length checked.
+//     polled (stat -c %s) until it holds (and a streaming trace ends with
+//     its summary, tail -c 5), then it is copied with adb exec-out cat (no
+//     root, no run-as) and the copy's length checked.
 //  6. Remove: rm -f FILE.
 //
 // Cleanup undoes 3 and 6 whatever happened (an error, a lost connection,

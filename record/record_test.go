@@ -473,3 +473,51 @@ func TestUntil(t *testing.T) {
 		t.Errorf("cancelled: %q", got)
 	}
 }
+
+// TestStreamingWaitsForSummary: a streaming trace whose size holds before
+// ART has written its summary is waited for until its last bytes are the
+// summary's "*end\n", and copied as it is, with a word, when the summary
+// never comes.
+func TestStreamingWaitsForSummary(t *testing.T) {
+	d, f, err := connect(t, 34,
+		fakeadb.Rule{Match: on + "shell stat -c %s *", Replies: []fakeadb.Reply{
+			{Stdout: "30000\n"}, {Stdout: "30000\n"}, {Stdout: "30000\n"}, // the records, streamed
+			{Stdout: "60224\n"}, // then the summary
+		}},
+		fakeadb.Rule{Match: on + "shell tail -c 5 *", Replies: []fakeadb.Reply{{Stdout: "\x00\x01\x02\x03\x04"}, {Stdout: "*end\n"}}},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log []string
+	if _, err := record(t, d, f, Options{Streaming: true, Log: func(s string) { log = append(log, s) }}); err != nil {
+		t.Fatal(err)
+	}
+	// Settled at 30000 (third look): no summary; at 60224 (fourth, fifth,
+	// sixth look): the summary. One look after the copy.
+	want := []string{on + "shell am profile start --streaming com.example.app " + remote, on + "shell am profile stop " + pkg}
+	want = append(append(append(want, stats(3)...), on+"shell tail -c 5 "+remote), stats(3)...)
+	want = append(want, on+"shell tail -c 5 "+remote, on+"exec-out cat "+remote)
+	got := f.Lines(t)
+	i := slices.Index(got, want[0])
+	if i < 0 || len(got) < i+len(want) || !slices.Equal(got[i:i+len(want)], want) {
+		t.Errorf("command lines:\n%s\nwant, from the start:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(log) != 0 {
+		t.Errorf("log %q", log)
+	}
+
+	// The summary never comes: after Poll.Empty looks at a size that
+	// holds, the trace is copied as it is.
+	d, f, err = connect(t, 34, fakeadb.Rule{Match: on + "shell tail -c 5 *", Replies: reply("\x00\x01\x02\x03\x04")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log = nil
+	if _, err := record(t, d, f, Options{Streaming: true, Log: func(s string) { log = append(log, s) }}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"the streaming trace ends without its summary (the app may have stopped streaming early): copying it as it is"}; !slices.Equal(log, want) {
+		t.Errorf("log %q, want %q", log, want)
+	}
+}

@@ -282,11 +282,14 @@ func (s *Session) Fetch(ctx context.Context, f *os.File) (int64, error) {
 
 // waitComplete polls the file's size until it holds for Poll.Settle looks
 // in a row: the app has written the whole trace (ART writes a regular
-// trace at the end, key then records, and the summary of a streaming one
-// after its last records).
+// trace at the end, key then records). A streaming trace grows while it
+// is recorded, and ends with its summary, whose text ends "*end\n" (V1
+// and V2, docs/formats.md §8.2, §10.3): its size must hold and its last
+// bytes be those, or stay otherwise for Poll.Empty more looks (an app
+// that died while streaming leaves no summary).
 func (s *Session) waitComplete(ctx context.Context) (int64, error) {
 	p := s.opt.Poll
-	last, same, empty := int64(-1), 0, 0
+	last, same, empty, unfinished := int64(-1), 0, 0, 0
 	for {
 		size, err := s.size(ctx, "waiting for the trace")
 		if err != nil {
@@ -298,9 +301,24 @@ func (s *Session) waitComplete(ctx context.Context) (int64, error) {
 				return 0, s.wroteNothing(ctx)
 			}
 		case size == last:
-			if same++; same >= p.Settle {
+			if same++; same < p.Settle {
+				break
+			}
+			if !s.opt.Streaming {
 				return size, nil
 			}
+			done, err := s.summarized(ctx)
+			if err != nil {
+				return 0, err
+			}
+			if done {
+				return size, nil
+			}
+			if unfinished += same; unfinished >= p.Empty {
+				s.log("the streaming trace ends without its summary (the app may have stopped streaming early): copying it as it is")
+				return size, nil
+			}
+			same = 0
 		default:
 			last, same = size, 0
 		}
@@ -310,6 +328,16 @@ func (s *Session) waitComplete(ctx context.Context) (int64, error) {
 		case <-time.After(p.Interval):
 		}
 	}
+}
+
+// summarized reports whether the trace ends with the end of a streaming
+// trace's summary, "*end\n".
+func (s *Session) summarized(ctx context.Context) (bool, error) {
+	r, err := s.dev.shell(ctx, "waiting for the trace's summary", "tail", "-c", "5", s.opt.Remote)
+	if err != nil {
+		return false, err
+	}
+	return r.exit == 0 && r.stdout == "*end\n", nil
 }
 
 // size returns the size of the trace on the device.

@@ -320,3 +320,27 @@ func TestRecordCorpus(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordSerial: with several devices, ANDROID_SERIAL or -s chooses;
+// without either, the devices are listed.
+func TestRecordSerial(t *testing.T) {
+	two := fakeadb.Rule{Match: "devices -l", Replies: []fakeadb.Reply{{Stdout: "List of devices attached\nemulator-5554 device model:sdk_gphone64\nR58M123ABC device usb:1-1 model:SM_A525F\n"}}}
+	f := recordSetup(t, testutil.SampleTrace(t), two)
+	code, _, errOut := runCLI(t, nil, "record", "--duration", "1ms", recPkg)
+	if want := "atrace2: 2 devices: emulator-5554, R58M123ABC; choose one with -s SERIAL or ANDROID_SERIAL\n"; code != 1 || errOut != want {
+		t.Errorf("exit %d: %s\nwant %s", code, errOut, want)
+	}
+	t.Setenv("ANDROID_SERIAL", "emulator-5554")
+	if code, _, errOut := runCLI(t, nil, "record", "-q", "--duration", "1ms", "-o", "env.trace", recPkg); code != 0 {
+		t.Fatalf("ANDROID_SERIAL: exit %d: %s", code, errOut)
+	}
+	// -s wins over ANDROID_SERIAL; the fake answers nothing for this
+	// device, so its first command fails.
+	code, _, errOut = runCLI(t, nil, "record", "-s", "R58M123ABC", "--duration", "1ms", recPkg)
+	if code != 1 || !strings.Contains(errOut, "R58M123ABC") {
+		t.Errorf("-s: exit %d: %s", code, errOut)
+	}
+	if l := f.Lines(t); l[len(l)-1] != "-s R58M123ABC shell getprop ro.build.version.sdk; getprop ro.build.version.codename; getprop ro.build.version.release; getprop ro.debuggable" {
+		t.Errorf("last command %q", l[len(l)-1])
+	}
+}

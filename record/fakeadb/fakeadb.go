@@ -227,7 +227,8 @@ type Device struct {
 	Release string // "14" when empty
 	Package string // the app, installed, debuggable, running with pid 4821
 	// Trace is the file the app writes: exec-out cat serves it, and stat
-	// sees it empty twice, then half written, then whole.
+	// sees it empty twice, then half written, then whole; its last bytes
+	// (tail -c 5) are a streaming trace's "*end\n".
 	Trace string
 }
 
@@ -265,6 +266,7 @@ func Healthy(t testing.TB, d Device) Script {
 		{Match: on + "shell am start -S -W --start-profiler *", Replies: ok("Stopping: " + d.Package + "\nStarting: Intent { cmp=" + d.Package + "/.MainActivity }\nStatus: ok\nLaunchState: COLD\nActivity: " + d.Package + "/.MainActivity\nTotalTime: 412\nWaitTime: 415\nComplete\n")},
 		{Match: on + "shell am profile stop " + d.Package, Replies: ok("")},
 		{Match: on + "shell stat -c %s *", Replies: []Reply{{Stdout: "0\n"}, {Stdout: "0\n"}, {Stdout: fmt.Sprintf("%d\n", size/2)}, {Stdout: fmt.Sprintf("%d\n", size)}}},
+		{Match: on + "shell tail -c 5 *", Replies: ok("*end\n")},
 		{Match: on + "exec-out cat *", Replies: []Reply{{File: d.Trace}}},
 		{Match: on + "shell rm -f *", Replies: ok("")},
 		{Match: on + "wait-for-device", Replies: ok("")},
