@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/atrace2/atrace2/convert"
-	"github.com/atrace2/atrace2/info"
-	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/internal/units"
 	"github.com/atrace2/atrace2/record"
@@ -119,12 +117,16 @@ func (c *RecordCmd) Run(g *Globals) error {
 	}
 	trace := path
 	if path == "-" {
+		// The trace took standard output: what follows goes to standard
+		// error (info's summary; nowhere with -q).
 		trace = copyPath
+		defer func(w io.Writer) { g.env.stdout = w }(g.env.stdout)
+		g.env.stdout = g.env.stderr
+		if g.Quiet {
+			g.env.stdout = io.Discard
+		}
 	} else {
 		say(fmt.Sprintf("wrote %s", path))
-	}
-	if c.Convert == "" {
-		return summarizeRecorded(g, trace, path == "-")
 	}
 	return convertRecorded(g, recorded{to: c.Convert, trace: trace, output: converted, pkg: c.Package, open: c.Open, noBrowser: c.NoBrowser})
 }
@@ -286,44 +288,25 @@ func writeRecorded(out *outfile.File, copyPath, path string, force bool) error {
 	return out.Commit()
 }
 
-// summarizeRecorded checks that the recorded trace reads, printing the
-// summary atrace2 info prints: on standard output, or on standard error
-// (unless -q) when the trace went there.
-func summarizeRecorded(g *Globals, trace string, onStderr bool) error {
-	src, err := g.env.opener.Identify(input.Arg{Path: trace})
-	if err != nil {
-		return err
-	}
-	t, err := convertTrace(g, src)
-	if err != nil {
-		return err
-	}
-	w := g.env.stdout
-	if onStderr {
-		if g.Quiet {
-			return nil
-		}
-		w = g.env.stderr
-	}
-	info.NewTrace(src.Name(), t).WriteText(w)
-	return nil
-}
-
 // recorded is what convertRecorded converts.
 type recorded struct {
 	to, trace, output, pkg string
 	open, noBrowser        bool
 }
 
-// convertRecorded converts the recorded trace as atrace2 r.to would, with
-// every global option: the one place where record calls the conversion
-// commands. (Issue 33's load stage is to take their place; re-point this
-// function then.) The flags are the commands' defaults but for the
-// output's name, the process name (the package) and --open.
+// convertRecorded reads the recorded trace as atrace2 r.to would (atrace2
+// info without --convert: its summary is the check that the trace reads),
+// with every global option: the one place where record calls the
+// commands that read traces. (Issue 33's load stage is to take their
+// place; re-point this function then.) The flags are the commands'
+// defaults but for the output's name, the process name (the package) and
+// --open.
 func convertRecorded(g *Globals, r recorded) error {
 	trace := []string{r.trace}
 	view := openFlags{Open: r.open, NoBrowser: r.noBrowser}
 	switch r.to {
+	case "":
+		return (&InfoCmd{Format: "text", Trace: trace}).Run(g)
 	case "pprof":
 		c := PprofCmd{Output: r.output, Trace: trace}
 		if r.open {
