@@ -1,7 +1,6 @@
 package pftrace
 
 import (
-	"bufio"
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
@@ -9,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/atrace2/atrace2/internal/pbread"
 )
@@ -20,7 +20,7 @@ const (
 	// stay far below: the service splits its buffers in chunks of at most
 	// a few hundred KiB, and compresses packets in bundles of about 500 KiB.
 	maxPacket = 256 << 20
-	readChunk = 256 << 10
+	readChunk = 64 << 10
 )
 
 // source frames the top-level fields of a Trace message read from r: each
@@ -41,35 +41,38 @@ type source struct {
 // newSource returns a source over r, decompressing it when it starts with
 // gzip's magic number.
 func newSource(r io.Reader) (*source, error) {
-	br := bufio.NewReaderSize(r, readChunk)
-	head, err := br.Peek(2)
-	if err != nil && err != io.EOF {
-		return nil, err
+	s := &source{r: r, buf: make([]byte, readChunk)}
+	s.fill(2)
+	if s.err != nil {
+		return nil, s.err
 	}
-	s := &source{r: br, buf: make([]byte, readChunk)}
-	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
+	if head := s.buf[s.start:s.end]; len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
+		zr, err := gzip.NewReader(io.MultiReader(bytes.NewReader(slices.Clone(head)), r))
 		if err != nil {
-			return nil, fmt.Errorf("reading the gzip header: %w", err)
+			return nil, fmt.Errorf("%w: reading the gzip header: %v", ErrNotPerfetto, err)
 		}
 		s.r, s.gzip = zr, true
+		s.start, s.end, s.eof = 0, 0, false
 	}
 	return s, nil
 }
 
 // fill reads until at least n bytes are unread or the stream ends; it
-// reports whether n bytes are there.
+// reports whether n bytes are there. The buffer grows by doubling only as
+// data comes, so that a length field claiming more than the input holds
+// costs no more memory than the input.
 func (s *source) fill(n int) bool {
 	for s.end-s.start < n && !s.eof {
-		if s.start > 0 && s.start+n > len(s.buf) {
-			copy(s.buf, s.buf[s.start:s.end])
-			s.end -= s.start
-			s.start = 0
-		}
-		if n > len(s.buf) {
-			nb := make([]byte, max(n, 2*len(s.buf)))
-			copy(nb, s.buf[s.start:s.end])
-			s.buf, s.end, s.start = nb, s.end-s.start, 0
+		if s.end == len(s.buf) {
+			if s.start > 0 {
+				copy(s.buf, s.buf[s.start:s.end])
+				s.end -= s.start
+				s.start = 0
+			} else {
+				nb := make([]byte, 2*len(s.buf))
+				copy(nb, s.buf[:s.end])
+				s.buf = nb
+			}
 		}
 		k, err := s.r.Read(s.buf[s.end:])
 		s.end += k

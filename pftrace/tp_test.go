@@ -14,7 +14,8 @@ import (
 
 // tpSamples lists, for trace_processor, the samples of each table the
 // readers' packets land in (perf_sample for PerfSample, cpu_profile_stack_sample
-// for StreamingProfilePacket, stack_sample for StackSample in v58) with
+// for StreamingProfilePacket, and for StackSample v58's stack_sample, whose
+// other rows those two views list) with
 // their process and thread, then each call site's frames (name, mapping,
 // rel_pc), depth 0 (the root) first; then process and thread names.
 const tpSamples = `
@@ -26,10 +27,10 @@ with s as (
     left join thread t using (utid) left join process p on p.upid = t.upid
   union all
   select 'stack_sample', ss.callsite_id, t.tid, p.pid from stack_sample ss
-    join stack_sample_session se on se.id = ss.session_id and se.source != 'linux.perf'
     left join stack_sample_task_context c on c.id = ss.task_context_id
     left join thread t on t.utid = c.utid
     left join process p on p.upid = coalesce(c.upid, t.upid)
+    where coalesce(ss.source, '') not in ('linux.perf', 'chrome', 'legacy_v8', 'gecko', 'simpleperf', 'perf_text')
 ),
 chain(leaf, id, parent_id, frame_id, depth) as (
   select c.id, c.id, c.parent_id, c.frame_id, c.depth from stack_profile_callsite c
@@ -120,8 +121,8 @@ func importTP(t *testing.T, tp string, data []byte) tpResult {
 }
 
 // ours keys the profiles as importTP does: a stack with a frame that was
-// never interned is "<null>", as trace_processor drops the call site of
-// such a PerfSample; the samples traced_perf skipped (no call stack),
+// never interned, or with no frame, is "<null>", as trace_processor drops
+// the call site of such a PerfSample; the samples traced_perf skipped (no call stack),
 // which trace_processor lists with no call site too, are added per
 // process from the profiles' unlisted counts under tid -1.
 func ours(ps []*samples.Profile, streaming bool) map[tracegen.StackCount]int64 {
@@ -131,6 +132,9 @@ func ours(ps []*samples.Profile, streaming bool) map[tracegen.StackCount]int64 {
 			s := &p.Samples[i]
 			th := p.Threads[s.Thread]
 			key := tracegen.StackCount{PID: th.PID, TID: th.TID, Stack: stackString(p, s)}
+			if len(s.Stack) == 0 {
+				key.Stack = "<null>"
+			}
 			for _, f := range s.Stack {
 				if p.Frames[f].Kind == samples.UnknownFrame {
 					key.Stack = "<null>"
