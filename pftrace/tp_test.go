@@ -93,7 +93,7 @@ func importTP(t *testing.T, tp string, data []byte) tpResult {
 		case "frame":
 			name := row[6]
 			if name == "" { // no symbol: named as the readers name it
-				name = filepath.Base(row[7]) + "+0x" + strconv.FormatInt(atoi(3), 16)
+				name = filepath.Base(row[7]) + "+0x" + strconv.FormatUint(uint64(atoi(3)), 16) // an int64 in trace_processor
 			}
 			frames[row[1]] = append(frames[row[1]], fr{int(atoi(2)), name})
 		case "process":

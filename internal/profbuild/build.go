@@ -54,9 +54,9 @@ type Builder struct {
 	first, last int64
 	timed       bool // first and last hold a sample's time
 
-	procSamples map[int64]int64
-	procNames   map[int64]named
-	threadNames map[int64]named // by tid
+	threadSamples []int64 // samples per thread
+	procNames     map[int64]named
+	threadNames   map[int64]named // by tid
 
 	repairs      map[int32]string // frame → what a sample with it repairs
 	unlisted     []samples.Unlisted
@@ -93,7 +93,6 @@ func New(f samples.Format, sel samples.Select) *Builder {
 		nodes:       map[uint64]int32{},
 		threads:     map[[2]int64]int32{},
 		counts:      map[uint64]int64{},
-		procSamples: map[int64]int64{},
 		procNames:   map[int64]named{},
 		threadNames: map[int64]named{},
 		repairs:     map[int32]string{},
@@ -143,6 +142,7 @@ func (b *Builder) Thread(pid, tid int64) int32 {
 	i := int32(len(b.threadList))
 	b.threads[k] = i
 	b.threadList = append(b.threadList, k)
+	b.threadSamples = append(b.threadSamples, 0)
 	return i
 }
 
@@ -156,7 +156,7 @@ func (b *Builder) Add(thread, node int32, time, weight int64) {
 	} else {
 		b.first, b.last = min(b.first, time), max(b.last, time)
 	}
-	b.procSamples[b.threadList[thread][0]]++
+	b.threadSamples[thread]++
 	if b.keep {
 		b.recs = append(b.recs, rec{key, time, weight})
 		return
@@ -227,10 +227,78 @@ func (b *Builder) Note(format string, args ...any) {
 // Samples is the number of samples added so far.
 func (b *Builder) Samples() int64 {
 	var n int64
-	for _, c := range b.procSamples {
+	for _, c := range b.threadSamples {
 		n += c
 	}
 	return n
+}
+
+// SetPIDs gives the threads added as (0, tid) the process pid(tid)
+// returns, for files that say which process a thread is in only after its
+// samples (simpleperf's Thread records come last).
+func (b *Builder) SetPIDs(pid func(tid int64) (int64, bool)) {
+	for i, k := range b.threadList {
+		if k[0] != 0 {
+			continue
+		}
+		if p, ok := pid(k[1]); ok && p != 0 {
+			nk := [2]int64{p, k[1]}
+			if _, dup := b.threads[nk]; dup {
+				continue // the thread is known in its process already: keep both
+			}
+			delete(b.threads, k)
+			b.threads[nk] = int32(i)
+			b.threadList[i] = nk
+		}
+	}
+}
+
+// MapFrames replaces each frame by what name returns, for files that name
+// frames only after their samples (simpleperf's File records come last).
+// Frames that become equal are merged, and so are the stacks and samples
+// that become equal.
+func (b *Builder) MapFrames(name func(old samples.Frame) samples.Frame) {
+	old := b.frameList
+	b.frames, b.frameList = map[samples.Frame]int32{}, nil
+	remap := make([]int32, len(old))
+	for i, f := range old {
+		remap[i] = b.Frame(name(f))
+	}
+	repairs := map[int32]string{}
+	for f, w := range b.repairs {
+		repairs[remap[f]] = w
+	}
+	b.repairs = repairs
+	// Parents come before their children, so the new trie is built in
+	// node order.
+	parents, frames := b.nodeParent, b.nodeFrame
+	b.nodes, b.nodeParent, b.nodeFrame = map[uint64]int32{}, nil, nil
+	node := make([]int32, len(parents))
+	for i := range parents {
+		p := NoParent
+		if parents[i] != NoParent {
+			p = node[parents[i]]
+		}
+		node[i] = b.Node(p, remap[frames[i]])
+	}
+	rekey := func(k uint64) uint64 {
+		n := int32(uint32(k))
+		if n != NoParent {
+			n = node[n]
+		}
+		return k&^0xffffffff | uint64(uint32(n))
+	}
+	counts, weights := b.counts, b.weights
+	b.counts, b.weights = map[uint64]int64{}, nil
+	for k, n := range counts {
+		b.counts[rekey(k)] += n
+	}
+	for k, w := range weights {
+		b.addWeight(rekey(k), w)
+	}
+	for i := range b.recs {
+		b.recs[i].key = rekey(b.recs[i].key)
+	}
 }
 
 // ProcessError is Finish's error when Select.Process names no process with
@@ -258,8 +326,14 @@ func (e *ProcessError) Error() string {
 
 // Processes lists the processes with samples, in order of pid.
 func (b *Builder) Processes() []samples.Process {
-	ps := make([]samples.Process, 0, len(b.procSamples))
-	for pid, n := range b.procSamples {
+	per := map[int64]int64{}
+	for t, n := range b.threadSamples {
+		if n > 0 {
+			per[b.threadList[t][0]] += n
+		}
+	}
+	ps := make([]samples.Process, 0, len(per))
+	for pid, n := range per {
 		ps = append(ps, samples.Process{PID: pid, Name: b.procNames[pid].name, Samples: n})
 	}
 	slices.SortFunc(ps, func(a, b samples.Process) int { return cmp.Compare(a.PID, b.PID) })
@@ -315,7 +389,7 @@ func (b *Builder) Finish() (*samples.Profile, error) {
 		Format: b.format, Notes: b.notes, Unlisted: b.unlisted,
 		Period: b.Period, PeriodNanos: b.PeriodNanos, Truncated: b.Truncated,
 	}
-	if len(b.procSamples) == 0 {
+	if b.Samples() == 0 {
 		return p, nil
 	}
 	p.StartNanos, p.EndNanos = b.first, b.last

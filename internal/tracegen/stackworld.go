@@ -200,7 +200,7 @@ func newWorld(rng *rand.Rand, stacksPerThread int, obfuscate bool) *world {
 			g.pc += uint64(rng.IntN(16)) * 4 // samples land on different instructions
 			return []*worldFrame{&g}
 		case 1:
-			return native(libart, "_ZN3art2gc4Heap16CollectGarbageInternalENS0_9collector6GcTypeENS0_7GcCauseEbj")
+			return native(libart, "_ZN3art2gc4Heap22CollectGarbageInternalENS0_9collector6GcTypeENS0_7GcCauseEbj")
 		case 2:
 			return cat(native(libc, "__epoll_pwait"), native(kernel, "el0_svc", "do_epoll_wait"))
 		case 3:
@@ -215,7 +215,7 @@ func newWorld(rng *rand.Rand, stacksPerThread int, obfuscate bool) *world {
 			if java {
 				s = append(s, appChain(1+rng.IntN(8))...)
 			} else {
-				s = append(s, native(hwui, "_ZN7android10uirenderer12renderthread12RenderThread10threadLoopEv", "_ZN7android10uirenderer12renderthread10DrawFrameTask3runEv")[:1+rng.IntN(2)]...)
+				s = append(s, native(hwui, "_ZN7android10uirenderer12renderthread12RenderThread10threadLoopEv", "_ZN7android10uirenderer12renderthread13DrawFrameTask3runEv")[:1+rng.IntN(2)]...)
 			}
 			s = append(s, leaf()...)
 			out = append(out, s)
@@ -238,7 +238,8 @@ func newWorld(rng *rand.Rand, stacksPerThread int, obfuscate bool) *world {
 		for i := 0; i < n; i++ {
 			s := cat(native(libc, "__libc_init"), native(sf, "main", "_ZN7android14SurfaceFlinger4initEv"))
 			for d := rng.IntN(4); d >= 0; d-- {
-				s = append(s, frame(fmt.Sprintf("_ZN7android14SurfaceFlinger9composite%dEv", rng.IntN(30)), sf))
+				name := fmt.Sprintf("composite%d", rng.IntN(30))
+				s = append(s, frame(fmt.Sprintf("_ZN7android14SurfaceFlinger%d%sEv", len(name), name), sf))
 			}
 			out = append(out, append(s, leaf()...))
 		}
