@@ -105,8 +105,9 @@ type reader struct {
 	lastSeq *sequence
 	latest  int64 // the latest timestamp seen, for packets without one
 
-	packets int64
-	kinds   map[uint32]int64 // packets by their content's field number
+	packets   int64
+	kinds     [256]int64       // packets by their content's field number (0: none)
+	moreKinds map[uint32]int64 // those of field numbers from 256 on
 
 	deferred   []deferredSample
 	timebases  map[string]int64 // stack samples per timebase description
@@ -160,7 +161,7 @@ func newReader(src *source, opt Options) *reader {
 		b:         profbuild.New(samples.PerfettoTrace, opt.Select),
 		clocks:    newClocks(),
 		seqs:      map[uint32]*sequence{},
-		kinds:     map[uint32]int64{},
+		moreKinds: map[uint32]int64{},
 		timebases: map[string]int64{}, timebaseNs: map[string]int64{}, ssKinds: map[ssKey]int64{},
 		packages: map[uint64]string{},
 		procUID:  map[int64]uint64{},
@@ -244,10 +245,10 @@ func (rd *reader) packet(b []byte, off, bundle int64) error {
 		return rd.bundle(p.compressed, p.compressedOff, p.zstd, bundle)
 	}
 	rd.packets++
-	if p.hasData {
-		rd.kinds[p.dataNum]++
+	if p.dataNum < uint32(len(rd.kinds)) {
+		rd.kinds[p.dataNum]++ // 0 when the packet has no content
 	} else {
-		rd.kinds[0]++
+		rd.moreKinds[p.dataNum]++
 	}
 	if p.dataNum == tpPerfSample || p.dataNum == tpStreamingProfile || p.dataNum == tpStackSample {
 		rd.stackSeen++
@@ -580,6 +581,11 @@ func (rd *reader) finish() (*samples.Profile, error) {
 func (rd *reader) noSamples() error {
 	e := &NoSamplesError{Packets: rd.packets}
 	for num, n := range rd.kinds {
+		if n > 0 {
+			e.Kinds = append(e.Kinds, Kind{kindName(uint32(num)), n})
+		}
+	}
+	for num, n := range rd.moreKinds {
 		e.Kinds = append(e.Kinds, Kind{kindName(num), n})
 	}
 	slices.SortFunc(e.Kinds, func(a, b Kind) int {

@@ -106,7 +106,7 @@ const (
 // before the cut (Profile.Truncated).
 func Read(r io.Reader, opt Options) (*samples.Profile, error) {
 	rd := &reader{opt: opt, b: profbuild.New(samples.SimpleperfProto, opt.Select),
-		raw: map[rawFrame]int32{}, files: map[uint32]file{}, threads: map[int64]thread{},
+		raw: map[rawFrame]int32{}, chains: map[string]int32{}, files: map[uint32]file{}, threads: map[int64]thread{},
 		eventSamples: map[uint32]int64{}, eventNs: map[uint32]int64{}}
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, _ := br.Peek(2)
@@ -131,9 +131,9 @@ func Read(r io.Reader, opt Options) (*samples.Profile, error) {
 	}
 	off := int64(12)
 	var buf []byte
+	size := make([]byte, 4)
 	for {
-		var size [4]byte
-		if k, err := io.ReadFull(br, size[:]); err != nil {
+		if k, err := io.ReadFull(br, size); err != nil {
 			if k > 0 || err != io.EOF {
 				rd.truncated(off, int64(k))
 			} else {
@@ -141,7 +141,7 @@ func Read(r io.Reader, opt Options) (*samples.Profile, error) {
 			}
 			break
 		}
-		l := binary.LittleEndian.Uint32(size[:])
+		l := binary.LittleEndian.Uint32(size)
 		if l == 0 {
 			break // the end marker
 		}
@@ -175,6 +175,7 @@ type reader struct {
 	raw     map[rawFrame]int32 // call chain entries → builder frames, named at the end
 	rawList []rawFrame
 	stack   []int32
+	chains  map[string]int32 // a call chain's bytes → its node
 
 	files   map[uint32]file
 	threads map[int64]thread
@@ -254,6 +255,9 @@ func (rd *reader) record(b []byte, off int64) error {
 }
 
 func (rd *reader) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
 	var pe *pbread.Error
 	if errors.As(err, &pe) {
 		return &FormatError{Off: pe.Off, Msg: pe.Msg, Gzip: rd.gzip}
@@ -263,12 +267,14 @@ func (rd *reader) wrap(err error) error {
 
 // sample reads a Sample: time 1, thread_id 2, callchain 3 {vaddr_in_file
 // 1, file_id 2, symbol_id 3, execution_type 4}, leaf first, event_count 4,
-// event_type_id 5.
+// event_type_id 5. The call chain's bytes, as written, key a cache of
+// stacks: a sample whose chain was seen before costs one lookup, not one
+// per frame.
 func (rd *reader) sample(m pbread.Msg) error {
 	var t, count uint64
 	var tid int64
 	var event uint32
-	rd.stack = rd.stack[:0]
+	chainAt, chainEnd, chains := -1, -1, 0
 	for m.Next() {
 		switch m.Num {
 		case 1:
@@ -279,29 +285,13 @@ func (rd *reader) sample(m pbread.Msg) error {
 			if m.Type != pbread.Bytes {
 				continue
 			}
-			e := m.Sub()
-			rf := rawFrame{symbol: -1}
-			var vaddr uint64
-			for e.Next() {
-				switch e.Num {
-				case 1:
-					vaddr = e.U
-				case 2:
-					rf.file = uint32(e.U)
-				case 3:
-					rf.symbol = int32(e.U)
-				case 4:
-					rf.exec = uint8(min(e.U, 255))
-				}
+			if chainAt < 0 {
+				chainAt = m.At
+			} else if m.At != chainEnd {
+				chains++ // not contiguous: no cache
 			}
-			if e.Err != nil {
-				return e.Err
-			}
-			rf.vaddr = vaddr
-			if rf.symbol < 0 {
-				rf.symbol = -1
-			}
-			rd.stack = append(rd.stack, rd.frame(rf))
+			chainEnd = m.Pos()
+			chains++
 		case 4:
 			count = m.U
 		case 5:
@@ -315,15 +305,63 @@ func (rd *reader) sample(m pbread.Msg) error {
 	if !rd.opt.AllEvents && event != 0 {
 		return nil
 	}
-	slices.Reverse(rd.stack) // root first
+	node := profbuild.NoParent
+	if chainAt >= 0 {
+		key := m.B[chainAt:chainEnd]
+		n, ok := rd.chains[string(key)]
+		if !ok {
+			var err error
+			if n, err = rd.chain(m); err != nil {
+				return err
+			}
+			if chains > 0 {
+				rd.chains[string(key)] = n
+			}
+		}
+		node = n
+	}
 	thread := rd.b.Thread(0, tid)
 	var w int64
 	if ns, ok := rd.eventNs[event]; ok {
 		w = int64(min(count, 1<<62))
 		rd.eventNs[event] = ns + w
 	}
-	rd.b.Add(thread, rd.b.Stack(rd.stack), int64(min(t, 1<<63-1)), w)
+	rd.b.Add(thread, node, int64(min(t, 1<<63-1)), w)
 	return nil
+}
+
+// chain builds the stack of a Sample's call chain entries.
+func (rd *reader) chain(m pbread.Msg) (int32, error) {
+	m = pbread.Msg{B: m.B, Base: m.Base}
+	rd.stack = rd.stack[:0]
+	for m.Next() {
+		if m.Num != 3 || m.Type != pbread.Bytes {
+			continue
+		}
+		e := m.Sub()
+		rf := rawFrame{symbol: -1}
+		for e.Next() {
+			switch e.Num {
+			case 1:
+				rf.vaddr = e.U
+			case 2:
+				rf.file = uint32(e.U)
+			case 3:
+				rf.symbol = int32(e.U)
+			case 4:
+				rf.exec = uint8(min(e.U, 255))
+			}
+		}
+		if e.Err != nil {
+			return 0, e.Err
+		}
+		if rf.symbol < 0 {
+			rf.symbol = -1
+		}
+		rd.stack = append(rd.stack, rd.frame(rf))
+	}
+	slices.Reverse(rd.stack) // root first
+	return rd.b.Stack(rd.stack), m.Err
 }
 
 // frame returns the builder frame standing for a call chain entry until

@@ -48,7 +48,7 @@ type Builder struct {
 
 	counts  map[uint64]int64 // thread << 32 | node → samples
 	weights map[uint64]int64 // thread << 32 | node → ns, when samples carry weights
-	recs    []rec            // every sample, when the window or timeline needs its time
+	recs    recs             // every sample, when the window or timeline needs its time
 	keep    bool             // recs is kept
 
 	first, last int64
@@ -82,6 +82,31 @@ type rec struct {
 	key    uint64
 	time   int64
 	weight int64
+}
+
+// recs holds the kept samples in chunks of a fixed size, so that keeping
+// them costs their size (24 bytes each) and no copies of a doubling slice.
+type recs struct {
+	chunks [][]rec
+}
+
+const recChunk = 1 << 14
+
+func (rs *recs) add(key uint64, time, weight int64) {
+	n := len(rs.chunks)
+	if n == 0 || len(rs.chunks[n-1]) == recChunk {
+		rs.chunks = append(rs.chunks, make([]rec, 0, recChunk))
+		n++
+	}
+	rs.chunks[n-1] = append(rs.chunks[n-1], rec{key, time, weight})
+}
+
+func (rs *recs) each(f func(r *rec)) {
+	for _, c := range rs.chunks {
+		for i := range c {
+			f(&c[i])
+		}
+	}
 }
 
 // New returns a builder for profiles of format f, keeping what sel says.
@@ -158,7 +183,7 @@ func (b *Builder) Add(thread, node int32, time, weight int64) {
 	}
 	b.threadSamples[thread]++
 	if b.keep {
-		b.recs = append(b.recs, rec{key, time, weight})
+		b.recs.add(key, time, weight)
 		return
 	}
 	b.counts[key]++
@@ -296,9 +321,7 @@ func (b *Builder) MapFrames(name func(old samples.Frame) samples.Frame) {
 	for k, w := range weights {
 		b.addWeight(rekey(k), w)
 	}
-	for i := range b.recs {
-		b.recs[i].key = rekey(b.recs[i].key)
-	}
+	b.recs.each(func(r *rec) { r.key = rekey(r.key) })
 }
 
 // ProcessError is Finish's error when Select.Process names no process with
@@ -471,9 +494,9 @@ func (b *Builder) collect(p *samples.Profile, out []int32) {
 		if b.sel.Windowed {
 			from, to = satAdd(b.first, b.sel.From), satAdd(b.first, b.sel.To)
 		}
-		for _, r := range b.recs {
+		b.recs.each(func(r *rec) {
 			if out[r.key>>32] == 0 || r.time < from || r.time > to {
-				continue
+				return
 			}
 			i, ok := index[r.key]
 			if !ok {
@@ -486,7 +509,7 @@ func (b *Builder) collect(p *samples.Profile, out []int32) {
 			if b.sel.Timeline {
 				timeline = append(timeline, samples.TimedSample{Sample: i, Time: r.time - b.first})
 			}
-		}
+		})
 	} else {
 		for k, n := range b.counts {
 			if out[k>>32] != 0 {
