@@ -137,7 +137,6 @@ type stats struct {
 	dataLoss        int64
 	zstdBundles     int64
 	nestedBundles   int64
-	badBundles      int64
 	noSeqState      int64 // interned data, defaults or clears without a sequence id
 	weightsIgnored  map[string]int64
 	deobfAmbiguous  int64
@@ -175,24 +174,24 @@ func newReader(src *source, opt Options) *reader {
 
 // pkt is what packet collects of a TracePacket before acting on it.
 type pkt struct {
-	ts                uint64
-	hasTS             bool
-	clock             uint32
-	seq               uint32
-	hasSeq            bool
-	flags             uint32
-	cleared           bool
-	dropped           uint32
-	defaults          pbread.Msg
-	hasDefaults       bool
-	interned          pbread.Msg
-	hasInterned       bool
-	data              pbread.Msg
-	dataNum           uint32
-	compressed        []byte
-	compressedOff     int64
-	zstd              bool
-	hasData, snapshot bool
+	ts            uint64
+	hasTS         bool
+	clock         uint32
+	seq           uint32
+	hasSeq        bool
+	flags         uint32
+	cleared       bool
+	dropped       uint32
+	defaults      pbread.Msg
+	hasDefaults   bool
+	interned      pbread.Msg
+	hasInterned   bool
+	data          pbread.Msg
+	dataNum       uint32
+	compressed    []byte
+	compressedOff int64
+	zstd          bool
+	hasData       bool
 }
 
 // packet reads one TracePacket at offset off (of the stream, or of a

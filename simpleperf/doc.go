@@ -27,4 +27,9 @@
 // A file cut short keeps the samples before the cut; malformed records
 // give a *FormatError naming the offset; the reader never panics
 // (FuzzRead).
+//
+// Fast paths: a call chain's bytes, as written, key a cache of stacks, so a
+// chain seen before is not decoded again; the reference path decodes every
+// chain frame by frame. TestReferenceEqualsFast ties them, and the build
+// tag atrace2_reference turns the cache off.
 package simpleperf

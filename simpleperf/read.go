@@ -105,7 +105,12 @@ const (
 // symbol ids and named at the end. A file cut short keeps the samples
 // before the cut (Profile.Truncated).
 func Read(r io.Reader, opt Options) (*samples.Profile, error) {
-	rd := &reader{opt: opt, b: profbuild.New(samples.SimpleperfProto, opt.Select),
+	return read(r, opt, false)
+}
+
+// read is Read, on the reference path when reference is true.
+func read(r io.Reader, opt Options, reference bool) (*samples.Profile, error) {
+	rd := &reader{opt: opt, cache: !referenceOnly && !reference, b: profbuild.New(samples.SimpleperfProto, opt.Select),
 		raw: map[rawFrame]int32{}, chains: map[string]int32{}, files: map[uint32]file{}, threads: map[int64]thread{},
 		eventSamples: map[uint32]int64{}, eventNs: map[uint32]int64{}}
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -176,6 +181,7 @@ type reader struct {
 	rawList []rawFrame
 	stack   []int32
 	chains  map[string]int32 // a call chain's bytes → its node
+	cache   bool             // the fast path: chains is used
 
 	files   map[uint32]file
 	threads map[int64]thread
@@ -306,7 +312,8 @@ func (rd *reader) sample(m pbread.Msg) error {
 		return nil
 	}
 	node := profbuild.NoParent
-	if chainAt >= 0 {
+	switch {
+	case chainAt >= 0 && rd.cache:
 		key := m.B[chainAt:chainEnd]
 		n, ok := rd.chains[string(key)]
 		if !ok {
@@ -319,6 +326,11 @@ func (rd *reader) sample(m pbread.Msg) error {
 			}
 		}
 		node = n
+	case chainAt >= 0:
+		var err error
+		if node, err = rd.chain(m); err != nil {
+			return err
+		}
 	}
 	thread := rd.b.Thread(0, tid)
 	var w int64

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -355,6 +356,23 @@ func TestErrors(t *testing.T) {
 		}
 		if got > total {
 			t.Fatalf("cut at %d: %d samples, more than %d", n, got, total)
+		}
+	}
+}
+
+// TestReferenceEqualsFast: the cache of call chains changes nothing.
+func TestReferenceEqualsFast(t *testing.T) {
+	for _, v := range variants {
+		data, _ := v.sp.Simpleperf()
+		for _, opt := range []simpleperf.Options{{}, {AllEvents: true, Select: samples.Select{Timeline: true}}} {
+			fast, err1 := simpleperf.Read(bytes.NewReader(data), opt)
+			ref, err2 := simpleperf.ReadReference(bytes.NewReader(data), opt)
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			if !reflect.DeepEqual(fast, ref) {
+				t.Fatalf("%s: the fast path's profile differs from the reference path's", v.name)
+			}
 		}
 	}
 }

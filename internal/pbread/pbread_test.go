@@ -40,9 +40,6 @@ func decodeProtowire(b []byte) ([]field, error) {
 		if n < 0 {
 			return out, protowire.ParseError(n)
 		}
-		if num > math.MaxInt32 {
-			return out, errors.New("field number")
-		}
 		b = b[n:]
 		f := field{num: uint32(num), typ: int(typ)}
 		switch typ {

@@ -23,12 +23,3 @@ func (m pb) bytes(num int, b []byte) pb {
 func (m pb) str(num int, s string) pb { return m.bytes(num, []byte(s)) }
 
 func (m pb) msg(num int, sub pb) pb { return m.bytes(num, sub) }
-
-// packed appends a packed repeated varint field.
-func (m pb) packed(num int, vs []uint64) pb {
-	var b []byte
-	for _, v := range vs {
-		b = binary.AppendUvarint(b, v)
-	}
-	return m.bytes(num, b)
-}

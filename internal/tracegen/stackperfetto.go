@@ -453,7 +453,7 @@ func (sp StackProfile) sample(rng *rand.Rand, s *seqWriter, t *worldThread, stac
 		sid, key, unknown = 1<<40+uint64(rng.IntN(100)), "[unknown call stack]", true
 	case *badFrameLeft > 0 && rng.IntN(16) == 0:
 		*badFrameLeft--
-		in, sid = s.stack(in, stack[:len(stack)-1])
+		in, _ = s.stack(in, stack[:len(stack)-1])
 		// A call stack naming a frame never interned: its own iid space.
 		cs := pb(nil).varint(1, 1<<41+uint64(*badFrameLeft))
 		for _, f := range stack[:len(stack)-1] {
