@@ -66,8 +66,9 @@ type StackProfile struct {
 	// its samples: its samples are unreadable until its next reset.
 	LoseAfter int
 	// Obfuscate names the app's methods as R8 would and appends the
-	// trace's own DeobfuscationMapping.
-	Obfuscate bool
+	// trace's own DeobfuscationMapping, unless OmitMapping.
+	Obfuscate   bool
+	OmitMapping bool
 }
 
 // StackExpect is what a reader must make of a StackProfile's trace.
@@ -400,7 +401,9 @@ func (sp StackProfile) Perfetto() ([]byte, *StackExpect) {
 		mono += step
 	}
 	if sp.Obfuscate {
-		emit(pb(nil).msg(64, w.deobfuscationMapping()))
+		if !sp.OmitMapping {
+			emit(pb(nil).msg(64, w.deobfuscationMapping()))
+		}
 		for _, t := range w.threads {
 			for _, st := range t.stacks {
 				for _, f := range st {
