@@ -51,6 +51,9 @@ type NoSamplesError struct {
 	// the trace clock); Reason says why, when Skipped > 0.
 	Skipped int64
 	Reason  string
+	// ZstdBundles counts bundles of zstd-compressed packets, which this
+	// reader does not decompress (the standard library has no zstd).
+	ZstdBundles int64
 }
 
 // Kind is a kind of packet content and how many packets hold it.
@@ -83,6 +86,9 @@ func (e *NoSamplesError) Error() string {
 	}
 	if e.Skipped > 0 {
 		fmt.Fprintf(&b, "; %d samples could not be read (%s)", e.Skipped, e.Reason)
+	}
+	if e.ZstdBundles > 0 {
+		fmt.Fprintf(&b, "; %d bundles of zstd-compressed packets were not read", e.ZstdBundles)
 	}
 	b.WriteString("; ui.perfetto.dev opens it")
 	return b.String()

@@ -232,3 +232,20 @@ func TestPackedStreaming(t *testing.T) {
 		}
 	}
 }
+
+// TestBundles: a compressed_packets field that does not inflate is an
+// error at its offset; zstd bundles are said to be unread.
+func TestBundles(t *testing.T) {
+	bad := packet(nil, msg(nil).b(50, []byte{0x78, 0x9c, 0x01, 0x02}))
+	_, err := pftrace.Read(bytes.NewReader(bad), pftrace.Options{})
+	var fe *pftrace.FormatError
+	if !errors.As(err, &fe) || fe.Off != 5 || !strings.Contains(err.Error(), "compressed packets do not decompress") {
+		t.Fatalf("error %v, want a FormatError at offset 5, where the field's bytes start", err)
+	}
+	zstd := packet(packet(nil, msg(nil).v(8, 1)), msg(nil).b(133, []byte{0x28, 0xb5, 0x2f, 0xfd}))
+	_, err = pftrace.Read(bytes.NewReader(zstd), pftrace.Options{})
+	want := "no CPU stack samples: the trace holds 1 packets (1 packets of sequence state only (interned data, defaults)); 1 bundles of zstd-compressed packets were not read; ui.perfetto.dev opens it"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v, want %q", err, want)
+	}
+}

@@ -578,7 +578,7 @@ func (rd *reader) finish() (*samples.Profile, error) {
 
 // noSamples says what a trace without stack samples holds.
 func (rd *reader) noSamples() error {
-	e := &NoSamplesError{Packets: rd.packets}
+	e := &NoSamplesError{Packets: rd.packets, ZstdBundles: rd.st.zstdBundles}
 	for num, n := range rd.kinds {
 		if n > 0 {
 			e.Kinds = append(e.Kinds, Kind{kindName(uint32(num)), n})
