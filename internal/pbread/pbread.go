@@ -162,6 +162,9 @@ func skipGroup(b []byte, i int, num uint32, depth int) (int, *Error) {
 		}
 		i += n
 		f := tag >> 3
+		if f == 0 || f > math.MaxInt32 {
+			return 0, &Error{Off: int64(at), Msg: fmt.Sprintf("invalid field number %d in a group", f)}
+		}
 		switch tag & 7 {
 		case Varint:
 			_, n := uvarint(b[i:])
