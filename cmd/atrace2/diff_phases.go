@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/atrace2/atrace2/gate"
+	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/startup"
 )
@@ -20,7 +21,7 @@ import (
 // phase name startup does not know is a usage error that lists them, and
 // a phase a run did not record, or a clock it lacks, is an error that
 // names the run.
-func phaseSeries(e *env, olds, news []input.Arg, rules []gate.Rule) ([]gate.Series, error) {
+func phaseSeries(e *env, d *driver.Driver, olds, news []input.Arg, rules []gate.Rule) ([]gate.Series, error) {
 	type key struct{ phase, clock string }
 	var keys []key
 	for i := range rules {
@@ -49,7 +50,7 @@ func phaseSeries(e *env, olds, news []input.Arg, rules []gate.Rule) ([]gate.Seri
 	}
 	// The phases are of the whole main thread; the repairs were reported
 	// when the runs were read for the method series.
-	whole := e.d.With(e.opt.Whole())
+	whole := d.With(d.Options().Whole())
 	read := func(ins []input.Arg) ([]*startup.Report, error) {
 		var reps []*startup.Report
 		for _, in := range ins {

@@ -44,7 +44,8 @@ func (g *Globals) flags() driver.Flags {
 
 // offCPUCommands are the commands that can show off-CPU time (--clock
 // offcpu); pprof has it as a sample type of every dual-clock profile.
-var offCPUCommands = []string{"folded", "top", "diff"}
+// record passes it to its --convert folded or top (RecordCmd.check).
+var offCPUCommands = []string{"folded", "top", "diff", "record"}
 
 // checkClock refuses --clock offcpu on a command that cannot show it.
 func (g *Globals) checkClock(cmd string) error {

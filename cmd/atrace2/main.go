@@ -45,6 +45,7 @@ type cli struct {
 	Calls      CallsCmd      `cmd:"" help:"Print the callers and callees of the methods matching a pattern, with their shares of its inclusive time (Traceview's parents/children)."`
 	Diff       DiffCmd       `cmd:"" help:"Compare two traces, or two sets of runs (medians, Mann–Whitney p-values), method by method: exclusive, inclusive and calls before and after, largest change first (dmtracedump -d); with --fail-on, a CI gate that exits 3 on a regression."`
 	Startup    StartupCmd    `cmd:"" help:"Print the app-startup phases on the main thread (bind, Application.onCreate, Activity create/start/resume, first frame, fully drawn): begin, end, wall, CPU and off-CPU time, and the top methods of each."`
+	Record     RecordCmd     `cmd:"" help:"Record a method trace of an app on a device or emulator through adb (am profile, or am start --start-profiler for its start), copy it here and check it, or convert it at once with --convert."`
 
 	Version kong.VersionFlag `help:"Print the version and exit."`
 }

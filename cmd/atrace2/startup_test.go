@@ -135,6 +135,12 @@ func testEnv(t *testing.T) *env {
 	return e
 }
 
+// testPhaseSeries is phaseSeries with the run's driver.
+func testPhaseSeries(t *testing.T, olds, news []input.Arg, rs []gate.Rule) ([]gate.Series, error) {
+	e := testEnv(t)
+	return phaseSeries(e, e.d, olds, news, rs)
+}
+
 func rules(t *testing.T, texts ...string) []gate.Rule {
 	t.Helper()
 	var rs []gate.Rule
@@ -160,7 +166,7 @@ func TestPhaseSeries(t *testing.T) {
 		news = append(news, input.Arg{Path: p})
 	}
 	rs := rules(t, "incl>+10%", "phase:first-frame>+5%", "phase:first-frame:cpu>+5%", "phase:first-frame:wall>+1ms", "phase:bind:offcpu>+5%")
-	series, err := phaseSeries(testEnv(t), olds, news, rs)
+	series, err := testPhaseSeries(t, olds, news, rs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +180,7 @@ func TestPhaseSeries(t *testing.T) {
 	if fmt.Sprint(series) != fmt.Sprint(want) {
 		t.Fatalf("series\n%+v\nwant\n%+v", series, want)
 	}
-	res := gate.Evaluate(rs, series, 0.05)
+	res := gate.Evaluate(rs, series, gate.Options{Alpha: 0.05}).Results
 	verdicts := map[string]gate.Verdict{}
 	for _, r := range res {
 		verdicts[r.Rule+" "+r.Subject] = r.Verdict
@@ -187,7 +193,7 @@ func TestPhaseSeries(t *testing.T) {
 	if v := verdicts["phase:bind:offcpu>+5% bind"]; v != gate.OK {
 		t.Errorf("bind: %s, want ok", v)
 	}
-	if s, err := phaseSeries(testEnv(t), olds, news, rules(t, "incl>+1%")); err != nil || s != nil {
+	if s, err := testPhaseSeries(t, olds, news, rules(t, "incl>+1%")); err != nil || s != nil {
 		t.Errorf("no phase rule: %v, %v; want none", s, err)
 	}
 }
@@ -213,7 +219,7 @@ func TestPhaseSeriesErrors(t *testing.T) {
 		{cold, wall, "phase:activity-create:cpu>+5%", false, `wall.trace: phase activity-create: the trace has no cpu time`},
 		{"-", cold, "phase:bind>+5%", true, `<stdin>: phase rules read each run a second time`},
 	} {
-		_, err := phaseSeries(testEnv(t), arg(c.old), arg(c.new), rules(t, c.rule))
+		_, err := testPhaseSeries(t, arg(c.old), arg(c.new), rules(t, c.rule))
 		var ue *driver.UsageError
 		if err == nil || !regexp.MustCompile(c.err).MatchString(err.Error()) || asUsage(err, &ue) != c.usage {
 			t.Errorf("%s: error %v (usage %v), want %q (usage %v)", c.rule, err, asUsage(err, &ue), c.err, c.usage)

@@ -1,0 +1,317 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/atrace2/atrace2/internal/driver"
+	"github.com/atrace2/atrace2/internal/outfile"
+	"github.com/atrace2/atrace2/internal/units"
+	"github.com/atrace2/atrace2/record"
+)
+
+// RecordCmd captures a method trace from a device or emulator; package
+// record does the work on the device.
+type RecordCmd struct {
+	Output        string        `short:"o" placeholder:"FILE" help:"Write the trace to FILE (- for standard output). By default <package>-<date>.trace in the current folder, such as com.example.app-20260830-142501.trace. An existing file is never replaced without --force."`
+	Force         bool          `help:"Replace the trace, and the --convert file, when they exist."`
+	Duration      time.Duration `placeholder:"DURATION" help:"Stop after this long, a Go duration such as 10s (counted from the launch with --cold); Enter or Ctrl-C stops sooner. Without it, Enter or Ctrl-C stops."`
+	Sampling      time.Duration `placeholder:"INTERVAL" help:"Record in sampling mode: ART samples every thread's stack each INTERVAL (such as 1ms; whole microseconds) instead of recording every call. Lighter on the app; calls are not counted."`
+	Streaming     bool          `help:"Have ART write the trace as it goes (am's --streaming; Android 8.0 and later) instead of filling a buffer of 8 MiB, which ends the recording when full: for long recordings."`
+	Cold          bool          `help:"Record the app's start: am start -S -W --start-profiler force-stops it and launches it with the profiler on, so that the trace holds the bind, Application.onCreate and the first frame that atrace2 startup reads."`
+	Activity      string        `placeholder:"ACTIVITY" help:"With --cold, the activity to launch: a class (.MainActivity, com.example.app.MainActivity) or a component (com.example.app/.MainActivity). By default the launcher activity, as the device resolves it."`
+	OutputVersion int           `name:"output-version" default:"1" enum:"1,2" help:"The trace format ART writes: 1, which every tool reads, or 2, ART's V2 (am's --profiler-output-version 2; Android 15 and later, refused before). One of: ${enum}."`
+	Convert       string        `placeholder:"FORMAT" help:"Then convert the trace, in this process and with every global option (--mapping, --thread, --from/--to, …): pprof, perfetto or speedscope write <trace>.pb.gz, <trace>.perfetto-trace or <trace>.speedscope.json beside the trace; folded, top and startup print to standard output, as those commands do."`
+	Open          bool          `help:"With --convert pprof, perfetto or speedscope, open the result in its viewer as those commands do (perfetto and speedscope: --open; pprof: its web UI, --http on localhost)."`
+	NoBrowser     bool          `name:"no-browser" help:"With --open, print the viewer's URL instead of opening a browser."`
+	Serial        string        `short:"s" env:"ANDROID_SERIAL" placeholder:"SERIAL" help:"The device to record on, as adb devices lists it; needed when several are attached."`
+	Package       string        `arg:"" name:"PACKAGE" help:"The app's package name (application id), such as com.example.app."`
+}
+
+// Help is shown by atrace2 record --help.
+func (c *RecordCmd) Help() string {
+	return `Records a method trace of an app on a device or emulator, through adb (ADB names the adb binary when it is not on PATH; it comes with Android SDK Platform-Tools, ` + record.PlatformToolsURL + `):
+
+  atrace2 record com.example.app                          # the running app, until Enter or Ctrl-C
+  atrace2 record --duration 10s --sampling 1ms com.example.app
+  atrace2 record --cold --convert startup com.example.app # the app's start, then its phases
+  atrace2 record --convert perfetto --open com.example.app # straight to ui.perfetto.dev
+
+It starts the profiler with am profile start on the running app (with --cold: am start -S -W --start-profiler, after force-stopping it), stops it with am profile stop on Enter, after --duration or on Ctrl-C, waits until the app has written the whole file in /data/local/tmp, copies it with adb exec-out (no root needed), removes it from the device, and writes it to -o FILE. Without --convert it then prints the summary atrace2 info prints (on standard error when the trace goes to standard output).
+
+The app must be debuggable (the debug build type), or the device a userdebug or eng build, and the device Android 7.0 (API 24) or later. What the device refuses (the app not installed, not running, not debuggable, storage full, a profiler already running on it, an option its am does not know) ends the command with one line that says what to do.
+
+Whatever happens after the start (an error, a lost connection, SIGTERM, a second Ctrl-C while the trace is copied), atrace2 stops the profiler and removes the file from the device, or says what to run when the device is gone; the trace file is written whole or not at all.`
+}
+
+// recordNow is the clock of the default file name (tests set it).
+var recordNow = time.Now
+
+// recordPoll paces the wait for the app's file (tests make it fast);
+// zero is record.DefaultPoll.
+var recordPoll record.Poll
+
+// recordFormats are --convert's values: those that write a file, and the
+// extension of the file.
+var recordFormats = map[string]string{
+	"pprof": ".pb.gz", "perfetto": ".perfetto-trace", "speedscope": ".speedscope.json",
+	"folded": "", "top": "", "startup": "",
+}
+
+// Run records, writes the trace, and checks or converts it.
+func (c *RecordCmd) Run(e *env) error {
+	base := fmt.Sprintf("%s-%s.trace", c.Package, recordNow().Format("20060102-150405"))
+	// The package name checked first: it names the default output.
+	check := c.options(base, nil)
+	if err := check.Check(); err != nil {
+		return usagef("%v", err)
+	}
+	path, converted, err := c.outputs(base)
+	if err != nil {
+		return err
+	}
+	if err := c.checkGlobals(e.opt.Flags); err != nil {
+		return err
+	}
+	adb, err := record.FindADB(os.Getenv)
+	if err != nil {
+		return err
+	}
+	// The trace's output opens first: a missing folder fails before the
+	// device is touched.
+	out, err := e.createOutput(path, true, "trace")
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	ctx := context.Background()
+	say := func(s string) {
+		if !e.opt.Flags.Quiet {
+			fmt.Fprintf(e.stderr, "atrace2: %s\n", s)
+		}
+	}
+	dev, err := record.Connect(ctx, record.Config{ADB: adb, Serial: c.Serial})
+	if err != nil {
+		return err
+	}
+	s, err := dev.Prepare(ctx, c.options(base, say))
+	if err != nil {
+		return err
+	}
+	dir, remove, err := outfile.TempDir("atrace2-record-")
+	if err != nil {
+		return err
+	}
+	defer remove()
+	copyPath, err := c.capture(e, s, dir, say)
+	if err != nil {
+		return err
+	}
+	if err := writeRecorded(out, copyPath, path, c.Force); err != nil {
+		return err
+	}
+	trace := path
+	if path == "-" {
+		// The trace took standard output: what follows goes to standard
+		// error (info's summary; nowhere with -q).
+		trace = copyPath
+		defer func(w io.Writer) { e.stdout = w }(e.stdout)
+		e.stdout = e.stderr
+		if e.opt.Flags.Quiet {
+			e.stdout = io.Discard
+		}
+	} else {
+		say(fmt.Sprintf("wrote %s", path))
+	}
+	return convertRecorded(e, recorded{to: c.Convert, trace: trace, output: converted, pkg: c.Package, open: c.Open, noBrowser: c.NoBrowser})
+}
+
+// options are what to record, for package record.
+func (c *RecordCmd) options(base string, say func(string)) record.Options {
+	return record.Options{Package: c.Package, Cold: c.Cold, Activity: c.Activity, Sampling: c.Sampling,
+		Streaming: c.Streaming, OutputVersion: c.OutputVersion, Remote: record.RemoteDir + "/atrace2-" + base,
+		Poll: recordPoll, Log: say}
+}
+
+// outputs checks the flags and names the files: the trace's, and the
+// converted file of --convert pprof, perfetto or speedscope. Neither may
+// exist without --force.
+func (c *RecordCmd) outputs(base string) (trace, converted string, err error) {
+	ext, ok := recordFormats[c.Convert]
+	switch {
+	case c.Convert != "" && !ok:
+		return "", "", usagef("--convert %q: give pprof, perfetto, speedscope, folded, top or startup", c.Convert)
+	case c.Open && ext == "":
+		return "", "", usagef("--open opens the result of --convert pprof, perfetto or speedscope")
+	case c.NoBrowser && !c.Open:
+		return "", "", usagef("--no-browser only makes sense with --open")
+	case c.Activity != "" && !c.Cold:
+		return "", "", usagef("--activity names the activity --cold launches")
+	case c.Duration < 0:
+		return "", "", usagef("--duration %v: give a positive duration, such as 10s", c.Duration)
+	case c.Output == "-" && c.Convert != "" && ext == "":
+		return "", "", usagef("-o - and --convert %s would both write to standard output: give -o FILE", c.Convert)
+	}
+	trace = c.Output
+	if trace == "" {
+		trace = base
+	}
+	if ext != "" {
+		from := trace
+		if from == "-" {
+			from = base
+		}
+		converted = strings.TrimSuffix(from, ".trace") + ext
+	}
+	for _, p := range []string{trace, converted} {
+		if p == "" || p == "-" || c.Force {
+			continue
+		}
+		if _, err := os.Lstat(p); err == nil {
+			return "", "", usagef("%s exists: give another -o FILE, or --force to replace it", p)
+		}
+	}
+	return trace, converted, nil
+}
+
+// checkGlobals refuses, before anything is recorded, the global options
+// that the check or the conversion would refuse afterwards (the load stage
+// has checked the others: driver.NewOptions).
+func (c *RecordCmd) checkGlobals(g driver.Flags) error {
+	if g.Clock == driver.OffCPUClock && c.Convert != "folded" && c.Convert != "top" {
+		return usagef("--clock offcpu: give --convert folded or top, which show off-CPU time")
+	}
+	if c.Convert == "startup" {
+		if err := startupFlags(g); err != nil {
+			return err
+		}
+	}
+	if g.Mapping != "" {
+		if _, err := os.Stat(g.Mapping); err != nil {
+			return fmt.Errorf("--mapping: %w", err)
+		}
+	}
+	return nil
+}
+
+// capture runs the recording on the device and returns the path of the
+// local copy, in dir. From the start on, the device is cleaned up
+// whatever happens: errors here, and a signal (outfile.OnSignal) until the
+// file is off the device.
+func (c *RecordCmd) capture(e *env, s *record.Session, dir string, say func(string)) (string, error) {
+	ctx := context.Background()
+	warn := func() {
+		if msg := s.Cleanup(); msg != "" {
+			fmt.Fprintf(e.stderr, "atrace2: warning: %s\n", msg)
+		}
+	}
+	defer warn()
+	unhook := outfile.OnSignal(func() {
+		fmt.Fprintf(e.stderr, "atrace2: interrupted: stopping the profiler and removing %s from %s (interrupt again to quit at once)\n", s.Remote(), s.Serial())
+		warn()
+	})
+	defer unhook()
+	// Ctrl-C stops the recording, and only the recording.
+	intr := make(chan os.Signal, 1)
+	release := outfile.Interrupts(intr)
+	defer release()
+	var deadline time.Time
+	if c.Duration > 0 {
+		deadline = time.Now().Add(c.Duration)
+	}
+	say(s.Describe())
+	if err := s.Start(ctx); err != nil {
+		return "", err
+	}
+	if c.Duration > 0 {
+		say(fmt.Sprintf("recording for %v: Enter or Ctrl-C stops sooner", c.Duration))
+	} else {
+		say("recording: press Enter or Ctrl-C to stop")
+	}
+	why := record.Until(ctx, e.stdin, deadline, intr)
+	release()
+	say(fmt.Sprintf("stopped (%s): waiting for %s to write the trace", why, c.Package))
+	if err := s.Stop(ctx); err != nil {
+		return "", err
+	}
+	f, err := os.Create(filepath.Join(dir, filepath.Base(s.Remote())))
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	size, err := s.Fetch(ctx, f)
+	if err != nil {
+		return "", err
+	}
+	if err := s.Remove(ctx); err != nil {
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	say(fmt.Sprintf("copied %s bytes and removed %s from the device", units.Count(size), s.Remote()))
+	return f.Name(), nil
+}
+
+// writeRecorded copies the local copy into the trace's output, and keeps
+// it unless a file appeared at its path meanwhile (without --force).
+func writeRecorded(out *outfile.File, copyPath, path string, force bool) error {
+	f, err := os.Open(copyPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := io.Copy(out, f); err != nil {
+		return err
+	}
+	if path != "-" && !force {
+		if _, err := os.Lstat(path); err == nil {
+			return fmt.Errorf("%s appeared while recording: the trace is not written over it (give another -o FILE, or --force)", path)
+		}
+	}
+	return out.Commit()
+}
+
+// recorded is what convertRecorded converts.
+type recorded struct {
+	to, trace, output, pkg string
+	open, noBrowser        bool
+}
+
+// convertRecorded reads the recorded trace as atrace2 r.to would (atrace2
+// info without --convert: its summary is the check that the trace reads),
+// with every global option: the one place where record calls the
+// commands that read traces. (Issue 33's load stage is to take their
+// place; re-point this function then.) The flags are the commands'
+// defaults but for the output's name, the process name (the package) and
+// --open.
+func convertRecorded(e *env, r recorded) error {
+	trace := []string{r.trace}
+	view := openFlags{Open: r.open, NoBrowser: r.noBrowser}
+	switch r.to {
+	case "":
+		return (&InfoCmd{Format: "text", Trace: trace}).Run(e)
+	case "pprof":
+		c := PprofCmd{Output: r.output, Trace: trace}
+		if r.open {
+			c.HTTP, c.NoBrowser = "localhost:0", r.noBrowser
+		}
+		return c.Run(e)
+	case "perfetto":
+		return (&PerfettoCmd{Output: r.output, ProcessName: r.pkg, Trace: trace, openFlags: view}).Run(e)
+	case "speedscope":
+		return (&SpeedscopeCmd{Output: r.output, Trace: trace, openFlags: view}).Run(e)
+	case "folded":
+		return (&FoldedCmd{Trace: trace}).Run(e)
+	case "top":
+		return (&TopCmd{Sort: "excl", Limit: 50, reportFlags: reportFlags{Format: "text"}, Trace: trace}).Run(e)
+	case "startup":
+		return (&StartupCmd{Format: "text", Trace: trace}).Run(e)
+	}
+	return usagef("--convert %q: give pprof, perfetto, speedscope, folded, top or startup", r.to)
+}
