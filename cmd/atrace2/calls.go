@@ -34,7 +34,7 @@ func (c *CallsCmd) Run(e *env) error {
 	if err != nil {
 		return usagef("PATTERN: %v", err)
 	}
-	p, err := loadProfile(e.d, e, input.Arg{Path: c.Trace})
+	p, err := e.profile(input.Arg{Path: c.Trace})
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/dump"
+	"github.com/atrace2/atrace2/internal/driver"
 )
 
 // DumpCmd prints the balanced event stream, one line per event.
@@ -15,7 +16,7 @@ type DumpCmd struct {
 
 // Run dumps each trace.
 func (c *DumpCmd) Run(e *env) error {
-	ins, err := pairInputs(c.Trace)
+	ins, err := driver.Args(c.Trace)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/internal/input"
@@ -90,31 +89,11 @@ func (e *env) tree(in *driver.Input) (*stacks.Tree, error) {
 	return t, err
 }
 
-// pairInputs reads trace arguments: a NAME.sec argument is the key file of
-// the trace before it (Android 6-7 wrote streaming summaries there).
-func pairInputs(args []string) ([]input.Arg, error) {
-	var ins []input.Arg
-	for _, a := range args {
-		if strings.HasSuffix(a, ".sec") {
-			if len(ins) == 0 || ins[len(ins)-1].Sec != "" {
-				return nil, usagef("%s: a .sec key file must follow the streaming trace it belongs to", a)
-			}
-			ins[len(ins)-1].Sec = a
-			continue
-		}
-		ins = append(ins, input.Arg{Path: a})
-	}
-	if len(ins) == 0 {
-		return nil, usagef("no trace given")
-	}
-	return ins, nil
-}
-
 // inputsForWriting reads the trace arguments of a command that writes
 // files, and records them, so that no output can overwrite one
 // (outfile.Inputs).
 func (e *env) inputsForWriting(args []string) ([]input.Arg, error) {
-	ins, err := pairInputs(args)
+	ins, err := driver.Args(args)
 	for _, in := range ins {
 		e.inputs.Add(parser.Sources(in.Path)...)
 		if in.Sec != "" {

@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/atrace2/atrace2/info"
+	"github.com/atrace2/atrace2/internal/driver"
 )
 
 // InfoCmd describes a trace, or a sampled profile, without converting it.
@@ -14,7 +15,7 @@ type InfoCmd struct {
 
 // Run prints the report for each trace.
 func (c *InfoCmd) Run(e *env) error {
-	ins, err := pairInputs(c.Trace)
+	ins, err := driver.Args(c.Trace)
 	if err != nil {
 		return err
 	}

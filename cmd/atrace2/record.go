@@ -187,7 +187,7 @@ func (c *RecordCmd) checkGlobals(g driver.Flags) error {
 		return usagef("--clock offcpu: give --convert folded or top, which show off-CPU time")
 	}
 	if c.Convert == "startup" {
-		if err := startupFlags(g); err != nil {
+		if err := driver.CheckStartup(g); err != nil {
 			return err
 		}
 	}

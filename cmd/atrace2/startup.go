@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/startup"
@@ -37,16 +36,16 @@ The whole main thread is needed: --thread, --root and --from/--to are refused. S
 
 // Run prints the report of each trace.
 func (c *StartupCmd) Run(e *env) error {
-	if err := startupFlags(e.opt.Flags); err != nil {
+	if err := driver.CheckStartup(e.opt.Flags); err != nil {
 		return err
 	}
-	ins, err := pairInputs(c.Trace)
+	ins, err := driver.Args(c.Trace)
 	if err != nil {
 		return err
 	}
 	var reps []*startup.Report
 	for _, in := range ins {
-		r, err := readStartup(e, e.d, in)
+		r, err := e.startup(e.d, in)
 		if err != nil {
 			return err
 		}
@@ -70,36 +69,14 @@ func (c *StartupCmd) Run(e *env) error {
 	})
 }
 
-// startupFlags refuses the global flags that would hide part of the main
-// thread from the phases.
-func startupFlags(g driver.Flags) error {
-	switch {
-	case len(g.Threads) > 0:
-		return usagef("--thread: startup phases are always read on the main thread")
-	case g.Root != "":
-		return usagef("--root: startup phases need the main thread's whole stacks")
-	case g.From != "" || g.To != "":
-		return usagef("--from/--to: startup phases are found on the whole trace")
-	}
-	return nil
-}
-
-// readStartup finds the startup phases of one input with d.
-func readStartup(e *env, d *driver.Driver, a input.Arg) (*startup.Report, error) {
+// startup finds the startup phases of one input with d
+// (driver.Input.Startup) and prints its diagnostics.
+func (e *env) startup(d *driver.Driver, a input.Arg) (*startup.Report, error) {
 	in, err := d.Load(a)
 	if err != nil {
 		return nil, err
 	}
-	if err := in.Timeline(); err != nil {
-		return nil, usagef("%v; startup phases need a method trace", err)
-	}
-	x := startup.New()
-	_, err = in.Run(false, convert.Timeline(x, x.Rewind))
+	r, err := in.Startup()
 	e.diagnose(in)
-	if err != nil {
-		return nil, err
-	}
-	r := x.Report()
-	r.Trace = in.Name()
-	return r, nil
+	return r, err
 }

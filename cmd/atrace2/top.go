@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/internal/input"
+	"github.com/atrace2/atrace2/internal/rundiff"
 	"github.com/atrace2/atrace2/report"
 )
 
@@ -30,7 +30,14 @@ func (c *TopCmd) Help() string {
 
 // Run prints the report.
 func (c *TopCmd) Run(e *env) error {
-	p, err := oneProfile(e, "top", c.Trace)
+	ins, err := driver.Args(c.Trace)
+	if err != nil {
+		return err
+	}
+	if len(ins) != 1 {
+		return usagef("top reads one trace, got %d", len(ins))
+	}
+	p, err := e.profile(ins[0])
 	if err != nil {
 		return err
 	}
@@ -62,6 +69,10 @@ func (f *reportFlags) write(e *env, r reportWriter) error {
 			return r.WriteCSV(w)
 		case "json":
 			return r.WriteJSON(w)
+		case "junit": // diff's
+			return r.(rundiff.Report).WriteJUnit(w)
+		case "markdown":
+			return r.(rundiff.Report).WriteMarkdown(w, report.MarkdownOptions{})
 		}
 		return r.WriteText(w, f.textOptions(e))
 	})
@@ -88,38 +99,14 @@ func (f *reportFlags) textOptions(e *env) report.TextOptions {
 	return report.TextOptions{Width: defaultWidth}
 }
 
-// oneProfile reads one trace into a per-method profile.
-func oneProfile(e *env, cmd string, args []string) (*report.Profile, error) {
-	ins, err := pairInputs(args)
+// profile reads one input into a per-method profile
+// (driver.Input.Profile) and prints its diagnostics.
+func (e *env) profile(a input.Arg) (*report.Profile, error) {
+	in, err := e.d.Load(a)
 	if err != nil {
 		return nil, err
 	}
-	if len(ins) != 1 {
-		return nil, usagef("%s reads one trace, got %d", cmd, len(ins))
-	}
-	return loadProfile(e.d, e, ins[0])
-}
-
-// loadProfile reads one input's call tree into a per-method profile, on
-// the off-CPU clock with --clock offcpu.
-func loadProfile(d *driver.Driver, e *env, a input.Arg) (*report.Profile, error) {
-	in, err := d.Load(a)
-	if err != nil {
-		return nil, err
-	}
-	t, err := e.tree(in)
-	if err != nil {
-		return nil, err
-	}
-	p, err := report.NewProfile(t)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", in.Name(), err)
-	}
-	p.Name = in.Name() // "<stdin>" rather than "-"
-	if d.Options().OffCPU {
-		if err := p.UseOffCPU(); err != nil {
-			return nil, usagef("%s: --clock offcpu: %v", in.Name(), err)
-		}
-	}
-	return p, nil
+	p, err := in.Profile()
+	e.diagnose(in)
+	return p, err
 }
