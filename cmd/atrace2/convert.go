@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/atrace2/atrace2/internal/outfile"
+	"github.com/atrace2/atrace2/internal/outputs"
 )
 
 // ConvertCmd writes several formats from one reading of a method trace:
@@ -24,40 +24,25 @@ func (c *ConvertCmd) Help() string {
 }
 
 // requests are the outputs asked for, in the table's order.
-func (c *ConvertCmd) requests() []request {
+func (c *ConvertCmd) requests() []outputs.Request {
 	paths := map[string]string{"pprof": c.Pprof, "perfetto": c.Perfetto, "speedscope": c.Speedscope, "folded": c.Folded}
-	var reqs []request
+	var reqs []outputs.Request
 	for _, f := range formats {
-		if paths[f.name] != "" {
-			reqs = append(reqs, request{f, paths[f.name]})
+		if paths[f.Name] != "" {
+			reqs = append(reqs, outputs.Request{Format: f, Path: paths[f.Name]})
 		}
 	}
 	return reqs
 }
 
-// Validate asks for at least one output and at most one on stdout.
+// Validate asks for at least one output, at most one on stdout, and each
+// to a file of its own.
 func (c *ConvertCmd) Validate() error {
 	reqs := c.requests()
 	if len(reqs) == 0 {
 		return fmt.Errorf("name at least one output: --pprof, --perfetto, --speedscope or --folded")
 	}
-	stdout := 0
-	for _, r := range reqs {
-		if r.path == "-" {
-			stdout++
-		}
-	}
-	if stdout > 1 {
-		return fmt.Errorf("at most one output can go to standard output (-)")
-	}
-	for i, r := range reqs {
-		for _, q := range reqs[:i] {
-			if outfile.SamePath(q.path, r.path) {
-				return fmt.Errorf("--%s and --%s name the same file %s: one output would replace the other", q.f.name, r.f.name, r.path)
-			}
-		}
-	}
-	return nil
+	return outputs.Check(reqs)
 }
 
 // Run converts one trace into every requested output.
@@ -69,6 +54,6 @@ func (c *ConvertCmd) Run(e *env) error {
 	if err := in.Timeline(); err != nil {
 		return usagef("%v", needTimeline(err, "convert reads method traces"))
 	}
-	_, err = e.write(in, c.requests(), &outOptions{noThread: c.NoThread, processName: c.ProcessName, input: in.Name()})
+	_, err = e.outputs().Write(in, c.requests(), &outputs.Options{NoThread: c.NoThread, ProcessName: c.ProcessName, Input: in.Name()})
 	return err
 }

@@ -1,5 +1,7 @@
 package main
 
+import "github.com/atrace2/atrace2/internal/outputs"
+
 // FoldedCmd writes the folded stacks of one trace.
 type FoldedCmd struct {
 	Output   string   `short:"o" placeholder:"FILE" help:"Write the folded stacks to FILE (- for standard output, the default)."`
@@ -30,5 +32,5 @@ whose thread the file does not record have no thread frame.`
 
 // Run converts the trace.
 func (c *FoldedCmd) Run(e *env) error {
-	return e.writeOne(formatNamed("folded"), c.Trace, c.Output, nil, &outOptions{noThread: c.NoThread, offCPU: e.opt.OffCPU})
+	return e.writeOne(formatNamed("folded"), c.Trace, c.Output, nil, &outputs.Options{NoThread: c.NoThread, OffCPU: e.opt.OffCPU})
 }

@@ -1,5 +1,7 @@
 package main
 
+import "github.com/atrace2/atrace2/internal/outputs"
+
 // PerfettoCmd converts one trace into a binary Perfetto trace.
 type PerfettoCmd struct {
 	Output      string   `short:"o" placeholder:"FILE" help:"Write the Perfetto trace to FILE (- for standard output). By default it goes to standard output, which must not be a terminal; app.perfetto-trace is a good name."`
@@ -10,5 +12,5 @@ type PerfettoCmd struct {
 
 // Run converts the trace.
 func (c *PerfettoCmd) Run(e *env) error {
-	return e.writeOne(formatNamed("perfetto"), c.Trace, c.Output, &c.openFlags, &outOptions{processName: c.ProcessName})
+	return e.writeOne(formatNamed("perfetto"), c.Trace, c.Output, &c.openFlags, &outputs.Options{ProcessName: c.ProcessName})
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/outfile"
+	"github.com/atrace2/atrace2/internal/outputs"
 	"github.com/atrace2/atrace2/internal/pprofweb"
 	"github.com/atrace2/atrace2/pprofout"
 	"github.com/atrace2/atrace2/stacks"
@@ -35,14 +36,14 @@ func (c *PprofCmd) Run(e *env) error {
 	}
 	f := formatNamed("pprof")
 	write := c.Output != "" || c.HTTP == ""
-	if write && isStdout(c.Output) && outfile.IsTerminal(e.stdout) {
-		return usagef("%s", f.terminal)
+	if write && outputs.IsStdout(c.Output) && outfile.IsTerminal(e.stdout) {
+		return usagef("%s", f.Terminal)
 	}
 	var out *outfile.File
 	if write {
 		// Before converting: a missing folder, a directory or an input
 		// named as the output fails at once.
-		if out, err = e.createOutput(c.Output, f.binary, f.what); err != nil {
+		if out, err = e.createOutput(c.Output, f.Binary, f.What); err != nil {
 			return err
 		}
 		defer out.Abort()

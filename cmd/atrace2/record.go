@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/internal/outfile"
-	"github.com/atrace2/atrace2/internal/units"
 	"github.com/atrace2/atrace2/record"
 )
 
@@ -89,30 +87,23 @@ func (c *RecordCmd) Run(e *env) error {
 		return err
 	}
 	defer out.Abort()
-	ctx := context.Background()
-	say := func(s string) {
-		if !e.opt.Flags.Quiet {
-			fmt.Fprintf(e.stderr, "atrace2: %s\n", s)
-		}
-	}
-	dev, err := record.Connect(ctx, record.Config{ADB: adb, Serial: c.Serial})
-	if err != nil {
-		return err
-	}
-	s, err := dev.Prepare(ctx, c.options(base, say))
-	if err != nil {
-		return err
-	}
 	dir, remove, err := outfile.TempDir("atrace2-record-")
 	if err != nil {
 		return err
 	}
 	defer remove()
-	copyPath, err := c.capture(e, s, dir, say)
+	say := func(s string) {
+		if !e.opt.Flags.Quiet {
+			fmt.Fprintf(e.stderr, "atrace2: %s\n", s)
+		}
+	}
+	copyPath, err := record.Record(context.Background(), record.Capture{Config: record.Config{ADB: adb, Serial: c.Serial},
+		Options: c.options(base, say), Duration: c.Duration, Stdin: e.stdin,
+		Warn: func(s string) { fmt.Fprintf(e.stderr, "atrace2: %s\n", s) }}, dir)
 	if err != nil {
 		return err
 	}
-	if err := writeRecorded(out, copyPath, path, c.Force); err != nil {
+	if err := record.Keep(out, copyPath, path, c.Force); err != nil {
 		return err
 	}
 	trace := path
@@ -128,7 +119,7 @@ func (c *RecordCmd) Run(e *env) error {
 	} else {
 		say(fmt.Sprintf("wrote %s", path))
 	}
-	return convertRecorded(e, recorded{to: c.Convert, trace: trace, output: converted, pkg: c.Package, open: c.Open, noBrowser: c.NoBrowser})
+	return c.convert(e, trace, converted)
 }
 
 // options are what to record, for package record.
@@ -199,119 +190,34 @@ func (c *RecordCmd) checkGlobals(g driver.Flags) error {
 	return nil
 }
 
-// capture runs the recording on the device and returns the path of the
-// local copy, in dir. From the start on, the device is cleaned up
-// whatever happens: errors here, and a signal (outfile.OnSignal) until the
-// file is off the device.
-func (c *RecordCmd) capture(e *env, s *record.Session, dir string, say func(string)) (string, error) {
-	ctx := context.Background()
-	warn := func() {
-		if msg := s.Cleanup(); msg != "" {
-			fmt.Fprintf(e.stderr, "atrace2: warning: %s\n", msg)
-		}
-	}
-	defer warn()
-	unhook := outfile.OnSignal(func() {
-		fmt.Fprintf(e.stderr, "atrace2: interrupted: stopping the profiler and removing %s from %s (interrupt again to quit at once)\n", s.Remote(), s.Serial())
-		warn()
-	})
-	defer unhook()
-	// Ctrl-C stops the recording, and only the recording.
-	intr := make(chan os.Signal, 1)
-	release := outfile.Interrupts(intr)
-	defer release()
-	var deadline time.Time
-	if c.Duration > 0 {
-		deadline = time.Now().Add(c.Duration)
-	}
-	say(s.Describe())
-	if err := s.Start(ctx); err != nil {
-		return "", err
-	}
-	if c.Duration > 0 {
-		say(fmt.Sprintf("recording for %v: Enter or Ctrl-C stops sooner", c.Duration))
-	} else {
-		say("recording: press Enter or Ctrl-C to stop")
-	}
-	why := record.Until(ctx, e.stdin, deadline, intr)
-	release()
-	say(fmt.Sprintf("stopped (%s): waiting for %s to write the trace", why, c.Package))
-	if err := s.Stop(ctx); err != nil {
-		return "", err
-	}
-	f, err := os.Create(filepath.Join(dir, filepath.Base(s.Remote())))
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	size, err := s.Fetch(ctx, f)
-	if err != nil {
-		return "", err
-	}
-	if err := s.Remove(ctx); err != nil {
-		return "", err
-	}
-	if err := f.Close(); err != nil {
-		return "", err
-	}
-	say(fmt.Sprintf("copied %s bytes and removed %s from the device", units.Count(size), s.Remote()))
-	return f.Name(), nil
-}
-
-// writeRecorded copies the local copy into the trace's output, and keeps
-// it unless a file appeared at its path meanwhile (without --force).
-func writeRecorded(out *outfile.File, copyPath, path string, force bool) error {
-	f, err := os.Open(copyPath)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if _, err := io.Copy(out, f); err != nil {
-		return err
-	}
-	if path != "-" && !force {
-		if _, err := os.Lstat(path); err == nil {
-			return fmt.Errorf("%s appeared while recording: the trace is not written over it (give another -o FILE, or --force)", path)
-		}
-	}
-	return out.Commit()
-}
-
-// recorded is what convertRecorded converts.
-type recorded struct {
-	to, trace, output, pkg string
-	open, noBrowser        bool
-}
-
-// convertRecorded reads the recorded trace as atrace2 r.to would (atrace2
+// convert reads the recorded trace as atrace2 --convert would (atrace2
 // info without --convert: its summary is the check that the trace reads),
 // with every global option: the one place where record calls the
-// commands that read traces. (Issue 33's load stage is to take their
-// place; re-point this function then.) The flags are the commands'
-// defaults but for the output's name, the process name (the package) and
-// --open.
-func convertRecorded(e *env, r recorded) error {
-	trace := []string{r.trace}
-	view := openFlags{Open: r.open, NoBrowser: r.noBrowser}
-	switch r.to {
+// commands that read traces, which go through the load stage. The flags
+// are the commands' defaults but for the output's name (converted), the
+// process name (the package) and --open.
+func (c *RecordCmd) convert(e *env, trace, converted string) error {
+	args := []string{trace}
+	view := openFlags{Open: c.Open, NoBrowser: c.NoBrowser}
+	switch c.Convert {
 	case "":
-		return (&InfoCmd{Format: "text", Trace: trace}).Run(e)
+		return (&InfoCmd{Format: "text", Trace: args}).Run(e)
 	case "pprof":
-		c := PprofCmd{Output: r.output, Trace: trace}
-		if r.open {
-			c.HTTP, c.NoBrowser = "localhost:0", r.noBrowser
+		p := PprofCmd{Output: converted, Trace: args}
+		if c.Open {
+			p.HTTP, p.NoBrowser = "localhost:0", c.NoBrowser
 		}
-		return c.Run(e)
+		return p.Run(e)
 	case "perfetto":
-		return (&PerfettoCmd{Output: r.output, ProcessName: r.pkg, Trace: trace, openFlags: view}).Run(e)
+		return (&PerfettoCmd{Output: converted, ProcessName: c.Package, Trace: args, openFlags: view}).Run(e)
 	case "speedscope":
-		return (&SpeedscopeCmd{Output: r.output, Trace: trace, openFlags: view}).Run(e)
+		return (&SpeedscopeCmd{Output: converted, Trace: args, openFlags: view}).Run(e)
 	case "folded":
-		return (&FoldedCmd{Trace: trace}).Run(e)
+		return (&FoldedCmd{Trace: args}).Run(e)
 	case "top":
-		return (&TopCmd{Sort: "excl", Limit: 50, reportFlags: reportFlags{Format: "text"}, Trace: trace}).Run(e)
+		return (&TopCmd{Sort: "excl", Limit: 50, reportFlags: reportFlags{Format: "text"}, Trace: args}).Run(e)
 	case "startup":
-		return (&StartupCmd{Format: "text", Trace: trace}).Run(e)
+		return (&StartupCmd{Format: "text", Trace: args}).Run(e)
 	}
-	return usagef("--convert %q: give pprof, perfetto, speedscope, folded, top or startup", r.to)
+	return usagef("--convert %q: give pprof, perfetto, speedscope, folded, top or startup", c.Convert)
 }

@@ -1,5 +1,7 @@
 package main
 
+import "github.com/atrace2/atrace2/internal/outputs"
+
 // SpeedscopeCmd converts one trace into a speedscope file.
 type SpeedscopeCmd struct {
 	Output    string   `short:"o" placeholder:"FILE" help:"Write the speedscope file to FILE (- for standard output, the default). Name it app.speedscope.json: speedscope recognises that suffix, and the file's $schema as well."`
@@ -30,5 +32,5 @@ measures wall time, not thread CPU time).`
 
 // Run converts the trace.
 func (c *SpeedscopeCmd) Run(e *env) error {
-	return e.writeOne(formatNamed("speedscope"), c.Trace, c.Output, &c.openFlags, &outOptions{})
+	return e.writeOne(formatNamed("speedscope"), c.Trace, c.Output, &c.openFlags, &outputs.Options{})
 }
