@@ -73,7 +73,7 @@ Formats (grouped by benchmark for benchmark results): junit writes one test case
 
 // Run prints the report, and fails when a rule regressed.
 func (c *DiffCmd) Run(e *env) error {
-	r, err := rundiff.Run(rundiff.Config{Driver: e.d, Diagnose: e.diagnose,
+	r, err := rundiff.Run(rundiff.Config{Driver: e.d,
 		Traces: c.Traces, Old: c.Old, New: c.New, OldMapping: c.OldMapping, NewMapping: c.NewMapping, Benchmark: c.Benchmark,
 		Sort: c.Sort, Limit: c.Limit, Threshold: c.Threshold, FailOn: c.FailOn, Alpha: c.Alpha, Adjust: c.Adjust,
 		InconclusiveFails: c.Inconclusive == "fail"})

@@ -29,9 +29,7 @@ func (c *DumpCmd) Run(e *env) error {
 			if err := in.Timeline(); err != nil {
 				return needTimeline(err, "dump prints the events of a method trace")
 			}
-			_, err = in.Run(false, convert.Output{Exporter: dump.New(w, dump.Options{Obfuscated: c.Obfuscated})})
-			e.diagnose(in)
-			if err != nil {
+			if _, err := in.Run(false, convert.Output{Exporter: dump.New(w, dump.Options{Obfuscated: c.Obfuscated})}); err != nil {
 				return err
 			}
 		}

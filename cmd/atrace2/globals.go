@@ -10,7 +10,6 @@ import (
 	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/internal/progress"
 	"github.com/atrace2/atrace2/parser"
-	"github.com/atrace2/atrace2/stacks"
 )
 
 // Globals are the flags every command takes.
@@ -69,24 +68,14 @@ type env struct {
 }
 
 // Bar and Writing show the reads and the outputs' writes on a progress
-// line (driver.Progress).
+// line; Diagnose prints what a read had to say, the one place the load
+// stage's diagnostics are printed (driver.UI).
 func (e *env) Bar(name string) *progress.Bar { return progress.New(e.stderr, name) }
 func (e *env) Writing(b *progress.Bar)       { e.written.Set(b) }
-
-// diagnose prints what the reads of an input had to say (nothing with
-// --quiet): the one place the load stage's diagnostics are printed.
-func (e *env) diagnose(in *driver.Input) {
-	for _, d := range in.Diagnostics() {
+func (e *env) Diagnose(ds []driver.Diagnostic) {
+	for _, d := range ds {
 		fmt.Fprintln(e.stderr, "atrace2: "+d.Text)
 	}
-}
-
-// tree reads an input's call tree (driver.Input.Tree) and prints its
-// diagnostics.
-func (e *env) tree(in *driver.Input) (*stacks.Tree, error) {
-	t, err := in.Tree()
-	e.diagnose(in)
-	return t, err
 }
 
 // inputsForWriting reads the trace arguments of a command that writes
@@ -145,12 +134,4 @@ func (e *env) print(write func(w io.Writer) error) error {
 // an input without (driver.NoTimelineError).
 func needTimeline(err error, need string) error {
 	return fmt.Errorf("%v; %s — use pprof, speedscope, folded or top", err, need)
-}
-
-// withMapping returns a driver of the run that names methods with another
-// mapping (diff's --old-mapping and --new-mapping).
-func (e *env) withMapping(path string) *driver.Driver {
-	opt := e.opt
-	opt.Flags.Mapping = path
-	return e.d.With(opt)
 }

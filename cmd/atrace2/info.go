@@ -26,7 +26,6 @@ func (c *InfoCmd) Run(e *env) error {
 			return err
 		}
 		t, tree, err := in.Describe()
-		e.diagnose(in)
 		if err != nil {
 			return err
 		}

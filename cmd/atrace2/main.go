@@ -8,15 +8,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/pprof"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/atrace2/atrace2/internal/buildinfo"
+	"github.com/atrace2/atrace2/internal/cpuprofile"
 	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/outfile"
-	"github.com/atrace2/atrace2/parser"
 )
 
 // Exit codes: 0 success, 1 bad input or a failed write, 80 usage errors
@@ -140,11 +139,8 @@ func run(args []string, e *env) int {
 	return code
 }
 
-// startCPUProfile starts a CPU profile into path when it is set; the
-// returned function stops it and keeps the file. The file is an output
-// like the others (outfile.Create): written under a temporary name and
-// renamed at the end, and refused when it names one of the traces, which
-// it used to replace before anything was read.
+// startCPUProfile starts the CPU profile of --cpu-profile, when it is set
+// (cpuprofile.Start); the returned function stops it and keeps the file.
 func startCPUProfile(e *env, path string, traces []string) (stop func() error, err error) {
 	if path == "" {
 		return func() error { return nil }, nil
@@ -152,25 +148,8 @@ func startCPUProfile(e *env, path string, traces []string) (stop func() error, e
 	if path == "-" {
 		return nil, usagef("--cpu-profile: name a file; standard output carries the command's output")
 	}
-	ins := outfile.Inputs{Stdin: e.stdin}
-	for _, t := range traces {
-		ins.Add(t)
-		ins.Add(parser.Sources(t)...)
-	}
-	out, err := outfile.Create(path, outfile.Options{What: "CPU profile", Binary: true, Inputs: &ins})
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(out); err != nil {
-		out.Abort()
-		return nil, err
-	}
 	e.cpuProfile = path
-	return func() error {
-		pprof.StopCPUProfile()
-		defer out.Abort()
-		return out.Commit()
-	}, nil
+	return cpuprofile.Start(path, traces, e.stdin)
 }
 
 // traceArgs returns the files the selected command reads: its TRACE and

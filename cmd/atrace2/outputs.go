@@ -64,7 +64,7 @@ func formatNamed(name string) *outputs.Format {
 
 // outputs writes the outputs of the run's reads (outputs.Writer).
 func (e *env) outputs() *outputs.Writer {
-	return &outputs.Writer{Create: e.createOutput, Terminal: outfile.IsTerminal(e.stdout), Diagnose: e.diagnose}
+	return &outputs.Writer{Create: e.createOutput, Terminal: outfile.IsTerminal(e.stdout)}
 }
 
 // writeOne is the command of one format: it reads one input into the

@@ -4,12 +4,10 @@ import (
 	"errors"
 	"io"
 
-	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/internal/outputs"
 	"github.com/atrace2/atrace2/internal/pprofweb"
 	"github.com/atrace2/atrace2/pprofout"
-	"github.com/atrace2/atrace2/stacks"
 )
 
 // PprofCmd converts traces into one pprof profile, or serves pprof's web UI
@@ -59,8 +57,9 @@ func (c *PprofCmd) Run(e *env) error {
 		}
 		defer srv.Close()
 	}
-	b, err := e.pprofProfile(ins)
-	if err != nil {
+	// Each tree is released once its samples are in the builder.
+	b := pprofout.New(versionString())
+	if err := e.d.Merge(ins, b.Add); err != nil {
 		return err
 	}
 	if srv == nil {
@@ -82,35 +81,6 @@ func (c *PprofCmd) Run(e *env) error {
 // pprofServed, when set (by tests), is told the web UI's URL and how to
 // stop its server; without it the server runs until the process is killed.
 var pprofServed func(url string, stop func())
-
-// pprofProfile reads each input into its call tree and merges them. Each
-// tree is released once its samples are in the builder. Trees whose
-// values differ in kind (stacks.Values) cannot merge: samples counted and
-// calls timed.
-func (e *env) pprofProfile(args []input.Arg) (*pprofout.Builder, error) {
-	ins, err := e.d.LoadAll(args)
-	if err != nil {
-		return nil, err
-	}
-	b := pprofout.New(versionString())
-	var first *stacks.Tree
-	for _, in := range ins {
-		t, err := e.tree(in)
-		if err != nil {
-			return nil, err
-		}
-		if first == nil {
-			first = t
-		} else if t.Values().Kind != first.Values().Kind {
-			return nil, usagef("%s (%s) and %s (%s) cannot merge: one counts samples, the other calls and CPU time",
-				ins[0].Name(), first.Source().Format, in.Name(), t.Source().Format)
-		}
-		if err := b.Add(t); err != nil {
-			return nil, err
-		}
-	}
-	return b, nil
-}
 
 // writeProfile writes a profile with write to out and keeps it.
 func writeProfile(out *outfile.File, write func(io.Writer) error) error {

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/atrace2/atrace2/internal/driver"
-	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/startup"
 )
 
@@ -44,8 +42,12 @@ func (c *StartupCmd) Run(e *env) error {
 		return err
 	}
 	var reps []*startup.Report
-	for _, in := range ins {
-		r, err := e.startup(e.d, in)
+	for _, a := range ins {
+		in, err := e.d.Load(a)
+		if err != nil {
+			return err
+		}
+		r, err := in.Startup()
 		if err != nil {
 			return err
 		}
@@ -55,28 +57,6 @@ func (c *StartupCmd) Run(e *env) error {
 		if c.Format == "json" {
 			return startup.WriteJSON(w, reps)
 		}
-		for i, r := range reps {
-			if i > 0 {
-				if _, err := fmt.Fprintln(w); err != nil {
-					return err
-				}
-			}
-			if err := r.WriteText(w); err != nil {
-				return err
-			}
-		}
-		return nil
+		return startup.WriteTexts(w, reps)
 	})
-}
-
-// startup finds the startup phases of one input with d
-// (driver.Input.Startup) and prints its diagnostics.
-func (e *env) startup(d *driver.Driver, a input.Arg) (*startup.Report, error) {
-	in, err := d.Load(a)
-	if err != nil {
-		return nil, err
-	}
-	r, err := in.Startup()
-	e.diagnose(in)
-	return r, err
 }

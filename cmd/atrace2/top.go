@@ -2,10 +2,6 @@ package main
 
 import (
 	"io"
-	"os"
-	"strconv"
-
-	"golang.org/x/term"
 
 	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/internal/input"
@@ -74,39 +70,16 @@ func (f *reportFlags) write(e *env, r reportWriter) error {
 		case "markdown":
 			return r.(rundiff.Report).WriteMarkdown(w, report.MarkdownOptions{})
 		}
-		return r.WriteText(w, f.textOptions(e))
+		return r.WriteText(w, report.LayoutFor(e.stdout, f.Wide))
 	})
 }
 
-// defaultWidth is the line width of text written to a file or pipe.
-const defaultWidth = 160
-
-// textOptions are the text layout: with --wide everything at full width;
-// on a terminal its width, fitted by leaving columns out too; else
-// $COLUMNS or defaultWidth, to which only method names are shortened.
-func (f *reportFlags) textOptions(e *env) report.TextOptions {
-	if f.Wide {
-		return report.TextOptions{}
-	}
-	if fd, ok := e.stdout.(*os.File); ok && term.IsTerminal(int(fd.Fd())) {
-		if w, _, err := term.GetSize(int(fd.Fd())); err == nil && w > 0 {
-			return report.TextOptions{Width: w, Fit: true}
-		}
-	}
-	if w, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && w > 0 {
-		return report.TextOptions{Width: w}
-	}
-	return report.TextOptions{Width: defaultWidth}
-}
-
 // profile reads one input into a per-method profile
-// (driver.Input.Profile) and prints its diagnostics.
+// (driver.Input.Profile).
 func (e *env) profile(a input.Arg) (*report.Profile, error) {
 	in, err := e.d.Load(a)
 	if err != nil {
 		return nil, err
 	}
-	p, err := in.Profile()
-	e.diagnose(in)
-	return p, err
+	return in.Profile()
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/atrace2/atrace2/internal/input"
+	"github.com/atrace2/atrace2/stacks"
 )
 
 // Args reads a command's trace arguments into inputs: a NAME.sec argument
@@ -31,3 +32,32 @@ func Args(args []string) ([]input.Arg, error) {
 // SameStream reports whether two inputs of the run read the same pipe or
 // device, which only one of them could read (input.Opener.SameStream).
 func (d *Driver) SameStream(a, b input.Arg) bool { return d.opener.SameStream(a, b) }
+
+// Merge reads inputs whose trees are to be merged (pprof) one at a time,
+// gives each tree to add and lets it go. It refuses a mix of sampled
+// profiles and method traces before reading any (LoadAll), and trees
+// whose values differ in kind (stacks.Values: samples counted, calls
+// timed) as it meets them.
+func (d *Driver) Merge(args []input.Arg, add func(*stacks.Tree) error) error {
+	ins, err := d.LoadAll(args)
+	if err != nil {
+		return err
+	}
+	var first *stacks.Tree
+	for _, in := range ins {
+		t, err := in.Tree()
+		if err != nil {
+			return err
+		}
+		if first == nil {
+			first = t
+		} else if t.Values().Kind != first.Values().Kind {
+			return Usagef("%s (%s) and %s (%s) cannot merge: one counts samples, the other calls and CPU time",
+				ins[0].Name(), first.Source().Format, in.Name(), t.Source().Format)
+		}
+		if err := add(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}

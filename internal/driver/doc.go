@@ -14,12 +14,15 @@
 //     its reader (package samples) and samples.Profile.Tree. Input.Run
 //     drives event exporters (timelines) over a method trace, and refuses
 //     an input that has no timeline with a *NoTimelineError. Input.Describe
-//     gives what `info` reports.
+//     gives what `info` reports, Input.Profile the per-method profile of
+//     top, calls and diff, Input.Startup the startup phases; Driver.Merge
+//     reads the trees that one pprof profile merges.
 //   - Every read leaves its diagnostics (the reader's warnings and notes,
 //     repairs, how the mapping resolved the methods, what the focus kept,
-//     hints) as values in Input.Diagnostics, in the order they arose; the
-//     caller prints them. Errors are *UsageError for a command line that
-//     cannot apply to the input (exit 80 in the CLI), else data errors.
+//     hints) as values in Input.Diagnostics, in the order they arose, and
+//     gives them to the run's UI at its end (UI.Diagnose), which prints
+//     them. Errors are *UsageError for a command line that cannot apply to
+//     the input (exit 80 in the CLI), else data errors.
 //
 // A new input format has one place: a reader that yields the model. A
 // sampled format's reader yields a samples.Profile (threads, frames,

@@ -12,26 +12,31 @@ import (
 
 // Driver loads the inputs of one run with the run's options.
 type Driver struct {
-	opt      Options
-	opener   *input.Opener
-	progress Progress
-	said     map[string]bool // diagnostics given once per run, and the hint
+	opt    Options
+	opener *input.Opener
+	ui     UI
+	said   map[string]bool // diagnostics given once per run, and the hint
 }
 
-// Progress shows the reading of inputs on a progress line; a nil Progress
-// shows nothing.
-type Progress interface {
+// UI is how a run shows its reads: on a progress line, and by what each
+// read had to say. A nil UI shows nothing.
+type UI interface {
 	// Bar returns the line of one read, named name, or nil for none.
 	Bar(name string) *progress.Bar
 	// Writing says on which line (nil: none) the outputs' writes show
 	// from now on: the conversion's, then one for outputs written after it.
 	Writing(b *progress.Bar)
+	// Diagnose is given what a read of an input had to say, once the read
+	// is over (whatever its outcome, and before its error is returned):
+	// the diagnostics said since the last call (Input.Diagnostics holds
+	// them all), in order; none with Flags.Quiet.
+	Diagnose(ds []Diagnostic)
 }
 
 // New returns a driver that opens inputs with opener (the run's: each
-// input opened once) and reads them with opt; p may be nil.
-func New(opt Options, opener *input.Opener, p Progress) *Driver {
-	return &Driver{opt: opt, opener: opener, progress: p, said: map[string]bool{}}
+// input opened once) and reads them with opt; ui may be nil.
+func New(opt Options, opener *input.Opener, ui UI) *Driver {
+	return &Driver{opt: opt, opener: opener, ui: ui, said: map[string]bool{}}
 }
 
 // Options returns the options the driver reads with.
@@ -53,6 +58,7 @@ type Input struct {
 	d     *Driver
 	src   *input.Source
 	diags []Diagnostic
+	shown int // how many of diags the UI was given
 }
 
 // Load identifies an input from its first bytes, without consuming them.
@@ -125,6 +131,7 @@ func (e *NoTimelineError) Error() string { return e.Name + ": " + e.What + " has
 // Tree reads the input into its call tree, with the focus and the mapping
 // applied.
 func (in *Input) Tree() (*stacks.Tree, error) {
+	defer in.show()
 	if in.src.Sampled {
 		return in.readSampled()
 	}
@@ -136,6 +143,7 @@ func (in *Input) Tree() (*stacks.Tree, error) {
 // outputs need (convert.Run). An input without a timeline is refused
 // (Timeline).
 func (in *Input) Run(tree bool, outs ...convert.Output) (*stacks.Tree, error) {
+	defer in.show()
 	if err := in.Timeline(); err != nil {
 		return nil, err
 	}
@@ -158,6 +166,7 @@ func (in *Input) Run(tree bool, outs ...convert.Output) (*stacks.Tree, error) {
 // nil); or a sampled profile's tree, whose Source holds what its file
 // states, and the tree's trace.
 func (in *Input) Describe() (*stream.Trace, *stacks.Tree, error) {
+	defer in.show()
 	if in.src.Sampled {
 		tree, err := in.readSampled()
 		if err != nil {
@@ -193,6 +202,16 @@ const (
 // none with Flags.Quiet.
 func (in *Input) Diagnostics() []Diagnostic { return in.diags }
 
+// show gives the UI the diagnostics said since it was last given any: at
+// the end of each read (a read that calls another gives them at the end of
+// the inner one, and of its own).
+func (in *Input) show() {
+	if in.d.ui != nil && in.shown < len(in.diags) {
+		in.d.ui.Diagnose(in.diags[in.shown:])
+	}
+	in.shown = len(in.diags)
+}
+
 // say adds a diagnostic about the input.
 func (in *Input) say(k Kind, format string, args ...any) {
 	if in.d.opt.Flags.Quiet {
@@ -213,15 +232,15 @@ func (in *Input) sayOnce(k Kind, text string) {
 
 // bar returns the progress line of a read, or nil.
 func (d *Driver) bar(name string) *progress.Bar {
-	if d.progress == nil || d.opt.Flags.Quiet {
+	if d.ui == nil || d.opt.Flags.Quiet {
 		return nil
 	}
-	return d.progress.Bar(name)
+	return d.ui.Bar(name)
 }
 
 // writing sets the line the outputs' writes show on.
 func (d *Driver) writing(b *progress.Bar) {
-	if d.progress != nil {
-		d.progress.Writing(b)
+	if d.ui != nil {
+		d.ui.Writing(b)
 	}
 }

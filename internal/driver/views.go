@@ -16,6 +16,7 @@ import (
 // Profile reads the input's call tree into a per-method profile (package
 // report), on the off-CPU clock with --clock offcpu.
 func (in *Input) Profile() (*report.Profile, error) {
+	defer in.show()
 	t, err := in.Tree()
 	if err != nil {
 		return nil, err
@@ -38,6 +39,7 @@ func (in *Input) Profile() (*report.Profile, error) {
 // of the whole main thread: CheckStartup refuses the flags that would hide
 // part of it, and Options.Whole drops them.
 func (in *Input) Startup() (*startup.Report, error) {
+	defer in.show()
 	if err := in.Timeline(); err != nil {
 		return nil, Usagef("%v; startup phases need a method trace", err)
 	}

@@ -99,8 +99,6 @@ type Writer struct {
 	Create func(path string, binary bool, what string) (*outfile.File, error)
 	// Terminal says standard output is a terminal.
 	Terminal bool
-	// Diagnose is given the input once read, to print its diagnostics.
-	Diagnose func(*driver.Input)
 }
 
 // Write reads an input once into every requested output: each exporter of
@@ -153,7 +151,6 @@ func (wr *Writer) Write(in *driver.Input, reqs []Request, o *Options) (warnings 
 	} else {
 		tree, err = in.Run(len(views) > 0, outs...)
 	}
-	wr.Diagnose(in)
 	if err != nil {
 		return nil, err
 	}

@@ -59,7 +59,6 @@ func (c *Config) phaseSeries(d *driver.Driver, olds, news []input.Arg, rules []g
 				return nil, err
 			}
 			r, err := in.Startup()
-			c.Diagnose(in)
 			if err != nil {
 				return nil, err
 			}

@@ -33,7 +33,7 @@ func testConfig(t *testing.T) *Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Config{Driver: driver.New(opt, input.NewOpener(strings.NewReader("")), nil), Diagnose: func(*driver.Input) {}}
+	return &Config{Driver: driver.New(opt, input.NewOpener(strings.NewReader("")), nil)}
 }
 
 // testPhaseSeries is phaseSeries with the run's driver.

@@ -14,11 +14,9 @@ import (
 
 // Config is what a diff compares, and how: diff's flags.
 type Config struct {
-	// Driver is the run's load stage: its options (the global flags) and
-	// the inputs it opens.
+	// Driver is the run's load stage: its options (the global flags), the
+	// inputs it opens, and its UI, which prints each read's diagnostics.
 	Driver *driver.Driver
-	// Diagnose is given each input once read, to print its diagnostics.
-	Diagnose func(*driver.Input)
 
 	Traces   []string // OLD NEW
 	Old, New []string // --old, --new
@@ -238,7 +236,6 @@ func (c *Config) flats(d *driver.Driver, ins []input.Arg) ([]*report.Flat, error
 			return nil, err
 		}
 		p, err := in.Profile()
-		c.Diagnose(in)
 		if err != nil {
 			return nil, err
 		}
