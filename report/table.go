@@ -4,14 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/term"
 
 	"github.com/atrace2/atrace2/internal/units"
 )
@@ -26,27 +23,6 @@ type TextOptions struct {
 	// terminal, where a longer line wraps. A line after the table names
 	// the columns left out.
 	Fit bool
-}
-
-// DefaultWidth is the line width of text written to a file or pipe.
-const DefaultWidth = 160
-
-// LayoutFor is the layout of text written to w: with wide everything at
-// full width; on a terminal its width, fitted by leaving columns out too;
-// else $COLUMNS or DefaultWidth, to which only method names are shortened.
-func LayoutFor(w io.Writer, wide bool) TextOptions {
-	if wide {
-		return TextOptions{}
-	}
-	if fd, ok := w.(*os.File); ok && term.IsTerminal(int(fd.Fd())) {
-		if w, _, err := term.GetSize(int(fd.Fd())); err == nil && w > 0 {
-			return TextOptions{Width: w, Fit: true}
-		}
-	}
-	if w, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && w > 0 {
-		return TextOptions{Width: w}
-	}
-	return TextOptions{Width: DefaultWidth}
 }
 
 // minNameWidth is the narrowest a method column is shortened to, however

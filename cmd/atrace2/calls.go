@@ -34,7 +34,11 @@ func (c *CallsCmd) Run(e *env) error {
 	if err != nil {
 		return usagef("PATTERN: %v", err)
 	}
-	p, err := e.profile(input.Arg{Path: c.Trace})
+	in, err := e.d.Load(input.Arg{Path: c.Trace})
+	if err != nil {
+		return err
+	}
+	p, err := in.Profile()
 	if err != nil {
 		return err
 	}

@@ -25,14 +25,7 @@ func (c *ConvertCmd) Help() string {
 
 // requests are the outputs asked for, in the table's order.
 func (c *ConvertCmd) requests() []outputs.Request {
-	paths := map[string]string{"pprof": c.Pprof, "perfetto": c.Perfetto, "speedscope": c.Speedscope, "folded": c.Folded}
-	var reqs []outputs.Request
-	for _, f := range formats {
-		if paths[f.Name] != "" {
-			reqs = append(reqs, outputs.Request{Format: f, Path: paths[f.Name]})
-		}
-	}
-	return reqs
+	return outputs.Requests(formats, map[string]string{"pprof": c.Pprof, "perfetto": c.Perfetto, "speedscope": c.Speedscope, "folded": c.Folded})
 }
 
 // Validate asks for at least one output, at most one on stdout, and each
@@ -51,9 +44,9 @@ func (c *ConvertCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if err := in.Timeline(); err != nil {
-		return usagef("%v", needTimeline(err, "convert reads method traces"))
+	if err := in.NeedTimeline("convert reads method traces"); err != nil {
+		return usagef("%v", err)
 	}
-	_, err = e.outputs().Write(in, c.requests(), &outputs.Options{NoThread: c.NoThread, ProcessName: c.ProcessName, Input: in.Name()})
+	_, err = e.out().Write(in, c.requests(), &outputs.Options{NoThread: c.NoThread, ProcessName: c.ProcessName, Input: in.Name()})
 	return err
 }

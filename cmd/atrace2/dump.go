@@ -5,7 +5,6 @@ import (
 
 	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/dump"
-	"github.com/atrace2/atrace2/internal/driver"
 )
 
 // DumpCmd prints the balanced event stream, one line per event.
@@ -16,18 +15,13 @@ type DumpCmd struct {
 
 // Run dumps each trace.
 func (c *DumpCmd) Run(e *env) error {
-	ins, err := driver.Args(c.Trace)
-	if err != nil {
-		return err
-	}
-	return e.print(func(w io.Writer) error {
-		for _, a := range ins {
-			in, err := e.d.Load(a)
+	return e.out().Print(func(w io.Writer) error {
+		for in, err := range e.d.Inputs(c.Trace) {
 			if err != nil {
 				return err
 			}
-			if err := in.Timeline(); err != nil {
-				return needTimeline(err, "dump prints the events of a method trace")
+			if err := in.NeedTimeline("dump prints the events of a method trace"); err != nil {
+				return err
 			}
 			if _, err := in.Run(false, convert.Output{Exporter: dump.New(w, dump.Options{Obfuscated: c.Obfuscated})}); err != nil {
 				return err

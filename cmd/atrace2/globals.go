@@ -8,8 +8,8 @@ import (
 	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/outfile"
+	"github.com/atrace2/atrace2/internal/outputs"
 	"github.com/atrace2/atrace2/internal/progress"
-	"github.com/atrace2/atrace2/parser"
 )
 
 // Globals are the flags every command takes.
@@ -78,60 +78,18 @@ func (e *env) Diagnose(ds []driver.Diagnostic) {
 	}
 }
 
-// inputsForWriting reads the trace arguments of a command that writes
-// files, and records them, so that no output can overwrite one
-// (outfile.Inputs).
-func (e *env) inputsForWriting(args []string) ([]input.Arg, error) {
-	ins, err := driver.Args(args)
-	for _, in := range ins {
-		e.inputs.Add(parser.Sources(in.Path)...)
-		if in.Sec != "" {
-			e.inputs.Add(in.Sec)
-		}
-		if in.Path == "-" {
-			e.inputs.Add("-")
-		}
-	}
-	return ins, err
+// out is the run's outputs (outputs.Writer): to standard output as it is
+// now (record may have sent it to standard error).
+func (e *env) out() *outputs.Writer {
+	return &outputs.Writer{Stdout: e.stdout, Stderr: e.stderr, Inputs: &e.inputs, CPUProfile: e.cpuProfile, Progress: &e.written, Quiet: e.opt.Flags.Quiet}
 }
 
-// oneInput reads the arguments of a command that converts one trace and
-// loads it.
+// oneInput loads the input of a command that converts one trace, and
+// records it, so that no output can overwrite it.
 func (e *env) oneInput(args []string, cmd string) (*driver.Input, error) {
-	ins, err := e.inputsForWriting(args)
-	if err != nil {
-		return nil, err
+	in, err := e.d.LoadOne(args, cmd+" converts one trace at a time")
+	if err == nil {
+		e.out().Protect([]input.Arg{in.Arg()})
 	}
-	if len(ins) != 1 {
-		return nil, usagef("%s converts one trace at a time, got %d", cmd, len(ins))
-	}
-	return e.d.Load(ins[0])
-}
-
-// createOutput opens an output of the run (outfile.Create): path "" or
-// "-" is standard output, and no input may be written over.
-func (e *env) createOutput(path string, binary bool, what string) (*outfile.File, error) {
-	if outfile.SamePath(path, e.cpuProfile) {
-		return nil, usagef("refusing to write the %s output over the --cpu-profile file %s", what, e.cpuProfile)
-	}
-	return outfile.Create(path, outfile.Options{What: what, Binary: binary, Stdout: e.stdout, Inputs: &e.inputs, Progress: &e.written})
-}
-
-// print writes a report to standard output with write, and keeps it.
-func (e *env) print(write func(w io.Writer) error) error {
-	out, err := e.createOutput("-", false, "")
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	if err := write(out); err != nil {
-		return err
-	}
-	return out.Commit()
-}
-
-// needTimeline is the error of a command that needs events in time, given
-// an input without (driver.NoTimelineError).
-func needTimeline(err error, need string) error {
-	return fmt.Errorf("%v; %s — use pprof, speedscope, folded or top", err, need)
+	return in, err
 }

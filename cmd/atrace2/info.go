@@ -4,7 +4,6 @@ import (
 	"io"
 
 	"github.com/atrace2/atrace2/info"
-	"github.com/atrace2/atrace2/internal/driver"
 )
 
 // InfoCmd describes a trace, or a sampled profile, without converting it.
@@ -15,13 +14,8 @@ type InfoCmd struct {
 
 // Run prints the report for each trace.
 func (c *InfoCmd) Run(e *env) error {
-	ins, err := driver.Args(c.Trace)
-	if err != nil {
-		return err
-	}
 	var reports []info.Report
-	for _, a := range ins {
-		in, err := e.d.Load(a)
+	for in, err := range e.d.Inputs(c.Trace) {
 		if err != nil {
 			return err
 		}
@@ -31,5 +25,5 @@ func (c *InfoCmd) Run(e *env) error {
 		}
 		reports = append(reports, info.New(in.Name(), t, tree, in.Compressed()))
 	}
-	return e.print(func(w io.Writer) error { return info.Write(w, reports, c.Format == "json") })
+	return e.out().Print(func(w io.Writer) error { return info.Write(w, reports, c.Format == "json") })
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/outfile"
+	"github.com/atrace2/atrace2/internal/rundiff"
+	"github.com/atrace2/atrace2/report"
 )
 
 // Exit codes: 0 success, 1 bad input or a failed write, 80 usage errors
@@ -123,7 +125,11 @@ func run(args []string, e *env) int {
 		if c.Mapping != "" {
 			e.inputs.Add(c.Mapping) // no output may replace the map
 		}
-		stop, err := startCPUProfile(e, c.CPUProfile, traceArgs(ctx))
+		if c.CPUProfile == "-" {
+			return printError(e.stderr, usagef("--cpu-profile: name a file; standard output carries the command's output"))
+		}
+		e.cpuProfile = c.CPUProfile // no output may replace it
+		stop, err := cpuprofile.Start(c.CPUProfile, traceArgs(ctx), e.stdin)
 		if err != nil {
 			return printError(e.stderr, err)
 		}
@@ -137,19 +143,6 @@ func run(args []string, e *env) int {
 		return exitOK
 	}()
 	return code
-}
-
-// startCPUProfile starts the CPU profile of --cpu-profile, when it is set
-// (cpuprofile.Start); the returned function stops it and keeps the file.
-func startCPUProfile(e *env, path string, traces []string) (stop func() error, err error) {
-	if path == "" {
-		return func() error { return nil }, nil
-	}
-	if path == "-" {
-		return nil, usagef("--cpu-profile: name a file; standard output carries the command's output")
-	}
-	e.cpuProfile = path
-	return cpuprofile.Start(path, traces, e.stdin)
 }
 
 // traceArgs returns the files the selected command reads: its TRACE and
@@ -201,8 +194,11 @@ func printError(w io.Writer, err error) int {
 		return exitBrokenPipe
 	}
 	fmt.Fprintln(w, "atrace2:", err)
-	if c := (*exitCodeError)(nil); errors.As(err, &c) {
-		return c.code
+	if g := (*rundiff.GateError)(nil); errors.As(err, &g) {
+		if g.Outcome == report.OutcomeRegressed {
+			return exitRegressed
+		}
+		return exitInconclusive
 	}
 	var u *driver.UsageError
 	var refused *outfile.RefusedError
@@ -215,12 +211,3 @@ func printError(w io.Writer, err error) int {
 // usagef makes a usage error: a mistake in the command line found after
 // parsing, by a command or by the load stage (driver.UsageError).
 func usagef(format string, args ...any) error { return driver.Usagef(format, args...) }
-
-// exitCodeError ends a command that has written its output with an exit
-// status of its own, such as diff's failed gate.
-type exitCodeError struct {
-	code int
-	msg  string
-}
-
-func (e *exitCodeError) Error() string { return e.msg }

@@ -15,19 +15,3 @@ var (
 	openAddr  = openview.Addr
 	openReady func(viewerURL string)
 )
-
-// start checks the --open flags and, with --open, listens on openAddr and
-// sets *output to a file in a temporary folder when it is empty; name is
-// the temporary file's name. It returns nil without --open.
-func (f *openFlags) start(output *string, name string) (*openview.Session, error) {
-	if !f.Open {
-		if f.NoBrowser {
-			return nil, usagef("--no-browser only makes sense with --open")
-		}
-		return nil, nil
-	}
-	if *output == "-" {
-		return nil, usagef("--open serves a file: give -o FILE to keep it, or no -o for a temporary one")
-	}
-	return openview.Start(openAddr, output, name)
-}

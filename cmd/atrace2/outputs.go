@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/folded"
@@ -62,45 +61,16 @@ func formatNamed(name string) *outputs.Format {
 	panic("invariant violation: no output format " + name)
 }
 
-// outputs writes the outputs of the run's reads (outputs.Writer).
-func (e *env) outputs() *outputs.Writer {
-	return &outputs.Writer{Create: e.createOutput, Terminal: outfile.IsTerminal(e.stdout)}
-}
-
 // writeOne is the command of one format: it reads one input into the
-// output at path, refusing a terminal as the format's row says, and with
-// --open serves it to its viewer.
+// output at path (outputs.Writer.WriteOne).
 func (e *env) writeOne(f *outputs.Format, args []string, path string, of *openFlags, o *outputs.Options) error {
 	in, err := e.oneInput(args, f.Name)
 	if err != nil {
 		return err
 	}
-	if err := in.Timeline(); err != nil && f.Tree == nil {
-		return needTimeline(err, f.Need)
+	var v outputs.View
+	if of != nil {
+		v = outputs.View{Open: of.Open, NoBrowser: of.NoBrowser, Addr: openAddr, Ready: openReady}
 	}
-	o.Input = in.Name()
-	name := perfetto.DefaultProcessName(in.Path()) + f.Suffix
-	var view *openview.Session
-	if f.Open != nil {
-		if view, err = of.start(&path, name); err != nil {
-			return err
-		}
-		defer view.Close()
-	}
-	if outputs.IsStdout(path) && outfile.IsTerminal(e.stdout) && f.TermMax == 0 {
-		return usagef("%s", strings.ReplaceAll(f.Terminal, "%s", name))
-	}
-	warnings, err := e.outputs().Write(in, []outputs.Request{{Format: f, Path: path}}, o)
-	if err != nil {
-		return err
-	}
-	if !e.opt.Flags.Quiet {
-		for _, w := range warnings {
-			fmt.Fprintf(e.stderr, "atrace2: %s: warning: %s\n", in.Name(), w)
-		}
-	}
-	if view == nil {
-		return nil
-	}
-	return view.Serve(*f.Open, openview.ServeOptions{Stderr: e.stderr, Quiet: e.opt.Flags.Quiet, NoBrowser: of.NoBrowser, Ready: openReady})
+	return e.out().WriteOne(in, f, path, o, &v)
 }

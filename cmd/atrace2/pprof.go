@@ -1,13 +1,8 @@
 package main
 
 import (
-	"errors"
-	"io"
-
-	"github.com/atrace2/atrace2/internal/outfile"
+	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/internal/outputs"
-	"github.com/atrace2/atrace2/internal/pprofweb"
-	"github.com/atrace2/atrace2/pprofout"
 )
 
 // PprofCmd converts traces into one pprof profile, or serves pprof's web UI
@@ -20,9 +15,11 @@ type PprofCmd struct {
 	Trace      []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a sampled profile (hprof text, Android 5.x ART profile). Several traces merge into one profile, in which threads of the same name add up; sampled profiles merge only with sampled profiles of the same kind."`
 }
 
-// Run converts the traces, then writes the profile, serves it, or both.
+// Run converts the traces, then writes the profile, serves it, or both
+// (outputs.Writer.Pprof).
 func (c *PprofCmd) Run(e *env) error {
-	ins, err := e.inputsForWriting(c.Trace)
+	ins, err := driver.Args(c.Trace)
+	e.out().Protect(ins) // no output may overwrite one
 	if err != nil {
 		return err
 	}
@@ -32,60 +29,10 @@ func (c *PprofCmd) Run(e *env) error {
 	if c.SourcePath != "" && c.HTTP == "" {
 		return usagef("--source-path only makes sense with --http")
 	}
-	f := formatNamed("pprof")
-	write := c.Output != "" || c.HTTP == ""
-	if write && outputs.IsStdout(c.Output) && outfile.IsTerminal(e.stdout) {
-		return usagef("%s", f.Terminal)
-	}
-	var out *outfile.File
-	if write {
-		// Before converting: a missing folder, a directory or an input
-		// named as the output fails at once.
-		if out, err = e.createOutput(c.Output, f.Binary, f.What); err != nil {
-			return err
-		}
-		defer out.Abort()
-	}
-	var srv *pprofweb.Listener
-	if c.HTTP != "" {
-		// Listen before converting: a busy or bad address fails at once.
-		srv, err = pprofweb.Listen(c.HTTP)
-		if ae := (*pprofweb.AddrError)(nil); errors.As(err, &ae) {
-			return usagef("%v", err)
-		} else if err != nil {
-			return err
-		}
-		defer srv.Close()
-	}
-	// Each tree is released once its samples are in the builder.
-	b := pprofout.New(versionString())
-	if err := e.d.Merge(ins, b.Add); err != nil {
-		return err
-	}
-	if srv == nil {
-		return writeProfile(out, b.Write)
-	}
-	p, err := b.Profile()
-	if err != nil {
-		return err
-	}
-	if write {
-		if err := writeProfile(out, func(w io.Writer) error { return pprofout.WriteProfile(w, p) }); err != nil {
-			return err
-		}
-	}
-	return pprofweb.Serve(p, srv, pprofweb.ServeOptions{NoBrowser: c.NoBrowser, SourcePath: c.SourcePath,
-		Stderr: e.stderr, Quiet: e.opt.Flags.Quiet, Started: pprofServed})
+	web := outputs.Web{Addr: c.HTTP, NoBrowser: c.NoBrowser, SourcePath: c.SourcePath, Started: pprofServed}
+	return e.out().Pprof(e.d, ins, formatNamed("pprof"), c.Output, &web, versionString())
 }
 
 // pprofServed, when set (by tests), is told the web UI's URL and how to
-// stop its server; without it the server runs until the process is killed.
+// stop its server (outputs.Web.Started).
 var pprofServed func(url string, stop func())
-
-// writeProfile writes a profile with write to out and keeps it.
-func writeProfile(out *outfile.File, write func(io.Writer) error) error {
-	if err := write(out); err != nil {
-		return err
-	}
-	return out.Commit()
-}

@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/atrace2/atrace2/internal/driver"
-	"github.com/atrace2/atrace2/internal/outfile"
+	"github.com/atrace2/atrace2/internal/outputs"
 	"github.com/atrace2/atrace2/record"
 )
 
@@ -63,7 +62,7 @@ var recordFormats = map[string]string{
 
 // Run records, writes the trace, and checks or converts it.
 func (c *RecordCmd) Run(e *env) error {
-	base := fmt.Sprintf("%s-%s.trace", c.Package, recordNow().Format("20060102-150405"))
+	base := record.DefaultName(c.Package, recordNow())
 	// The package name checked first: it names the default output.
 	check := c.options(base, nil)
 	if err := check.Check(); err != nil {
@@ -82,30 +81,23 @@ func (c *RecordCmd) Run(e *env) error {
 	}
 	// The trace's output opens first: a missing folder fails before the
 	// device is touched.
-	out, err := e.createOutput(path, true, "trace")
+	out, err := e.out().Create(path, true, "trace")
 	if err != nil {
 		return err
 	}
 	defer out.Abort()
-	dir, remove, err := outfile.TempDir("atrace2-record-")
-	if err != nil {
-		return err
-	}
-	defer remove()
 	say := func(s string) {
 		if !e.opt.Flags.Quiet {
 			fmt.Fprintf(e.stderr, "atrace2: %s\n", s)
 		}
 	}
-	copyPath, err := record.Record(context.Background(), record.Capture{Config: record.Config{ADB: adb, Serial: c.Serial},
+	copyPath, remove, err := record.Record(context.Background(), record.Capture{Config: record.Config{ADB: adb, Serial: c.Serial},
 		Options: c.options(base, say), Duration: c.Duration, Stdin: e.stdin,
-		Warn: func(s string) { fmt.Fprintf(e.stderr, "atrace2: %s\n", s) }}, dir)
+		Warn: func(s string) { fmt.Fprintf(e.stderr, "atrace2: %s\n", s) }}, out, path, c.Force)
 	if err != nil {
 		return err
 	}
-	if err := record.Keep(out, copyPath, path, c.Force); err != nil {
-		return err
-	}
+	defer remove()
 	trace := path
 	if path == "-" {
 		// The trace took standard output: what follows goes to standard
@@ -129,9 +121,9 @@ func (c *RecordCmd) options(base string, say func(string)) record.Options {
 		Poll: recordPoll, Log: say}
 }
 
-// outputs checks the flags and names the files: the trace's, and the
-// converted file of --convert pprof, perfetto or speedscope. Neither may
-// exist without --force.
+// outputs checks the flags and names the files (record.Files): the
+// trace's, and the converted file of --convert pprof, perfetto or
+// speedscope.
 func (c *RecordCmd) outputs(base string) (trace, converted string, err error) {
 	ext, ok := recordFormats[c.Convert]
 	switch {
@@ -148,24 +140,9 @@ func (c *RecordCmd) outputs(base string) (trace, converted string, err error) {
 	case c.Output == "-" && c.Convert != "" && ext == "":
 		return "", "", usagef("-o - and --convert %s would both write to standard output: give -o FILE", c.Convert)
 	}
-	trace = c.Output
-	if trace == "" {
-		trace = base
-	}
-	if ext != "" {
-		from := trace
-		if from == "-" {
-			from = base
-		}
-		converted = strings.TrimSuffix(from, ".trace") + ext
-	}
-	for _, p := range []string{trace, converted} {
-		if p == "" || p == "-" || c.Force {
-			continue
-		}
-		if _, err := os.Lstat(p); err == nil {
-			return "", "", usagef("%s exists: give another -o FILE, or --force to replace it", p)
-		}
+	trace, converted, err = record.Files(c.Output, base, ext, c.Force)
+	if err != nil {
+		return "", "", usagef("%v", err)
 	}
 	return trace, converted, nil
 }
@@ -198,7 +175,6 @@ func (c *RecordCmd) checkGlobals(g driver.Flags) error {
 // process name (the package) and --open.
 func (c *RecordCmd) convert(e *env, trace, converted string) error {
 	args := []string{trace}
-	view := openFlags{Open: c.Open, NoBrowser: c.NoBrowser}
 	switch c.Convert {
 	case "":
 		return (&InfoCmd{Format: "text", Trace: args}).Run(e)
@@ -208,12 +184,9 @@ func (c *RecordCmd) convert(e *env, trace, converted string) error {
 			p.HTTP, p.NoBrowser = "localhost:0", c.NoBrowser
 		}
 		return p.Run(e)
-	case "perfetto":
-		return (&PerfettoCmd{Output: converted, ProcessName: c.Package, Trace: args, openFlags: view}).Run(e)
-	case "speedscope":
-		return (&SpeedscopeCmd{Output: converted, Trace: args, openFlags: view}).Run(e)
-	case "folded":
-		return (&FoldedCmd{Trace: args}).Run(e)
+	case "perfetto", "speedscope", "folded": // as their commands: the output table's rows
+		return e.writeOne(formatNamed(c.Convert), args, converted, &openFlags{Open: c.Open, NoBrowser: c.NoBrowser},
+			&outputs.Options{ProcessName: c.Package, OffCPU: e.opt.OffCPU})
 	case "top":
 		return (&TopCmd{Sort: "excl", Limit: 50, reportFlags: reportFlags{Format: "text"}, Trace: args}).Run(e)
 	case "startup":

@@ -37,13 +37,8 @@ func (c *StartupCmd) Run(e *env) error {
 	if err := driver.CheckStartup(e.opt.Flags); err != nil {
 		return err
 	}
-	ins, err := driver.Args(c.Trace)
-	if err != nil {
-		return err
-	}
 	var reps []*startup.Report
-	for _, a := range ins {
-		in, err := e.d.Load(a)
+	for in, err := range e.d.Inputs(c.Trace) {
 		if err != nil {
 			return err
 		}
@@ -53,7 +48,7 @@ func (c *StartupCmd) Run(e *env) error {
 		}
 		reps = append(reps, r)
 	}
-	return e.print(func(w io.Writer) error {
+	return e.out().Print(func(w io.Writer) error {
 		if c.Format == "json" {
 			return startup.WriteJSON(w, reps)
 		}

@@ -3,9 +3,6 @@ package main
 import (
 	"io"
 
-	"github.com/atrace2/atrace2/internal/driver"
-	"github.com/atrace2/atrace2/internal/input"
-	"github.com/atrace2/atrace2/internal/rundiff"
 	"github.com/atrace2/atrace2/report"
 )
 
@@ -26,14 +23,11 @@ func (c *TopCmd) Help() string {
 
 // Run prints the report.
 func (c *TopCmd) Run(e *env) error {
-	ins, err := driver.Args(c.Trace)
+	in, err := e.d.LoadOne(c.Trace, "top reads one trace")
 	if err != nil {
 		return err
 	}
-	if len(ins) != 1 {
-		return usagef("top reads one trace, got %d", len(ins))
-	}
-	p, err := e.profile(ins[0])
+	p, err := in.Profile()
 	if err != nil {
 		return err
 	}
@@ -50,36 +44,7 @@ type reportFlags struct {
 	Wide   bool   `help:"Print every column and method names whole. By default a table fits the terminal: the least useful columns are left out (a line after the table names them) and long names are shortened: an overload's signature to its parameter types' simple names (bind(View,int)), the class from the left (…ui.FeedAdapter.bind); output that is not a terminal keeps every column and shortens names to 160 columns."`
 }
 
-// reportWriter is what every report can do.
-type reportWriter interface {
-	WriteText(io.Writer, report.TextOptions) error
-	WriteCSV(io.Writer) error
-	WriteJSON(io.Writer) error
-}
-
-// write prints r on stdout in the chosen format.
-func (f *reportFlags) write(e *env, r reportWriter) error {
-	return e.print(func(w io.Writer) error {
-		switch f.Format {
-		case "csv":
-			return r.WriteCSV(w)
-		case "json":
-			return r.WriteJSON(w)
-		case "junit": // diff's
-			return r.(rundiff.Report).WriteJUnit(w)
-		case "markdown":
-			return r.(rundiff.Report).WriteMarkdown(w, report.MarkdownOptions{})
-		}
-		return r.WriteText(w, report.LayoutFor(e.stdout, f.Wide))
-	})
-}
-
-// profile reads one input into a per-method profile
-// (driver.Input.Profile).
-func (e *env) profile(a input.Arg) (*report.Profile, error) {
-	in, err := e.d.Load(a)
-	if err != nil {
-		return nil, err
-	}
-	return in.Profile()
+// write prints r on stdout in the chosen format (report.WriteAs).
+func (f *reportFlags) write(e *env, r report.Writer) error {
+	return e.out().Print(func(w io.Writer) error { return report.WriteAs(w, r, f.Format, report.LayoutFor(e.stdout, f.Wide)) })
 }

@@ -11,13 +11,16 @@ import (
 	"github.com/atrace2/atrace2/parser"
 )
 
-// Start starts a CPU profile into path; the returned function stops it
-// and keeps the file. The file is an output like the others
+// Start starts a CPU profile into path, when it is not ""; the returned
+// function stops it and keeps the file. The file is an output like the others
 // (outfile.Create): written under a temporary name and renamed at the end,
 // and refused when it names one of the traces the run reads (with their
 // key files, parser.Sources) or standard input (stdin), which it used to
 // replace before anything was read.
 func Start(path string, traces []string, stdin io.Reader) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
 	ins := outfile.Inputs{Stdin: stdin}
 	for _, t := range traces {
 		ins.Add(t)

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"iter"
 	"strings"
 
 	"github.com/atrace2/atrace2/internal/input"
@@ -27,6 +28,38 @@ func Args(args []string) ([]input.Arg, error) {
 		return nil, Usagef("no trace given")
 	}
 	return ins, nil
+}
+
+// LoadOne loads the one input that args name (Args); another number is a
+// *UsageError that says what the command takes ("top reads one trace")
+// and how many it was given.
+func (d *Driver) LoadOne(args []string, what string) (*Input, error) {
+	ins, err := Args(args)
+	if err != nil {
+		return nil, err
+	}
+	if len(ins) != 1 {
+		return nil, Usagef("%s, got %d", what, len(ins))
+	}
+	return d.Load(ins[0])
+}
+
+// Inputs loads the inputs that args name (Args) one at a time, as the
+// loop asks for them; the loop ends at an error, which it is given.
+func (d *Driver) Inputs(args []string) iter.Seq2[*Input, error] {
+	return func(yield func(*Input, error) bool) {
+		ins, err := Args(args)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		for _, a := range ins {
+			in, err := d.Load(a)
+			if !yield(in, err) || err != nil {
+				return
+			}
+		}
+	}
 }
 
 // SameStream reports whether two inputs of the run read the same pipe or

@@ -101,6 +101,9 @@ func (d *Driver) LoadAll(args []input.Arg) ([]*Input, error) {
 // Name is how messages refer to the input: "<stdin>" for standard input.
 func (in *Input) Name() string { return in.src.Name() }
 
+// Arg is the input's argument: its path and key file.
+func (in *Input) Arg() input.Arg { return in.src.Arg }
+
 // Path is the input's argument as given ("-" for standard input), the
 // name the outputs record.
 func (in *Input) Path() string { return in.src.Path }
@@ -243,4 +246,14 @@ func (d *Driver) writing(b *progress.Bar) {
 	if d.ui != nil {
 		d.ui.Writing(b)
 	}
+}
+
+// NeedTimeline is nil for an input with a timeline; for one without, it is
+// the error of a command that needs events in time, need saying why ("dump
+// prints the events of a method trace"), with the commands that take it.
+func (in *Input) NeedTimeline(need string) error {
+	if err := in.Timeline(); err != nil {
+		return fmt.Errorf("%v; %s — use pprof, speedscope, folded or top", err, need)
+	}
+	return nil
 }

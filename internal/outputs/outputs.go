@@ -1,10 +1,15 @@
-// Package outputs writes the outputs of one read of an input, as the
-// CLI's output table describes them. A row of the table (Format) says what
-// a format's file is (binary or not, whether a terminal may take it, the
-// web viewer --open opens it in) and how it is made: by an exporter of the
+// Package outputs writes the outputs of a run of atrace2, as the CLI's
+// output table describes them. A row of the table (Format) says what a
+// format's file is (binary or not, whether a terminal may take it, the web
+// viewer --open opens it in) and how it is made: by an exporter of the
 // event stream during the read, or by a view of the call tree after it.
-// Write reads an input once into every requested output and keeps them
-// all, or none.
+//
+// A Writer holds what every output of the run must respect: no output
+// replaces an input (Protect) or the CPU profile, each is written under a
+// temporary name and kept only once complete (package outfile). Write
+// reads an input once into every requested output and keeps them all, or
+// none; WriteOne is a command of one format, --open included; Print
+// writes a report to standard output.
 package outputs
 
 import (
@@ -12,11 +17,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/internal/driver"
+	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/openview"
 	"github.com/atrace2/atrace2/internal/outfile"
+	"github.com/atrace2/atrace2/internal/progress"
+	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/perfetto"
 	"github.com/atrace2/atrace2/stacks"
 )
@@ -67,6 +76,18 @@ type Request struct {
 	Path   string
 }
 
+// Requests are the outputs asked for of the formats of table, in its
+// order: those to which paths, by format name, gives a path.
+func Requests(table []*Format, paths map[string]string) []Request {
+	var reqs []Request
+	for _, f := range table {
+		if paths[f.Name] != "" {
+			reqs = append(reqs, Request{Format: f, Path: paths[f.Name]})
+		}
+	}
+	return reqs
+}
+
 // IsStdout reports whether path names standard output.
 func IsStdout(path string) bool { return path == "" || path == "-" }
 
@@ -92,13 +113,110 @@ func Check(reqs []Request) error {
 	return nil
 }
 
-// Writer writes the outputs of the run's reads.
+// Writer writes the outputs of a run.
 type Writer struct {
-	// Create opens an output of the run (outfile.Create with the run's
-	// inputs and standard output): path "" or "-" is standard output.
-	Create func(path string, binary bool, what string) (*outfile.File, error)
-	// Terminal says standard output is a terminal.
-	Terminal bool
+	Stdout, Stderr io.Writer
+	Inputs         *outfile.Inputs  // the inputs no output may overwrite
+	CPUProfile     string           // --cpu-profile's file, which no output may replace
+	Progress       *progress.Writes // the outputs' writing, shown on the progress line
+	Quiet          bool             // no warnings on Stderr
+}
+
+// Protect records the files that input arguments read (a trace and the
+// files beside it that parser.Sources names, its key file, standard
+// input), so that no output of the run overwrites one.
+func (wr *Writer) Protect(ins []input.Arg) {
+	for _, in := range ins {
+		wr.Inputs.Add(parser.Sources(in.Path)...)
+		if in.Sec != "" {
+			wr.Inputs.Add(in.Sec)
+		}
+		if in.Path == "-" {
+			wr.Inputs.Add("-")
+		}
+	}
+}
+
+// Create opens an output of the run (outfile.Create): path "" or "-" is
+// standard output, and no input may be written over.
+func (wr *Writer) Create(path string, binary bool, what string) (*outfile.File, error) {
+	if outfile.SamePath(path, wr.CPUProfile) {
+		return nil, driver.Usagef("refusing to write the %s output over the --cpu-profile file %s", what, wr.CPUProfile)
+	}
+	return outfile.Create(path, outfile.Options{What: what, Binary: binary, Stdout: wr.Stdout, Inputs: wr.Inputs, Progress: wr.Progress})
+}
+
+// Print writes a report to standard output with write, and keeps it.
+func (wr *Writer) Print(write func(w io.Writer) error) error {
+	out, err := wr.Create("-", false, "")
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	if err := write(out); err != nil {
+		return err
+	}
+	return out.Commit()
+}
+
+// View is --open: the result served once to its web viewer.
+type View struct {
+	Open, NoBrowser bool
+	Addr            string                 // where to serve (openview.Addr; tests give a free port)
+	Ready           func(viewerURL string) // told the viewer's URL once served (tests), if set
+}
+
+// WriteOne is a command of one format: it reads in into the output at
+// path, refusing a terminal as the format's row says, says what the
+// exporter had to say, and with --open (v) serves the file to its viewer.
+func (wr *Writer) WriteOne(in *driver.Input, f *Format, path string, o *Options, v *View) error {
+	if f.Tree == nil {
+		if err := in.NeedTimeline(f.Need); err != nil {
+			return err
+		}
+	}
+	o.Input = in.Name()
+	name := perfetto.DefaultProcessName(in.Path()) + f.Suffix
+	var view *openview.Session
+	if f.Open != nil {
+		var err error
+		if view, err = v.start(&path, name); err != nil {
+			return err
+		}
+		defer view.Close()
+	}
+	if IsStdout(path) && outfile.IsTerminal(wr.Stdout) && f.TermMax == 0 {
+		return driver.Usagef("%s", strings.ReplaceAll(f.Terminal, "%s", name))
+	}
+	warnings, err := wr.Write(in, []Request{{Format: f, Path: path}}, o)
+	if err != nil {
+		return err
+	}
+	if !wr.Quiet {
+		for _, w := range warnings {
+			fmt.Fprintf(wr.Stderr, "atrace2: %s: warning: %s\n", in.Name(), w)
+		}
+	}
+	if view == nil {
+		return nil
+	}
+	return view.Serve(*f.Open, openview.ServeOptions{Stderr: wr.Stderr, Quiet: wr.Quiet, NoBrowser: v.NoBrowser, Ready: v.Ready})
+}
+
+// start checks the --open flags and, with --open, listens on v.Addr and
+// sets *output to a file in a temporary folder when it is empty; name is
+// the temporary file's name. It returns nil without --open.
+func (v *View) start(output *string, name string) (*openview.Session, error) {
+	if !v.Open {
+		if v.NoBrowser {
+			return nil, driver.Usagef("--no-browser only makes sense with --open")
+		}
+		return nil, nil
+	}
+	if *output == "-" {
+		return nil, driver.Usagef("--open serves a file: give -o FILE to keep it, or no -o for a temporary one")
+	}
+	return openview.Start(v.Addr, output, name)
 }
 
 // Write reads an input once into every requested output: each exporter of
@@ -115,6 +233,7 @@ func (wr *Writer) Write(in *driver.Input, reqs []Request, o *Options) (warnings 
 		}
 	}()
 	timeline := in.Timeline() == nil
+	terminal := outfile.IsTerminal(wr.Stdout)
 	var outs []convert.Output
 	var views []func(*stacks.Tree) error
 	var said []func() []string
@@ -126,7 +245,7 @@ func (wr *Writer) Write(in *driver.Input, reqs []Request, o *Options) (warnings 
 		}
 		files = append(files, f)
 		var w io.Writer = f
-		if r.Format.TermMax > 0 && IsStdout(r.Path) && wr.Terminal {
+		if r.Format.TermMax > 0 && IsStdout(r.Path) && terminal {
 			// Printed on a terminal when short; refused when long.
 			tb := &termBuffer{max: r.Format.TermMax, f: r.Format, out: f}
 			short, w = append(short, tb), tb

@@ -85,7 +85,7 @@ func (c *Config) runBenchmarks(th report.Threshold) (*Result, error) {
 	if err := ruleUsage(err); err != nil {
 		return nil, err
 	}
-	res := &Result{Report: r, Gate: r.Gate, unchecked: uncheckedBench(r)}
+	res := &Result{Report: r, Gate: r.Gate, Failure: gateFailure(r.Gate), unchecked: uncheckedBench(r)}
 	if r.Failed() {
 		var checks []string
 		for _, f := range r.Context {

@@ -3,7 +3,6 @@ package rundiff
 import (
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 
 	"github.com/atrace2/atrace2/gate"
@@ -34,22 +33,15 @@ type Config struct {
 	InconclusiveFails bool
 }
 
-// Report is the report of a diff: *report.DiffReport, or
-// *report.BenchReport for benchmark results.
-type Report interface {
-	WriteText(io.Writer, report.TextOptions) error
-	WriteCSV(io.Writer) error
-	WriteJSON(io.Writer) error
-	WriteJUnit(io.Writer) error
-	WriteMarkdown(io.Writer, report.MarkdownOptions) error
-}
-
 // Result is a diff's outcome.
 type Result struct {
-	Report Report
+	// Report is *report.DiffReport, or *report.BenchReport for benchmark
+	// results.
+	Report report.GateWriter
 	Gate   *report.GateReport // nil without rules
 	// Failure fails the run once the report is written: with --strict,
-	// benchmark results whose sides were not measured alike.
+	// benchmark results whose sides were not measured alike; else a
+	// *GateError when the gate failed; nil when it passed.
 	Failure   error
 	unchecked []string // the rules that checked nothing, and why
 }
@@ -116,9 +108,37 @@ func Run(c Config) (*Result, error) {
 	if err := ruleUsage(err); err != nil {
 		return nil, err
 	}
-	return &Result{Report: r, Gate: r.Gate, unchecked: unchecked(r.Gate, func(string) string {
+	return &Result{Report: r, Gate: r.Gate, Failure: gateFailure(r.Gate), unchecked: unchecked(r.Gate, func(string) string {
 		return "its pattern matches no method of the runs"
 	})}, nil
+}
+
+// GateError is a failed gate: Outcome is report.OutcomeRegressed, or
+// report.OutcomeInconclusive with --inconclusive=fail (the CLI exits 3 or
+// 4).
+type GateError struct {
+	Outcome string
+	msg     string
+}
+
+func (e *GateError) Error() string { return e.msg }
+
+// gateFailure is the error of a failed gate, nil when it passed.
+func gateFailure(gr *report.GateReport) error {
+	switch o := gr.Exit(); o {
+	case report.OutcomeRegressed:
+		return &GateError{o, fmt.Sprintf("the gate failed: %s regressed", checks(gr.Regressed))}
+	case report.OutcomeInconclusive:
+		return &GateError{o, fmt.Sprintf("the gate failed: %s inconclusive and --inconclusive=fail", checks(gr.Inconclusive))}
+	}
+	return nil
+}
+
+func checks(n int) string {
+	if n == 1 {
+		return "1 check"
+	}
+	return fmt.Sprintf("%d checks", n)
 }
 
 // options checks the flags of the gate and reads the rules; phases are the
