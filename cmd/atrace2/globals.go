@@ -42,7 +42,7 @@ func (g *Globals) flags() driver.Flags {
 
 // offCPUCommands are the commands that can show off-CPU time (--clock
 // offcpu); pprof has it as a sample type of every dual-clock profile.
-// record passes it to its --convert folded or top (RecordCmd.check).
+// record passes it to its --convert folded or top (RecordCmd.checkGlobals).
 var offCPUCommands = []string{"folded", "top", "diff", "record"}
 
 // checkClock refuses --clock offcpu on a command that cannot show it.
