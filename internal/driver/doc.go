@@ -7,6 +7,8 @@
 //     thread filter (--thread), the window (--from/--to), the root
 //     (--root), the mapping (--mapping), the clock (--clock), the depth
 //     limit (--max-depth) and --strict.
+//   - Args reads a command's trace arguments (a streaming trace's .sec key
+//     file after it); LoadOne and Inputs load them.
 //   - Driver.Load identifies an input from its first bytes. Input.Tree
 //     reads it into its call tree (stacks.Tree) with the focus and the
 //     mapping applied, whatever the input's family: a method trace goes
