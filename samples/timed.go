@@ -105,8 +105,9 @@ type Select struct {
 }
 
 // Timeline holds the kept samples of a timed profile one by one, with
-// their times. Operations that drop or reorder Profile.Samples (KeepThreads)
-// leave it stale: select threads through Select.Threads instead.
+// their times. Operations that drop or reorder Profile.Samples (the load
+// stage's --thread and --root, internal/driver) leave it stale: select
+// threads through Select.Threads instead.
 type Timeline struct {
 	recs []timed // by thread, then time
 }

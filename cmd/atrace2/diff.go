@@ -1,14 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/alecthomas/kong"
 
-	"github.com/atrace2/atrace2/gate"
-	"github.com/atrace2/atrace2/internal/input"
+	"github.com/atrace2/atrace2/internal/rundiff"
 	"github.com/atrace2/atrace2/report"
 )
 
@@ -75,242 +72,19 @@ Formats (grouped by benchmark for benchmark results): junit writes one test case
 }
 
 // Run prints the report, and fails when a rule regressed.
-func (c *DiffCmd) Run(g *Globals) error {
-	th, err := report.ParseThreshold(c.Threshold)
-	if err != nil {
-		return usagef("--threshold: %v", err)
-	}
-	bench, err := c.benchmarkSides()
-	if err != nil {
-		return err
-	}
-	if bench {
-		return c.runBenchmarks(g, th)
-	}
-	if c.Benchmark != "" {
-		return usagef("--benchmark chooses among Jetpack Benchmark results: give benchmarkData.json files or their folders to --old and --new")
-	}
-	olds, news, err := c.sides()
+func (c *DiffCmd) Run(e *env) error {
+	r, err := rundiff.Run(rundiff.Config{Driver: e.d,
+		Traces: c.Traces, Old: c.Old, New: c.New, OldMapping: c.OldMapping, NewMapping: c.NewMapping, Benchmark: c.Benchmark,
+		Sort: c.Sort, Limit: c.Limit, Threshold: c.Threshold, FailOn: c.FailOn, Alpha: c.Alpha, Adjust: c.Adjust,
+		InconclusiveFails: c.Inconclusive == "fail"})
 	if err != nil {
 		return err
 	}
-	if err := c.checkStreams(g, append(olds[:len(olds):len(olds)], news...)); err != nil {
+	if err := (&reportFlags{Format: c.Format, Wide: c.Wide}).write(e, r.Report); err != nil {
 		return err
 	}
-	opt, phases, err := c.options(g, th)
-	if err != nil {
-		return err
+	for _, w := range r.Warnings(c.Format == "text", e.opt.Flags.Quiet) {
+		fmt.Fprintln(e.stderr, "atrace2: "+w)
 	}
-	if len(phases) > 0 {
-		if opt.Extra, err = phaseSeries(g, olds, news, phases); err != nil {
-			return err
-		}
-	}
-	og, ng := c.mappings(g)
-	oldFlats, err := loadFlats(og, olds)
-	if err != nil {
-		return err
-	}
-	newFlats, err := loadFlats(ng, news)
-	if err != nil {
-		return err
-	}
-	r, err := report.DiffRuns(oldFlats, newFlats, opt)
-	if err := ruleUsage(err); err != nil {
-		return err
-	}
-	if err := c.write(g, r); err != nil {
-		return err
-	}
-	warnUnchecked(g, r.Gate)
-	c.warnUndecided(g, r.Gate)
-	return gateExit(r.Gate)
-}
-
-// options checks the flags of the gate and reads the rules; phases are the
-// phase rules among them.
-func (c *DiffCmd) options(g *Globals, th report.Threshold) (opt report.DiffOptions, phases []gate.Rule, err error) {
-	if g.Mapping != "" && (c.OldMapping != "" || c.NewMapping != "") {
-		return opt, nil, usagef("--mapping names the map of both traces: give it, or --old-mapping and --new-mapping, not both")
-	}
-	if !(c.Alpha > 0 && c.Alpha < 1) {
-		return opt, nil, usagef("--alpha %g: want a significance level between 0 and 1, such as 0.05", c.Alpha)
-	}
-	adjust, err := gate.ParseAdjustment(c.Adjust)
-	if err != nil {
-		return opt, nil, usagef("--adjust: %v", err)
-	}
-	opt = report.DiffOptions{Sort: c.Sort, Limit: c.Limit, Threshold: th, Alpha: c.Alpha, Adjust: adjust, InconclusiveFails: c.Inconclusive == "fail"}
-	for i, s := range c.FailOn {
-		if slices.Contains(c.FailOn[:i], s) {
-			continue // a rule given twice is judged once
-		}
-		r, err := gate.ParseRule(s)
-		if err != nil {
-			return opt, nil, usagef("--fail-on: %v", err)
-		}
-		opt.Rules = append(opt.Rules, r)
-		if r.Phase != "" {
-			phases = append(phases, r)
-		}
-	}
-	return opt, phases, nil
-}
-
-// mappings are the globals of each side: --old-mapping and --new-mapping,
-// or --mapping for both.
-func (c *DiffCmd) mappings(g *Globals) (og, ng *Globals) {
-	o, n := *g, *g
-	if c.OldMapping != "" || c.NewMapping != "" {
-		o.Mapping, n.Mapping = c.OldMapping, c.NewMapping
-	}
-	return &o, &n
-}
-
-// ruleUsage makes a rule the runs cannot judge a usage error.
-func ruleUsage(err error) error {
-	var ruleErr *report.RuleError
-	if errors.Is(err, report.ErrNoCalls) || errors.Is(err, report.ErrThresholdUnit) || errors.As(err, &ruleErr) {
-		return usagef("%v", err)
-	}
-	return err
-}
-
-// sides returns the old and the new runs: OLD NEW, or --old and --new.
-func (c *DiffCmd) sides() (olds, news []input.Arg, err error) {
-	if len(c.Old) == 0 && len(c.New) == 0 {
-		ins, err := pairInputs(c.Traces)
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(ins) != 2 {
-			return nil, nil, usagef("diff compares two traces, got %d", len(ins))
-		}
-		return ins[:1], ins[1:], nil
-	}
-	if len(c.Traces) > 0 {
-		return nil, nil, usagef("give OLD NEW, or --old and --new, not both (%s)", c.Traces[0])
-	}
-	if len(c.Old) == 0 || len(c.New) == 0 {
-		return nil, nil, usagef("--old and --new go together: give at least one trace to each")
-	}
-	if olds, err = pairInputs(c.Old); err != nil {
-		return nil, nil, err
-	}
-	if news, err = pairInputs(c.New); err != nil {
-		return nil, nil, err
-	}
-	return olds, news, nil
-}
-
-// checkStreams refuses two inputs that read the same pipe.
-func (c *DiffCmd) checkStreams(g *Globals, ins []input.Arg) error {
-	stdin := 0
-	for i, a := range ins {
-		if a.Path == "-" {
-			stdin++
-		}
-		for _, b := range ins[:i] {
-			if stdin < 2 && g.env.opener.SameStream(a, b) {
-				if len(ins) == 2 {
-					return usagef("OLD and NEW name the same pipe, which can be read only once")
-				}
-				return usagef("%s and %s name the same pipe, which can be read only once", b.Name(), a.Name())
-			}
-		}
-	}
-	if stdin > 1 {
-		if len(ins) == 2 {
-			return usagef("only one of OLD and NEW can be standard input")
-		}
-		return usagef("only one run can be standard input")
-	}
-	return nil
-}
-
-// loadFlats reads the runs one at a time and keeps only each run's flat
-// totals, so that memory does not grow with the call trees of N runs.
-func loadFlats(g *Globals, ins []input.Arg) ([]*report.Flat, error) {
-	flats := make([]*report.Flat, len(ins))
-	for i, in := range ins {
-		p, err := loadProfile(g, in)
-		if err != nil {
-			return nil, err
-		}
-		flats[i] = p.Flat()
-	}
-	return flats, nil
-}
-
-// write prints r on stdout in the chosen format.
-func (c *DiffCmd) write(g *Globals, r *report.DiffReport) error {
-	f := reportFlags{Format: c.Format, Wide: c.Wide}
-	switch c.Format {
-	case "junit", "markdown":
-	default:
-		return f.write(g, r)
-	}
-	out, err := g.env.createOutput("-", false, "")
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	if c.Format == "junit" {
-		err = r.WriteJUnit(out)
-	} else {
-		err = r.WriteMarkdown(out, report.MarkdownOptions{})
-	}
-	if err != nil {
-		return err
-	}
-	return out.Commit()
-}
-
-// gateExit is the error that gives the gate's exit status, nil when it
-// passed.
-func gateExit(gr *report.GateReport) error {
-	switch gr.Exit() {
-	case report.OutcomeRegressed:
-		return &exitCodeError{code: exitRegressed, msg: fmt.Sprintf("the gate failed: %s regressed", checks(gr.Regressed))}
-	case report.OutcomeInconclusive:
-		return &exitCodeError{code: exitInconclusive,
-			msg: fmt.Sprintf("the gate failed: %s inconclusive and --inconclusive=fail", checks(gr.Inconclusive))}
-	}
-	return nil
-}
-
-func checks(n int) string {
-	if n == 1 {
-		return "1 check"
-	}
-	return fmt.Sprintf("%d checks", n)
-}
-
-// warnUndecided repeats on stderr the lines of the rules that cannot decide
-// at these run counts, which the text report prints itself: a CI log shows
-// them whatever file the report went to.
-func (c *DiffCmd) warnUndecided(g *Globals, gr *report.GateReport) {
-	if gr == nil || c.Format == "text" || g.Quiet {
-		return
-	}
-	for _, u := range gr.Undecided {
-		fmt.Fprintf(g.env.stderr, "atrace2: warning: %s\n", report.UndecidedLine(u, gr))
-	}
-}
-
-// warnUnchecked warns of each rule that checked nothing, such as a pattern
-// with a typo: it passes by checking nothing, and the gate would be off.
-func warnUnchecked(g *Globals, gr *report.GateReport) {
-	if gr == nil {
-		return
-	}
-	checked := map[string]bool{}
-	for _, v := range gr.Verdicts {
-		checked[v.Rule] = true
-	}
-	for _, rule := range gr.Rules {
-		if !checked[rule] {
-			fmt.Fprintf(g.env.stderr, "atrace2: warning: --fail-on %q checked nothing: its pattern matches no method of the runs\n", rule)
-		}
-	}
+	return r.Failure
 }

@@ -5,13 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
-	"github.com/atrace2/atrace2/convert"
-	"github.com/atrace2/atrace2/internal/outfile"
-	"github.com/atrace2/atrace2/internal/units"
+	"github.com/atrace2/atrace2/internal/driver"
+	"github.com/atrace2/atrace2/internal/outputs"
 	"github.com/atrace2/atrace2/record"
 )
 
@@ -64,8 +61,8 @@ var recordFormats = map[string]string{
 }
 
 // Run records, writes the trace, and checks or converts it.
-func (c *RecordCmd) Run(g *Globals) error {
-	base := fmt.Sprintf("%s-%s.trace", c.Package, recordNow().Format("20060102-150405"))
+func (c *RecordCmd) Run(e *env) error {
+	base := record.DefaultName(c.Package, recordNow())
 	// The package name checked first: it names the default output.
 	check := c.options(base, nil)
 	if err := check.Check(); err != nil {
@@ -75,7 +72,7 @@ func (c *RecordCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if err := c.checkGlobals(g); err != nil {
+	if err := c.checkGlobals(e.opt.Flags); err != nil {
 		return err
 	}
 	adb, err := record.FindADB(os.Getenv)
@@ -84,51 +81,37 @@ func (c *RecordCmd) Run(g *Globals) error {
 	}
 	// The trace's output opens first: a missing folder fails before the
 	// device is touched.
-	out, err := g.env.createOutput(path, true, "trace")
+	out, err := e.out().Create(path, true, "trace")
 	if err != nil {
 		return err
 	}
 	defer out.Abort()
-	ctx := context.Background()
 	say := func(s string) {
-		if !g.Quiet {
-			fmt.Fprintf(g.env.stderr, "atrace2: %s\n", s)
+		if !e.opt.Flags.Quiet {
+			fmt.Fprintf(e.stderr, "atrace2: %s\n", s)
 		}
 	}
-	dev, err := record.Connect(ctx, record.Config{ADB: adb, Serial: c.Serial})
-	if err != nil {
-		return err
-	}
-	s, err := dev.Prepare(ctx, c.options(base, say))
-	if err != nil {
-		return err
-	}
-	dir, remove, err := outfile.TempDir("atrace2-record-")
+	copyPath, remove, err := record.Record(context.Background(), record.Capture{Config: record.Config{ADB: adb, Serial: c.Serial},
+		Options: c.options(base, say), Duration: c.Duration, Stdin: e.stdin,
+		Warn: func(s string) { fmt.Fprintf(e.stderr, "atrace2: %s\n", s) }}, out, path, c.Force)
 	if err != nil {
 		return err
 	}
 	defer remove()
-	copyPath, err := c.capture(g, s, dir, say)
-	if err != nil {
-		return err
-	}
-	if err := writeRecorded(out, copyPath, path, c.Force); err != nil {
-		return err
-	}
 	trace := path
 	if path == "-" {
 		// The trace took standard output: what follows goes to standard
 		// error (info's summary; nowhere with -q).
 		trace = copyPath
-		defer func(w io.Writer) { g.env.stdout = w }(g.env.stdout)
-		g.env.stdout = g.env.stderr
-		if g.Quiet {
-			g.env.stdout = io.Discard
+		defer func(w io.Writer) { e.stdout = w }(e.stdout)
+		e.stdout = e.stderr
+		if e.opt.Flags.Quiet {
+			e.stdout = io.Discard
 		}
 	} else {
 		say(fmt.Sprintf("wrote %s", path))
 	}
-	return convertRecorded(g, recorded{to: c.Convert, trace: trace, output: converted, pkg: c.Package, open: c.Open, noBrowser: c.NoBrowser})
+	return c.convert(e, trace, converted)
 }
 
 // options are what to record, for package record.
@@ -138,9 +121,9 @@ func (c *RecordCmd) options(base string, say func(string)) record.Options {
 		Poll: recordPoll, Log: say}
 }
 
-// outputs checks the flags and names the files: the trace's, and the
-// converted file of --convert pprof, perfetto or speedscope. Neither may
-// exist without --force.
+// outputs checks the flags and names the files (record.Files): the
+// trace's, and the converted file of --convert pprof, perfetto or
+// speedscope.
 func (c *RecordCmd) outputs(base string) (trace, converted string, err error) {
 	ext, ok := recordFormats[c.Convert]
 	switch {
@@ -157,50 +140,24 @@ func (c *RecordCmd) outputs(base string) (trace, converted string, err error) {
 	case c.Output == "-" && c.Convert != "" && ext == "":
 		return "", "", usagef("-o - and --convert %s would both write to standard output: give -o FILE", c.Convert)
 	}
-	trace = c.Output
-	if trace == "" {
-		trace = base
-	}
-	if ext != "" {
-		from := trace
-		if from == "-" {
-			from = base
-		}
-		converted = strings.TrimSuffix(from, ".trace") + ext
-	}
-	for _, p := range []string{trace, converted} {
-		if p == "" || p == "-" || c.Force {
-			continue
-		}
-		if _, err := os.Lstat(p); err == nil {
-			return "", "", usagef("%s exists: give another -o FILE, or --force to replace it", p)
-		}
+	trace, converted, err = record.Files(c.Output, base, ext, c.Force)
+	if err != nil {
+		return "", "", usagef("%v", err)
 	}
 	return trace, converted, nil
 }
 
 // checkGlobals refuses, before anything is recorded, the global options
-// that the check or the conversion would refuse afterwards.
-func (c *RecordCmd) checkGlobals(g *Globals) error {
-	if g.Clock == offCPUClock && c.Convert != "folded" && c.Convert != "top" {
+// that the check or the conversion would refuse afterwards (the load stage
+// has checked the others: driver.NewOptions).
+func (c *RecordCmd) checkGlobals(g driver.Flags) error {
+	if g.Clock == driver.OffCPUClock && c.Convert != "folded" && c.Convert != "top" {
 		return usagef("--clock offcpu: give --convert folded or top, which show off-CPU time")
 	}
 	if c.Convert == "startup" {
-		if err := startupFlags(g); err != nil {
+		if err := driver.CheckStartup(g); err != nil {
 			return err
 		}
-	}
-	if _, err := threadFilter(g); err != nil {
-		return err
-	}
-	if _, err := g.rootPattern(); err != nil {
-		return err
-	}
-	if _, err := g.window(); err != nil {
-		return err
-	}
-	if g.MaxDepth < 1 || g.MaxDepth > convert.CorruptDepth {
-		return usagef("--max-depth %d: give a depth from 1 to %d", g.MaxDepth, convert.CorruptDepth)
 	}
 	if g.Mapping != "" {
 		if _, err := os.Stat(g.Mapping); err != nil {
@@ -210,119 +167,30 @@ func (c *RecordCmd) checkGlobals(g *Globals) error {
 	return nil
 }
 
-// capture runs the recording on the device and returns the path of the
-// local copy, in dir. From the start on, the device is cleaned up
-// whatever happens: errors here, and a signal (outfile.OnSignal) until the
-// file is off the device.
-func (c *RecordCmd) capture(g *Globals, s *record.Session, dir string, say func(string)) (string, error) {
-	ctx := context.Background()
-	warn := func() {
-		if msg := s.Cleanup(); msg != "" {
-			fmt.Fprintf(g.env.stderr, "atrace2: warning: %s\n", msg)
-		}
-	}
-	defer warn()
-	unhook := outfile.OnSignal(func() {
-		fmt.Fprintf(g.env.stderr, "atrace2: interrupted: stopping the profiler and removing %s from %s (interrupt again to quit at once)\n", s.Remote(), s.Serial())
-		warn()
-	})
-	defer unhook()
-	// Ctrl-C stops the recording, and only the recording.
-	intr := make(chan os.Signal, 1)
-	release := outfile.Interrupts(intr)
-	defer release()
-	var deadline time.Time
-	if c.Duration > 0 {
-		deadline = time.Now().Add(c.Duration)
-	}
-	say(s.Describe())
-	if err := s.Start(ctx); err != nil {
-		return "", err
-	}
-	if c.Duration > 0 {
-		say(fmt.Sprintf("recording for %v: Enter or Ctrl-C stops sooner", c.Duration))
-	} else {
-		say("recording: press Enter or Ctrl-C to stop")
-	}
-	why := record.Until(ctx, g.env.stdin, deadline, intr)
-	release()
-	say(fmt.Sprintf("stopped (%s): waiting for %s to write the trace", why, c.Package))
-	if err := s.Stop(ctx); err != nil {
-		return "", err
-	}
-	f, err := os.Create(filepath.Join(dir, filepath.Base(s.Remote())))
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	size, err := s.Fetch(ctx, f)
-	if err != nil {
-		return "", err
-	}
-	if err := s.Remove(ctx); err != nil {
-		return "", err
-	}
-	if err := f.Close(); err != nil {
-		return "", err
-	}
-	say(fmt.Sprintf("copied %s bytes and removed %s from the device", units.Count(size), s.Remote()))
-	return f.Name(), nil
-}
-
-// writeRecorded copies the local copy into the trace's output, and keeps
-// it unless a file appeared at its path meanwhile (without --force).
-func writeRecorded(out *outfile.File, copyPath, path string, force bool) error {
-	f, err := os.Open(copyPath)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if _, err := io.Copy(out, f); err != nil {
-		return err
-	}
-	if path != "-" && !force {
-		if _, err := os.Lstat(path); err == nil {
-			return fmt.Errorf("%s appeared while recording: the trace is not written over it (give another -o FILE, or --force)", path)
-		}
-	}
-	return out.Commit()
-}
-
-// recorded is what convertRecorded converts.
-type recorded struct {
-	to, trace, output, pkg string
-	open, noBrowser        bool
-}
-
-// convertRecorded reads the recorded trace as atrace2 r.to would (atrace2
+// convert reads the recorded trace as atrace2 --convert would (atrace2
 // info without --convert: its summary is the check that the trace reads),
 // with every global option: the one place where record calls the
-// commands that read traces. (Issue 33's load stage is to take their
-// place; re-point this function then.) The flags are the commands'
-// defaults but for the output's name, the process name (the package) and
-// --open.
-func convertRecorded(g *Globals, r recorded) error {
-	trace := []string{r.trace}
-	view := openFlags{Open: r.open, NoBrowser: r.noBrowser}
-	switch r.to {
+// commands that read traces, which go through the load stage. The flags
+// are the commands' defaults but for the output's name (converted), the
+// process name (the package) and --open.
+func (c *RecordCmd) convert(e *env, trace, converted string) error {
+	args := []string{trace}
+	switch c.Convert {
 	case "":
-		return (&InfoCmd{Format: "text", Trace: trace}).Run(g)
+		return (&InfoCmd{Format: "text", Trace: args}).Run(e)
 	case "pprof":
-		c := PprofCmd{Output: r.output, Trace: trace}
-		if r.open {
-			c.HTTP, c.NoBrowser = "localhost:0", r.noBrowser
+		p := PprofCmd{Output: converted, Trace: args}
+		if c.Open {
+			p.HTTP, p.NoBrowser = "localhost:0", c.NoBrowser
 		}
-		return c.Run(g)
-	case "perfetto":
-		return (&PerfettoCmd{Output: r.output, ProcessName: r.pkg, Trace: trace, openFlags: view}).Run(g)
-	case "speedscope":
-		return (&SpeedscopeCmd{Output: r.output, Trace: trace, openFlags: view}).Run(g)
-	case "folded":
-		return (&FoldedCmd{Trace: trace}).Run(g)
+		return p.Run(e)
+	case "perfetto", "speedscope", "folded": // as their commands: the output table's rows
+		return e.writeOne(formatNamed(c.Convert), args, converted, &openFlags{Open: c.Open, NoBrowser: c.NoBrowser},
+			&outputs.Options{ProcessName: c.Package, OffCPU: e.opt.OffCPU})
 	case "top":
-		return (&TopCmd{Sort: "excl", Limit: 50, reportFlags: reportFlags{Format: "text"}, Trace: trace}).Run(g)
+		return (&TopCmd{Sort: "excl", Limit: 50, reportFlags: reportFlags{Format: "text"}, Trace: args}).Run(e)
 	case "startup":
-		return (&StartupCmd{Format: "text", Trace: trace}).Run(g)
+		return (&StartupCmd{Format: "text", Trace: args}).Run(e)
 	}
-	return usagef("--convert %q: give pprof, perfetto, speedscope, folded, top or startup", r.to)
+	return usagef("--convert %q: give pprof, perfetto, speedscope, folded, top or startup", c.Convert)
 }

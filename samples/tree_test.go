@@ -1,4 +1,4 @@
-package stacks
+package samples_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/atrace2/atrace2/samples"
 	"github.com/atrace2/atrace2/samples/samplegen"
+	"github.com/atrace2/atrace2/stacks"
 )
 
 // Frames of the fixtures, leaf first as hprof prints them.
@@ -41,13 +42,13 @@ func fixture() *samplegen.Hprof {
 	}
 }
 
-func read(t *testing.T, text []byte) *Sampled {
+func readTree(t *testing.T, text []byte) *stacks.Tree {
 	t.Helper()
 	p, err := samples.Read(bytes.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := FromSamples("x.hprof", p)
+	s, err := p.Tree("x.hprof")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,11 +57,11 @@ func read(t *testing.T, text []byte) *Sampled {
 
 // dumpSampled renders every node with a value as
 // "thread:A:line;B:line samples calls cpu [cut]".
-func dumpSampled(s *Sampled) string {
+func dumpTree(s *stacks.Tree) string {
 	t := s.Trace()
 	var b strings.Builder
 	for i, n := range s.Nodes() {
-		id := NodeID(i)
+		id := stacks.NodeID(i)
 		if n.IsRoot() || (s.Samples(id) == 0 && n.Calls == 0) {
 			continue
 		}
@@ -78,8 +79,8 @@ func dumpSampled(s *Sampled) string {
 	return b.String()
 }
 
-func TestFromSamplesDalvik(t *testing.T) {
-	s := read(t, fixture().Dalvik())
+func TestTreeDalvik(t *testing.T) {
+	s := readTree(t, fixture().Dalvik())
 	// Node order follows the file's rows, sorted by count (5, 3, 2, 2, 1).
 	want := `main:main:5;parse:20;parseLong:10 5 0 0 cut
 main:main:5;parse:21 3 0 0
@@ -87,11 +88,16 @@ worker:run:7 2 0 0
 main:main:5;parse:20;parse:30 2 0 0 cut
 worker:run:8;parse:20 1 0 0
 `
-	if got := dumpSampled(s); got != want {
+	if got := dumpTree(s); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
-	if s.Timed() || s.Weight(4) != 5 {
-		t.Errorf("Timed %v, weight of the first leaf %d", s.Timed(), s.Weight(4))
+	if v := s.Values(); v.Kind != stacks.Counted || !v.RunningLines || !v.Serials || s.Weight(4) != 5 {
+		t.Errorf("values %+v, weight of the first leaf %d", v, s.Weight(4))
+	}
+	src := s.Source()
+	if src.Stacks != 5 || src.Count != 13 || src.CutStacks != 2 || src.MaxDepth != 3 || !src.DepthLimited ||
+		len(src.Threads) != 2 || src.Threads[0].Count != 10 || src.Threads[1].Stacks != 2 {
+		t.Errorf("source %+v", src)
 	}
 	tr := s.Trace()
 	if len(tr.Threads) != 2 || tr.Threads[0].ID != 1 || tr.Threads[1].Name != "worker" || tr.Threads[0].MaxDepth != 3 || tr.Threads[1].MaxDepth != 2 {
@@ -105,8 +111,8 @@ worker:run:8;parse:20 1 0 0
 	}
 }
 
-func TestFromSamplesTimed(t *testing.T) {
-	s := read(t, fixture().JVM(samplegen.JVMOptions{Times: true}))
+func TestTreeTimed(t *testing.T) {
+	s := readTree(t, fixture().JVM(samplegen.JVMOptions{Times: true}))
 	// Rows sorted by time: 40, 25, 20, 10, 5 ms.
 	want := `main:main:5;parse:20;parseLong:10 0 5 40000000 cut
 main:main:5;parse:21 0 3 25000000
@@ -114,12 +120,15 @@ worker:run:7 0 2 20000000
 main:main:5;parse:20;parse:30 0 2 10000000 cut
 worker:run:8;parse:20 0 1 5000000
 `
-	if got := dumpSampled(s); got != want {
+	if got := dumpTree(s); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 	// cpu=times is elapsed time (hprof reads the time of day): wall, not CPU.
-	if !s.Timed() || !s.Trace().HasWall || s.Trace().HasCPU || s.Weight(4) != 40000000 {
-		t.Errorf("Timed %v, HasWall %v, HasCPU %v, weight %d", s.Timed(), s.Trace().HasWall, s.Trace().HasCPU, s.Weight(4))
+	if s.Values().Kind != stacks.Timed || !s.Trace().HasWall || s.Trace().HasCPU || s.Weight(4) != 40000000 {
+		t.Errorf("kind %v, HasWall %v, HasCPU %v, weight %d", s.Values().Kind, s.Trace().HasWall, s.Trace().HasCPU, s.Weight(4))
+	}
+	if src := s.Source(); src.Count != 13 || src.TimeNanos != 100_000_000 {
+		t.Errorf("source counts %d calls and %d ns", src.Count, src.TimeNanos)
 	}
 	for i, n := range s.Nodes() {
 		if n.CPU != 0 {
@@ -128,43 +137,46 @@ worker:run:8;parse:20 0 1 5000000
 	}
 }
 
-// TestFromSamplesNoThreadEmptyStack: JVM hprof without thread=y, and a
+// TestTreeNoThreadEmptyStack: JVM hprof without thread=y, and a
 // trace with no frames, which gets the EmptyStackName frame.
-func TestFromSamplesNoThreadEmptyStack(t *testing.T) {
+func TestTreeNoThreadEmptyStack(t *testing.T) {
 	h := &samplegen.Hprof{Date: "Sun Jan 13 05:57:25 2013", Traces: []samplegen.Trace{
 		{ID: 300001, Count: 4, Frames: []samplegen.Frame{parse20, appMain}},
 		{ID: 300002, Count: 3},
 		{ID: 300003, Count: 1, Frames: []samplegen.Frame{appMain}},
 	}}
-	s := read(t, h.JVM(samplegen.JVMOptions{}))
+	s := readTree(t, h.JVM(samplegen.JVMOptions{}))
 	// main:5 is created first, as the prefix of the first stack.
 	want := `(thread not recorded):main:5 1 0 0
 (thread not recorded):main:5;parse:20 4 0 0 cut
 (thread not recorded):(no Java frames):0 3 0 0
 `
-	if got := dumpSampled(s); got != want {
+	if got := dumpTree(s); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
-	if u, ok := s.UnknownThread(); !ok || u != 0 || len(s.Trace().Threads) != 1 {
+	if u, ok := s.UnknownThread(); !ok || u != 0 || len(s.Trace().Threads) != 1 || s.Trace().Threads[0].Name != stacks.UnknownThreadName {
 		t.Errorf("UnknownThread = %d, %v; threads %+v", u, ok, s.Trace().Threads)
 	}
-	if f := s.Trace().Frames[2]; f.Name != EmptyStackName || f.Listed {
+	if th := s.Source().Threads; len(th) != 1 || th[0].Listed || th[0].Stacks != 3 || th[0].Count != 8 {
+		t.Errorf("source threads %+v", th)
+	}
+	if f := s.Trace().Frames[2]; f.Name != samples.EmptyStackName || f.Listed {
 		t.Errorf("the empty stack's frame is %+v", f)
 	}
 }
 
-// TestFromSamplesART: method mode has one frame per stack and no depth
+// TestTreeART: method mode has one frame per stack and no depth
 // limit; the signature comes from the PrettyMethod text.
-func TestFromSamplesART(t *testing.T) {
+func TestTreeART(t *testing.T) {
 	a := &samplegen.ART{Samples: 9, Null: 1, Methods: []samplegen.Method{
 		{MethodRef: samplegen.MethodRef{Class: "com.example.App", Name: "parse", Params: []string{"Ljava/lang/String;"}, Return: "I"}, Count: 6, Size: 20},
 		{MethodRef: samplegen.MethodRef{Class: "com.example.App", Name: "main", Params: []string{"[Ljava/lang/String;"}, Return: "V"}, Count: 3, Size: 40},
 	}}
-	s := read(t, a.Text())
+	s := readTree(t, a.Text())
 	want := `(thread not recorded):parse:0 6 0 0
 (thread not recorded):main:0 3 0 0
 `
-	if got := dumpSampled(s); got != want {
+	if got := dumpTree(s); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 	if f := s.Trace().Frames[0]; f.Signature != "(Ljava/lang/String;)I" || f.Name != "com.example.App.parse" {
@@ -172,9 +184,9 @@ func TestFromSamplesART(t *testing.T) {
 	}
 }
 
-func TestFromSamplesRejectsBadProfile(t *testing.T) {
+func TestTreeRejectsBadProfile(t *testing.T) {
 	p := &samples.Profile{Samples: []samples.Sample{{Thread: 3, Stack: []int{0}, Count: 1}}}
-	if _, err := FromSamples("bad", p); err == nil || !strings.Contains(err.Error(), "thread index 3 out of range") {
+	if _, err := p.Tree("bad"); err == nil || !strings.Contains(err.Error(), "thread index 3 out of range") {
 		t.Errorf("err = %v", err)
 	}
 }

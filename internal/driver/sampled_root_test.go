@@ -1,4 +1,4 @@
-package samples_test
+package driver
 
 import (
 	"regexp"
@@ -8,10 +8,10 @@ import (
 	"github.com/atrace2/atrace2/samples"
 )
 
-// rootProfile has frames named by letters, "R" and "M" the outer ones.
+// lettersProfile has frames named by letters, "R" and "M" the outer ones.
 // Stacks (root first): t0 R A B A C ×3, t0 R A D ×2, t0 M A D ×5, t0 R B
 // ×4, t1 R A D ×1, t0 <empty> ×1, and 10 unlisted samples.
-func rootProfile() *samples.Profile {
+func lettersProfile() *samples.Profile {
 	names := "RABCDM"
 	p := &samples.Profile{
 		Format:  samples.JVMHprofSamples,
@@ -44,14 +44,14 @@ func rootProfile() *samples.Profile {
 func TestRootSampled(t *testing.T) {
 	for _, tc := range []struct {
 		name, pattern string
-		kept          samples.Kept
+		kept          rootKept
 		want          string // dump's lines from "N frames" on
 	}{
 		{
 			// Recursion counts once at the outermost A; R A D and M A D
 			// of thread 0 merge into the first, thread 1's stays apart.
 			name: "recursion and merging", pattern: `p\.A`,
-			kept: samples.Kept{Count: 11, TotalCount: 26},
+			kept: rootKept{Count: 11, TotalCount: 26},
 			want: `4 frames
 sample trace 1 thread 0 count 3: p.A; p.B; p.A; p.C
 sample trace 2 thread 0 count 7: p.A; p.D
@@ -60,7 +60,7 @@ sample trace 5 thread 1 count 1: p.A; p.D
 		},
 		{
 			name: "a match at the leaf and inside", pattern: `B$`,
-			kept: samples.Kept{Count: 7, TotalCount: 26},
+			kept: rootKept{Count: 7, TotalCount: 26},
 			want: `3 frames
 sample trace 1 thread 0 count 3: p.B; p.A; p.C
 sample trace 4 thread 0 count 4: p.B
@@ -70,7 +70,7 @@ sample trace 4 thread 0 count 4: p.B
 			// Every outermost frame, and the stand-in of the empty stack:
 			// nothing changes but the unlisted samples.
 			name: "every root", pattern: `^p\.R$|^p\.M$|no Java`,
-			kept: samples.Kept{Count: 16, TotalCount: 26},
+			kept: rootKept{Count: 16, TotalCount: 26},
 			want: `6 frames
 sample trace 1 thread 0 count 3: p.R; p.A; p.B; p.A; p.C
 sample trace 2 thread 0 count 2: p.R; p.A; p.D
@@ -82,13 +82,13 @@ sample trace 6 thread 0 count 1: <empty>
 		},
 		{
 			name: "no match", pattern: `nothing`,
-			kept: samples.Kept{TotalCount: 26},
+			kept: rootKept{TotalCount: 26},
 			want: "0 frames\n",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := rootProfile()
-			k := p.Root(regexp.MustCompile(tc.pattern))
+			p := lettersProfile()
+			k := rootProfile(p, regexp.MustCompile(tc.pattern))
 			if k != tc.kept {
 				t.Errorf("kept %+v, want %+v", k, tc.kept)
 			}
@@ -109,9 +109,9 @@ sample trace 6 thread 0 count 1: <empty>
 // TestRootSampledDepth: MaxDepth follows the kept stacks; a cut stack
 // that is kept clears DepthLimited with a note.
 func TestRootSampledDepth(t *testing.T) {
-	p := rootProfile()
+	p := lettersProfile()
 	p.DepthLimited = true
-	p.Root(regexp.MustCompile(`\.A`))
+	rootProfile(p, regexp.MustCompile(`\.A`))
 	if p.MaxDepth != 4 || p.DepthLimited {
 		t.Errorf("MaxDepth %d, DepthLimited %v; want 4, false", p.MaxDepth, p.DepthLimited)
 	}
@@ -122,13 +122,13 @@ func TestRootSampledDepth(t *testing.T) {
 
 // TestRootSampledTimes: cpu=times profiles add calls and times.
 func TestRootSampledTimes(t *testing.T) {
-	p := rootProfile()
+	p := lettersProfile()
 	p.Format, p.Total, p.Unlisted = samples.JVMHprofTimes, 0, nil
 	for i := range p.Samples {
 		p.Samples[i].TimeNanos = int64(i+1) * 1000
 	}
-	k := p.Root(regexp.MustCompile(`p\.D`))
-	if want := (samples.Kept{Count: 8, TotalCount: 16, TimeNanos: 2000 + 3000 + 5000, TotalTimeNanos: 21000}); k != want {
+	k := rootProfile(p, regexp.MustCompile(`p\.D`))
+	if want := (rootKept{Count: 8, TotalCount: 16, TimeNanos: 2000 + 3000 + 5000, TotalTimeNanos: 21000}); k != want {
 		t.Errorf("kept %+v, want %+v", k, want)
 	}
 	if got, want := dump(p)[strings.Index(dump(p), "1 frames"):], `1 frames

@@ -1,4 +1,4 @@
-package main
+package rundiff
 
 import (
 	"errors"
@@ -11,14 +11,15 @@ import (
 
 	"github.com/atrace2/atrace2/benchdata"
 	"github.com/atrace2/atrace2/gate"
+	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/report"
 )
 
 // benchmarkSides says --old and --new name Jetpack Benchmark results
 // (benchdata.IsResultArg: folders, .json files) rather than traces; a mix
-// is a usage error.
-func (c *DiffCmd) benchmarkSides() (bool, error) {
+// is a usage error. OLD NEW that are both results become --old and --new.
+func (c *Config) benchmarkSides() (bool, error) {
 	if len(c.Old) == 0 && len(c.New) == 0 && len(c.Traces) == 2 && benchdata.IsResultArg(c.Traces[0]) && benchdata.IsResultArg(c.Traces[1]) {
 		c.Old, c.New, c.Traces = c.Traces[:1], c.Traces[1:], nil // OLD NEW: one result (or folder) a side
 	}
@@ -33,11 +34,11 @@ func (c *DiffCmd) benchmarkSides() (bool, error) {
 	case n == 0:
 		return false, nil
 	case len(c.Traces) > 0:
-		return false, usagef("give OLD NEW, or --old and --new, not both (%s)", c.Traces[0])
+		return false, driver.Usagef("give OLD NEW, or --old and --new, not both (%s)", c.Traces[0])
 	case n < len(all):
-		return false, usagef("--old and --new take traces, or Jetpack Benchmark results (benchmarkData.json files and folders holding them), not both")
+		return false, driver.Usagef("--old and --new take traces, or Jetpack Benchmark results (benchmarkData.json files and folders holding them), not both")
 	case len(c.Old) == 0 || len(c.New) == 0:
-		return false, usagef("--old and --new go together: give at least one result file or folder to each")
+		return false, driver.Usagef("--old and --new go together: give at least one result file or folder to each")
 	}
 	return true, nil
 }
@@ -45,50 +46,46 @@ func (c *DiffCmd) benchmarkSides() (bool, error) {
 // runBenchmarks is diff over Jetpack Benchmark results: the benchmarks of
 // the two sides paired by class and name (package benchdata), each
 // compared on its own (report.DiffBenchmarks).
-func (c *DiffCmd) runBenchmarks(g *Globals, th report.Threshold) error {
-	opt, phases, err := c.options(g, th)
+func (c *Config) runBenchmarks(th report.Threshold) (*Result, error) {
+	opt, phases, err := c.options(th)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var pattern *regexp.Regexp
 	if c.Benchmark != "" {
 		if pattern, err = regexp.Compile(c.Benchmark); err != nil {
-			return usagef("--benchmark %q: expected a regular expression: %v", c.Benchmark, err)
+			return nil, driver.Usagef("--benchmark %q: expected a regular expression: %v", c.Benchmark, err)
 		}
 	}
 	olds, oldPaths, err := openResults(c.Old)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	news, newPaths, err := openResults(c.New)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	pairs := benchdata.Match(benchdata.PairUp(olds, news), pattern)
 	in := report.BenchInput{OldFiles: oldPaths, NewFiles: newPaths, Pairs: pairs,
 		Findings: benchdata.CheckContext(olds, news, pairs), Traces: map[string]*report.BenchTraces{}}
-	og, ng := c.mappings(g)
+	od, nd := c.drivers()
 	for _, p := range pairs {
 		if !p.Both() {
 			continue
 		}
-		t, err := benchTraces(og, ng, p, phases)
+		t, err := c.benchTraces(od, nd, p, phases)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if t != nil {
 			in.Traces[p.Key] = t
 		}
 	}
-	r, err := report.DiffBenchmarks(in, report.BenchOptions{DiffOptions: opt, Strict: g.Strict})
+	r, err := report.DiffBenchmarks(in, report.BenchOptions{DiffOptions: opt, Strict: c.Driver.Options().Flags.Strict})
 	if err := ruleUsage(err); err != nil {
-		return err
+		return nil, err
 	}
-	if err := c.writeBench(g, r); err != nil {
-		return err
-	}
-	warnUncheckedBench(g, r)
-	c.warnUndecided(g, r.Gate)
+	res := &Result{Report: r, Gate: r.Gate, Failure: gateFailure(r.Gate), unchecked: uncheckedBench(r)}
 	if r.Failed() {
 		var checks []string
 		for _, f := range r.Context {
@@ -96,9 +93,9 @@ func (c *DiffCmd) runBenchmarks(g *Globals, th report.Threshold) error {
 				checks = append(checks, f.Check)
 			}
 		}
-		return &exitCodeError{code: exitError, msg: fmt.Sprintf("the comparison failed: --strict, and the sides were not measured alike (%s)", strings.Join(checks, ", "))}
+		res.Failure = fmt.Errorf("the comparison failed: --strict, and the sides were not measured alike (%s)", strings.Join(checks, ", "))
 	}
-	return gateExit(r.Gate)
+	return res, nil
 }
 
 // openResults reads the result files of one side: the files given and
@@ -119,11 +116,11 @@ func openResults(args []string) ([]*benchdata.File, []string, error) {
 
 // benchTraces reads the profiler outputs of one benchmark of both sides:
 // its method traces, one run each, and their startup phases for phase
-// rules. A trace named but not found beside its result file (the JSON
-// copied without its traces) is left out with a note; one that cannot be
-// read is an error. It returns nil for a benchmark without profiler
-// outputs.
-func benchTraces(og, ng *Globals, p *benchdata.Pair, phases []gate.Rule) (*report.BenchTraces, error) {
+// rules (both sides read with the old side's driver). A trace named but
+// not found beside its result file (the JSON copied without its traces) is
+// left out with a note; one that cannot be read is an error. It returns
+// nil for a benchmark without profiler outputs.
+func (c *Config) benchTraces(od, nd *driver.Driver, p *benchdata.Pair, phases []gate.Rule) (*report.BenchTraces, error) {
 	types := p.OutputTypes()
 	if len(types) == 0 {
 		return nil, nil
@@ -135,14 +132,14 @@ func benchTraces(og, ng *Globals, p *benchdata.Pair, phases []gate.Rule) (*repor
 		case benchdata.MethodTrace:
 			var err error
 			var oldIns, newIns []input.Arg
-			if t.Old, oldIns, err = loadPresent(og, old, t); err != nil {
+			if t.Old, oldIns, err = c.loadPresent(od, old, t); err != nil {
 				return nil, err
 			}
-			if t.New, newIns, err = loadPresent(ng, cur, t); err != nil {
+			if t.New, newIns, err = c.loadPresent(nd, cur, t); err != nil {
 				return nil, err
 			}
 			if len(phases) > 0 && len(oldIns) > 0 && len(newIns) > 0 {
-				if t.Extra, err = phaseSeries(og, oldIns, newIns, phases); err != nil {
+				if t.Extra, err = c.phaseSeries(od, oldIns, newIns, phases); err != nil {
 					return nil, err
 				}
 			}
@@ -160,7 +157,7 @@ func benchTraces(og, ng *Globals, p *benchdata.Pair, phases []gate.Rule) (*repor
 
 // loadPresent reads the method traces of paths that exist, and notes in t
 // how many are missing.
-func loadPresent(g *Globals, paths []string, t *report.BenchTraces) ([]*report.Flat, []input.Arg, error) {
+func (c *Config) loadPresent(d *driver.Driver, paths []string, t *report.BenchTraces) ([]*report.Flat, []input.Arg, error) {
 	var ins []input.Arg
 	missing := 0
 	for _, p := range paths {
@@ -173,60 +170,24 @@ func loadPresent(g *Globals, paths []string, t *report.BenchTraces) ([]*report.F
 	if missing > 0 {
 		t.Unread = append(t.Unread, fmt.Sprintf("%d of %d MethodTrace outputs not found beside their result files (%s): left out", missing, len(paths), paths[0]))
 	}
-	flats, err := loadFlats(g, ins)
+	flats, err := c.flats(d, ins)
 	return flats, ins, err
 }
 
-// writeBench prints r on stdout in the chosen format.
-func (c *DiffCmd) writeBench(g *Globals, r *report.BenchReport) error {
-	f := reportFlags{Format: c.Format, Wide: c.Wide}
-	switch c.Format {
-	case "junit", "markdown":
-	default:
-		return f.write(g, r)
-	}
-	out, err := g.env.createOutput("-", false, "")
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	if c.Format == "junit" {
-		err = r.WriteJUnit(out)
-	} else {
-		err = r.WriteMarkdown(out, report.MarkdownOptions{})
-	}
-	if err != nil {
-		return err
-	}
-	return out.Commit()
-}
-
-// warnUncheckedBench warns of each rule that checked nothing in any
+// uncheckedBench warns of each rule that checked nothing in any
 // benchmark, and says why.
-func warnUncheckedBench(g *Globals, r *report.BenchReport) {
-	gr := r.Gate
-	if gr == nil {
-		return
-	}
-	checked := map[string]bool{}
-	for _, v := range gr.Verdicts {
-		checked[v.Rule] = true
-	}
+func uncheckedBench(r *report.BenchReport) []string {
 	traces := false
 	for _, b := range r.Benchmarks {
 		traces = traces || b.Methods != nil
 	}
-	for _, rule := range gr.Rules {
-		if checked[rule] {
-			continue
-		}
-		why := "its pattern matches no method of the benchmarks' method traces"
+	return unchecked(r.Gate, func(rule string) string {
 		switch {
 		case strings.HasPrefix(rule, "metric:"):
-			why = "no benchmark of both sides has that metric"
+			return "no benchmark of both sides has that metric"
 		case !traces:
-			why = "no benchmark has method traces (MethodTrace outputs) on both sides"
+			return "no benchmark has method traces (MethodTrace outputs) on both sides"
 		}
-		fmt.Fprintf(g.env.stderr, "atrace2: warning: --fail-on %q checked nothing: %s\n", rule, why)
-	}
+		return "its pattern matches no method of the benchmarks' method traces"
+	})
 }

@@ -1,4 +1,4 @@
-package main
+package rundiff
 
 import (
 	"fmt"
@@ -7,20 +7,21 @@ import (
 	"strings"
 
 	"github.com/atrace2/atrace2/gate"
+	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/startup"
 )
 
 // phaseSeries gives the series of the phase rules (gate.Rule.Phase set):
 // one per distinct (phase, clock) the rules name, in the order they name
-// them, with each run's phase time in ns. Each run is read once more for
-// its phases (package startup), on its whole main thread: --thread,
+// them, with each run's phase time in ns. Each run is read once more, with
+// d, for its phases (package startup), on its whole main thread: --thread,
 // --root and --from/--to, which focus the method series, do not apply.
 // A run that cannot be read twice (standard input, a pipe) is refused, a
 // phase name startup does not know is a usage error that lists them, and
 // a phase a run did not record, or a clock it lacks, is an error that
 // names the run.
-func phaseSeries(g *Globals, olds, news []input.Arg, rules []gate.Rule) ([]gate.Series, error) {
+func (c *Config) phaseSeries(d *driver.Driver, olds, news []input.Arg, rules []gate.Rule) ([]gate.Series, error) {
 	type key struct{ phase, clock string }
 	var keys []key
 	for i := range rules {
@@ -29,11 +30,11 @@ func phaseSeries(g *Globals, olds, news []input.Arg, rules []gate.Rule) ([]gate.
 			continue
 		}
 		if !slices.Contains(startup.Names(), r.Phase) {
-			return nil, usagef("--fail-on %q: no startup phase %q; the phases are %s", r.Text, r.Phase, strings.Join(startup.Names(), ", "))
+			return nil, driver.Usagef("--fail-on %q: no startup phase %q; the phases are %s", r.Text, r.Phase, strings.Join(startup.Names(), ", "))
 		}
-		if narrowedAway(g.Clock, r.Clock) {
-			return nil, usagef("--fail-on %q: --clock %s reads no %s time, which the rule compares: leave --clock out, or give the rule the clock (phase:%s:%s)",
-				r.Text, g.Clock, r.Clock, r.Phase, g.Clock)
+		if clock := d.Options().Flags.Clock; narrowedAway(clock, r.Clock) {
+			return nil, driver.Usagef("--fail-on %q: --clock %s reads no %s time, which the rule compares: leave --clock out, or give the rule the clock (phase:%s:%s)",
+				r.Text, clock, r.Clock, r.Phase, clock)
 		}
 		if k := (key{r.Phase, r.Clock}); !slices.Contains(keys, k) {
 			keys = append(keys, k)
@@ -44,18 +45,20 @@ func phaseSeries(g *Globals, olds, news []input.Arg, rules []gate.Rule) ([]gate.
 	}
 	for _, in := range slices.Concat(olds, news) {
 		if !rereadable(in) {
-			return nil, usagef("%s: phase rules read each run a second time, and standard input or a pipe can be read only once: give the trace as a file", in.Name())
+			return nil, driver.Usagef("%s: phase rules read each run a second time, and standard input or a pipe can be read only once: give the trace as a file", in.Name())
 		}
 	}
 	// The phases are of the whole main thread; the repairs were reported
 	// when the runs were read for the method series.
-	whole := *g
-	whole.Thread, whole.Root, whole.From, whole.To = nil, "", "", ""
-	whole.Quiet = true
+	whole := d.With(d.Options().Whole())
 	read := func(ins []input.Arg) ([]*startup.Report, error) {
 		var reps []*startup.Report
-		for _, in := range ins {
-			r, err := readStartup(&whole, in)
+		for _, a := range ins {
+			in, err := whole.Load(a)
+			if err != nil {
+				return nil, err
+			}
+			r, err := in.Startup()
 			if err != nil {
 				return nil, err
 			}

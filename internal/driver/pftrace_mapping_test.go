@@ -1,4 +1,4 @@
-package pftrace_test
+package driver
 
 import (
 	"bytes"
@@ -12,11 +12,11 @@ import (
 	"github.com/atrace2/atrace2/pftrace"
 )
 
-// TestMappingFile: the Java frames of an obfuscated app's trace, without
-// the trace's own mapping, are renamed by an R8 mapping.txt (--mapping)
-// by name, as hprof frames are, and a name two methods share is counted
-// ambiguous.
-func TestMappingFile(t *testing.T) {
+// TestMappingPerfetto: the Java frames of an obfuscated app's Perfetto
+// trace (package pftrace), without the trace's own mapping, are renamed by
+// an R8 mapping.txt (--mapping) by name, as hprof frames are, and a name
+// two methods share is counted ambiguous.
+func TestMappingPerfetto(t *testing.T) {
 	data, exp := tracegen.StackProfile{Seed: 13, Samples: 1500, Obfuscate: true, OmitMapping: true}.Perfetto()
 	p, err := pftrace.Read(bytes.NewReader(data), pftrace.Options{})
 	if err != nil {
@@ -50,11 +50,11 @@ func TestMappingFile(t *testing.T) {
 			m.WriteString("    void overload() -> a\n")
 		}
 	}
-	mp, err := mapping.Read(strings.NewReader(m.String()), "mapping.txt", p.MappingMethods())
+	mp, err := mapping.Read(strings.NewReader(m.String()), "mapping.txt", mappingMethods(p))
 	if err != nil {
 		t.Fatal(err)
 	}
-	counts := p.Deobfuscate(mp)
+	counts := rename(p, mp)
 	if err := p.Check(); err != nil {
 		t.Fatal(err)
 	}

@@ -11,17 +11,18 @@ import (
 	"github.com/atrace2/atrace2/stacks"
 )
 
-// Sampled profiles (hprof text, ART profile files) have no timeline, so
-// they become speedscope's other kind of profile (docs/outputs.md §3.1):
+// A call tree without a timeline (a sampled profile: hprof text, ART
+// profile files) becomes speedscope's other kind of profile
+// (docs/outputs.md §3.1):
 //
 //	{"type":"sampled","name":"main (thread 200001)","unit":"none",
 //	 "startValue":0,"endValue":267,"samples":[[0,1,2],[0,1,3]],"weights":[14,9]}
 //
-// one per thread that has samples, each stack root first with its count as
-// weight. The unit is "none" (a count); for JVM hprof cpu=times the
-// weights are elapsed nanoseconds and the file is named "(elapsed time)"
-// (hprof measures cpu=times with the time of day). endValue is the sum of
-// the weights.
+// one per thread that has samples, each stack root first with its weight
+// (stacks.Tree.Weight). The unit is "none" (a count) for a Counted tree;
+// for a Timed one (JVM hprof cpu=times) the weights are nanoseconds and
+// the file is named "(elapsed time)" (hprof measures cpu=times with the
+// time of day). endValue is the sum of the weights.
 //
 // Frames are de-duplicated by name and file only: the line of a sampled
 // frame is the line that was running, and keeping it would split a method
@@ -30,8 +31,8 @@ import (
 // draws the same picture as the left-heavy one, merged and alphabetical,
 // rather than the file's arbitrary order.
 
-// WriteSampled writes a sampled profile's tree as a speedscope file.
-func WriteSampled(w io.Writer, s *stacks.Sampled, opt Options) error {
+// WriteTree writes a call tree as a speedscope file of sampled profiles.
+func WriteTree(w io.Writer, s *stacks.Tree, opt Options) error {
 	t := s.Trace()
 	lineless := slices.Clone(t.Frames)
 	for i := range lineless {
@@ -56,7 +57,7 @@ func WriteSampled(w io.Writer, s *stacks.Sampled, opt Options) error {
 		if i > 0 {
 			wr.str(",")
 		}
-		profs[i].write(wr, s.Timed())
+		profs[i].write(wr, s.Values().Kind == stacks.Timed)
 	}
 	wr.str("]}\n")
 	wr.flush()
@@ -76,7 +77,7 @@ type sampledProfile struct {
 
 // sampledProfiles walks each thread's tree depth first, callees in name
 // order, and collects the stacks that have a weight.
-func sampledProfiles(s *stacks.Sampled, shared []int32, frames []frameKey) []sampledProfile {
+func sampledProfiles(s *stacks.Tree, shared []int32, frames []frameKey) []sampledProfile {
 	nodes := s.Nodes()
 	kids := make([][]stacks.NodeID, len(nodes))
 	for i := range nodes {
@@ -140,17 +141,21 @@ func sampledProfiles(s *stacks.Sampled, shared []int32, frames []frameKey) []sam
 }
 
 // SampledProfileName names a thread's sampled profile: "main (thread
-// 200001)", or stacks.UnknownThreadName for stacks without a thread.
-func SampledProfileName(s *stacks.Sampled, thread int) string {
+// 200001)" (or "(tid 4821)" when the tree's thread ids are not serials),
+// or stacks.UnknownThreadName for stacks without a thread.
+func SampledProfileName(s *stacks.Tree, thread int) string {
 	th := &s.Trace().Threads[thread]
 	if u, ok := s.UnknownThread(); ok && int(u) == thread {
 		return th.Name
+	}
+	if !s.Values().Serials {
+		return ProfileName(th)
 	}
 	return fmt.Sprintf("%s (thread %d)", th.Name, th.ID)
 }
 
 // sampledName is the file's name: "java.hprof.txt (samples)".
-func sampledName(s *stacks.Sampled, opt Options) string {
+func sampledName(s *stacks.Tree, opt Options) string {
 	if opt.Name != "" {
 		return opt.Name
 	}
@@ -158,7 +163,7 @@ func sampledName(s *stacks.Sampled, opt Options) string {
 	if n := s.Trace().Name; n == "-" || n == "" {
 		base = "stdin"
 	}
-	if s.Timed() {
+	if s.Values().Kind == stacks.Timed {
 		return base + " (elapsed time)"
 	}
 	return base + " (samples)"

@@ -1,4 +1,4 @@
-package samples_test
+package driver
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ func TestKeepThreads(t *testing.T) {
 		t.Fatal(err)
 	}
 	whole, _ := samples.Read(bytes.NewReader(samplegen.Fixture().Dalvik()))
-	kept, total := p.KeepThreads(func(th *samples.Thread) bool { return th.Name == "worker" })
+	kept, total := keepThreads(p, func(th *samples.Thread) bool { return th.Name == "worker" })
 	if kept != 1 || total != 2 {
 		t.Errorf("kept %d of %d, want 1 of 2", kept, total)
 	}

@@ -1,4 +1,4 @@
-package samples_test
+package driver
 
 import (
 	"bytes"
@@ -41,7 +41,7 @@ func frameLines(p *samples.Profile) string {
 // readMap reads tinyMap for the methods of p.
 func readMap(t *testing.T, p *samples.Profile) *mapping.Map {
 	t.Helper()
-	m, err := mapping.Read(strings.NewReader(tinyMap), "mapping.txt", p.MappingMethods())
+	m, err := mapping.Read(strings.NewReader(tinyMap), "mapping.txt", mappingMethods(p))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestDeobfuscateHprof(t *testing.T) {
 	if err := p.Check(); err != nil {
 		t.Fatal(err)
 	}
-	c := p.Deobfuscate(readMap(t, p))
+	c := rename(p, readMap(t, p))
 	if err := p.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestDeobfuscateART(t *testing.T) {
 		Total:    8,
 		MaxDepth: 1,
 	}
-	c := p.Deobfuscate(readMap(t, p))
+	c := rename(p, readMap(t, p))
 	if err := p.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -134,9 +134,9 @@ android.os.Looper.loop "()V" :0
 // TestDeobfuscateUntouched: a map that names none of the classes leaves
 // every profile of testdata/cases as it was.
 func TestDeobfuscateUntouched(t *testing.T) {
-	files, _ := filepath.Glob("testdata/cases/*.txtar")
+	files, _ := filepath.Glob("../../samples/testdata/cases/*.txtar")
 	if len(files) == 0 {
-		t.Fatal("no testdata/cases/*.txtar")
+		t.Fatal("no samples/testdata/cases/*.txtar")
 	}
 	for _, file := range files {
 		ar, err := txtar.ParseFile(file)
@@ -148,7 +148,7 @@ func TestDeobfuscateUntouched(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := dump(p)
-		c := p.Deobfuscate(readMap(t, p))
+		c := rename(p, readMap(t, p))
 		if got := dump(p); got != before {
 			t.Errorf("%s: profile changed:\n%s\nwas:\n%s", file, got, before)
 		}
@@ -170,7 +170,7 @@ func TestMergeFrames(t *testing.T) {
 		Samples:  []samples.Sample{{Thread: -1, Stack: []int{0, 1}, Count: 1}, {Thread: -1, Stack: []int{4, 2, 3}, Count: 1}},
 		MaxDepth: 3,
 	}
-	p.MergeFrames()
+	mergeFrames(p)
 	if err := p.Check(); err != nil {
 		t.Fatal(err)
 	}
