@@ -10,7 +10,6 @@ import (
 
 	"github.com/atrace2/atrace2/pprofout"
 	"github.com/atrace2/atrace2/samples"
-	"github.com/atrace2/atrace2/stacks"
 	"github.com/atrace2/atrace2/stream"
 )
 
@@ -169,7 +168,7 @@ func TestRenamedSampled(t *testing.T) {
 		Total:    6,
 		MaxDepth: 3,
 	}
-	s, err := stacks.FromSamples("s.hprof", p)
+	s, err := p.Tree("s.hprof")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,8 +45,9 @@
 //
 // # Sampled profiles
 //
-// [NewSampledProfile] reads the tree of a sampled profile (stacks.Sampled:
-// hprof text, ART profile files). Its one "clock" is [Samples], a count:
+// [NewProfile] reads the tree of a sampled profile (hprof text, ART profile
+// files) as any other: the tree's value schema (stacks.Values) says it
+// counts samples. Its one "clock" is then [Samples], a count:
 // the same computations apply, text prints counts instead of durations,
 // CSV names the columns _count, and the JSON fields named _ns hold counts.
 // Samples count no calls, so CallsUnknown is set: text leaves the calls

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/atrace2/atrace2/samples"
-	"github.com/atrace2/atrace2/stacks"
 	"github.com/atrace2/atrace2/stream"
 )
 
@@ -109,12 +108,12 @@ func TestRenamedSampled(t *testing.T) {
 		Total:    5,
 		MaxDepth: 2,
 	}
-	s, err := stacks.FromSamples("s.hprof", p)
+	s, err := p.Tree("s.hprof")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := WriteSampled(&buf, s, Options{}); err != nil {
+	if err := WriteTree(&buf, s, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	want := `"shared":{"frames":[{"name":"com.ex.App.main","file":"com/ex/App.java","obfuscated":"a.a.main"},{"name":"java.lang.Thread.run"}]}`

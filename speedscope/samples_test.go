@@ -12,7 +12,6 @@ import (
 	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/samples"
 	"github.com/atrace2/atrace2/samples/samplegen"
-	"github.com/atrace2/atrace2/stacks"
 )
 
 // sampledFile is a speedscope file of sampled profiles; decoding
@@ -51,12 +50,12 @@ func writeSampled(t *testing.T, name string, text []byte, opt Options) ([]byte, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := stacks.FromSamples(name, p)
+	s, err := p.Tree(name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := WriteSampled(&buf, s, opt); err != nil {
+	if err := WriteTree(&buf, s, opt); err != nil {
 		t.Fatal(err)
 	}
 	var f sampledFile

@@ -88,11 +88,21 @@ func New(w io.Writer, opt Options) *Exporter {
 // clock.
 func CPUTimeline(t *stream.Trace) bool { return !t.HasWall && t.HasCPU }
 
+// Refuse is the *stream.ValueError of a value that speedscope cannot show
+// whatever the trace, nil for the others: the off-CPU time, which is per
+// stack, while its timeline is on one clock.
+func Refuse(v stream.Value) error {
+	if v == stream.ValueOffCPU {
+		return &stream.ValueError{Value: v, View: "speedscope", Why: "its timeline is on one clock (folded, top or pprof show off-CPU time)"}
+	}
+	return nil
+}
+
 // cpuTimeline reports whether the events of t are placed on thread CPU
 // time for value v, or why they cannot be shown for it.
 func cpuTimeline(t *stream.Trace, v stream.Value) (bool, error) {
-	if v == stream.ValueOffCPU {
-		return false, &stream.ValueError{Value: v, View: "speedscope", Why: "its timeline is on one clock (folded, top or pprof show off-CPU time)"}
+	if err := Refuse(v); err != nil {
+		return false, err
 	}
 	wall, cpu, err := v.Clocks(t)
 	if err != nil {
