@@ -125,7 +125,7 @@ func TestRecordConvert(t *testing.T) {
 		same    []string // the command whose output it equals
 	}{
 		{"pprof", nil, "com.example.app-20260830-142501.pb.gz", []string{"pprof", "-o", "want"}},
-		{"perfetto", nil, "com.example.app-20260830-142501.perfetto-trace", []string{"perfetto", "--process-name", recPkg, "-o", "want"}},
+		{"perfetto", []string{"--clock", "offcpu"}, "com.example.app-20260830-142501.perfetto-trace", []string{"perfetto", "--process-name", recPkg, "-o", "want"}},
 		{"speedscope", []string{"--clock", "cpu"}, "com.example.app-20260830-142501.speedscope.json", []string{"speedscope", "-o", "want"}},
 		{"folded", []string{"--thread", "main"}, "", []string{"folded"}},
 		{"top", []string{"--root", "onCreate"}, "", []string{"top"}},
