@@ -22,7 +22,9 @@ import (
 // and refuses --clock and --from/--to, which need a method trace.
 func (in *Input) readSampled() (*stacks.Tree, error) {
 	o := &in.d.opt
-	if o.Flags.Clock != "auto" && o.Flags.Clock != "" {
+	// --clock names a clock the input must record (Options.Clock), as a
+	// method trace's reader checks: a sampled profile records none.
+	if o.Clock != 0 {
 		return nil, Usagef("%s: --clock %s: a sampled profile has no clocks to choose from (--clock applies to method traces)", in.Name(), o.Flags.Clock)
 	}
 	if o.Window != nil {
