@@ -11,10 +11,11 @@
 // The numbers come from package stacks: time between two events of a
 // thread belongs to the stack open between them, so no time is counted
 // twice, recursion included, and the lines of a thread add up to its time
-// inside methods. The clock is wall time when the trace has it, else
-// thread CPU time (the same rule as the speedscope timeline), or, with
-// Options.OffCPU on a trace with both clocks, the stack's off-CPU time:
-// max(0, exclusive wall − exclusive thread CPU), clamped per stack.
+// inside methods. The value is the one Options.Value picks: by default
+// wall time when the trace has it, else thread CPU time (the same rule as
+// the speedscope timeline); or a clock; or, on a trace with both clocks,
+// the stack's off-CPU time: max(0, exclusive wall − exclusive thread
+// CPU), clamped per stack.
 //
 // Format details, chosen for the consumers above:
 //
@@ -68,14 +69,15 @@ import (
 type Options struct {
 	// NoThread leaves out the thread frame at the root of every stack.
 	NoThread bool
-	// OffCPU makes each stack's value its exclusive off-CPU time
-	// (stacks.Node.OffCPU) instead of the main clock's; the trace must
-	// have both clocks.
-	OffCPU bool
+	// Value picks each stack's value (--clock): the exclusive time on a
+	// clock, or the exclusive off-CPU time (stacks.Node.OffCPU); the
+	// trace must have the clocks it needs. The default is the trace's
+	// main clock: wall if present, else thread CPU.
+	Value stream.Value
 }
 
-// ErrNoOffCPU is returned for Options.OffCPU on a trace without both a wall
-// and a thread-CPU clock.
+// ErrNoOffCPU is returned for stream.ValueOffCPU on a trace without both a
+// wall and a thread-CPU clock.
 var ErrNoOffCPU = errors.New("folded: off-CPU time needs a trace with both the wall and the thread-CPU clock")
 
 // clock says which value of a node a line sums.
@@ -88,16 +90,17 @@ const (
 	samplesClock              // samples of a Counted tree
 )
 
-// clockOf chooses the clock: off-CPU when asked, samples in a Counted
-// tree, else the trace's main clock (wall if present, else thread CPU).
+// clockOf chooses the clock: the one Options.Value asks for, samples in a
+// Counted tree, else the trace's main clock (wall if present, else thread
+// CPU).
 func clockOf(tree *stacks.Tree, opt Options) clock {
 	t := tree.Trace()
 	switch {
-	case opt.OffCPU:
+	case opt.Value == stream.ValueOffCPU:
 		return offCPUClock
 	case tree.Values().Kind == stacks.Counted:
 		return samplesClock
-	case !t.HasWall && t.HasCPU:
+	case opt.Value == stream.ValueCPU, opt.Value == stream.ValueAuto && !t.HasWall && t.HasCPU:
 		return cpuClock
 	}
 	return wallClock
@@ -193,8 +196,11 @@ func Write(w io.Writer, tree *stacks.Tree, opt Options) error {
 	if tree == nil || tree.Trace() == nil {
 		return fmt.Errorf("folded: the call tree has no trace")
 	}
-	if t := tree.Trace(); opt.OffCPU && !(t.HasWall && t.HasCPU && tree.Values().Kind == stacks.Timed) {
-		return ErrNoOffCPU
+	if _, _, err := tree.Clocks(opt.Value); err != nil {
+		if opt.Value == stream.ValueOffCPU {
+			return ErrNoOffCPU
+		}
+		return fmt.Errorf("folded: %w", err)
 	}
 	value := valueOf(clockOf(tree, opt))
 	if !fastPath {

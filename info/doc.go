@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/stacks"
 	"github.com/atrace2/atrace2/stream"
 )
@@ -22,14 +23,14 @@ type Report interface {
 }
 
 // New describes an input from what the load stage read of it: a method
-// trace's trace t, analysed, or a tree whose Source says what its file
-// states (a sampled profile); gz says whether such a file was
-// gzip-compressed (a method trace's header says it of itself).
-func New(name string, t *stream.Trace, tree *stacks.Tree, gz bool) Report {
+// trace's file header h and trace t, analysed, or a tree whose Source says
+// what its file states (a sampled profile); gz says whether such a file
+// was gzip-compressed (a method trace's header says it of itself).
+func New(name string, h *parser.Header, t *stream.Trace, tree *stacks.Tree, gz bool) Report {
 	if tree != nil && tree.Source() != nil {
 		return NewSampled(name, tree, gz)
 	}
-	return NewTrace(name, t)
+	return NewTrace(name, h, t)
 }
 
 // Write writes reports as text, a blank line between two, or as indented

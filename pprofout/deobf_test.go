@@ -63,7 +63,7 @@ func TestRenamedFrames(t *testing.T) {
 		"com.ex.Bare.run ":                           {Obfuscated: "c.a"},
 	})
 	newBuilder := func() *pprofout.Builder {
-		b := pprofout.New(testVersion)
+		b := pprofout.New(pprofout.Options{Version: testVersion})
 		if err := b.Add(tr); err != nil {
 			t.Fatal(err)
 		}
@@ -122,11 +122,11 @@ func TestRenamedSameName(t *testing.T) {
 			fr[i].Obfuscated, fr[i].ObfuscatedSignature, fr[i].Synthesized = "a.b.c", "(I)V", true
 		}
 	}
-	b := pprofout.New(testVersion)
+	b := pprofout.New(pprofout.Options{Version: testVersion})
 	if err := b.Add(tr); err != nil {
 		t.Fatal(err)
 	}
-	b2 := pprofout.New(testVersion)
+	b2 := pprofout.New(pprofout.Options{Version: testVersion})
 	if err := b2.Add(tr); err != nil {
 		t.Fatal(err)
 	}

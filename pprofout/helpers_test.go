@@ -76,7 +76,7 @@ func build(t testing.TB, paths ...string) *profile.Profile {
 // builder adds trace files to a new Builder.
 func builder(t testing.TB, paths ...string) *pprofout.Builder {
 	t.Helper()
-	b := pprofout.New(testVersion)
+	b := pprofout.New(pprofout.Options{Version: testVersion})
 	for _, p := range paths {
 		if err := b.Add(tree(t, p)); err != nil {
 			t.Fatal(err)

@@ -55,7 +55,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/google/pprof/profile"
 	"github.com/klauspost/compress/gzip"
@@ -101,6 +100,7 @@ const (
 // Builder collects the samples of one or more traces. Its memory grows with
 // the number of distinct stacks, not with the length of the traces.
 type Builder struct {
+	value   stream.Value // Options.Value
 	version string
 	mapping *profile.Mapping
 	funcs   map[funcKey]*profile.Function
@@ -178,15 +178,17 @@ type sampleAcc struct {
 type traceInfo struct {
 	t           *stream.Trace
 	tree        *stacks.Tree // for its Source and UnknownThread, not its nodes
+	shown       clocks       // the clocks of the trace that the profile shows (Options.Value)
 	synthetics  int          // samples of this trace that carry LabelSynthetic
 	synthesized int          // samples of this trace that carry LabelSynthesized
 }
 
-// New returns an empty builder; version is the atrace2 version written in
-// the profile's comment.
-func New(version string) *Builder {
+// New returns an empty builder: opt.Version is the atrace2 version written
+// in the profile's comment, opt.Value picks its time sample types.
+func New(opt Options) *Builder {
 	return &Builder{
-		version: version,
+		version: opt.Version,
+		value:   opt.Value,
 		mapping: &profile.Mapping{ID: 1, HasFunctions: true, HasFilenames: true},
 		funcs:   make(map[funcKey]*profile.Function),
 		locs:    make(map[locKey]*profile.Location),
@@ -194,16 +196,23 @@ func New(version string) *Builder {
 	}
 }
 
-// Options change the profile Write writes.
+// Options change the profile a Builder builds.
 type Options struct {
 	// Version is the atrace2 version written in the profile's comments.
 	Version string
+	// Value picks the time sample types (--clock): by default every clock
+	// the traces have, wall the default sample type when they have it,
+	// and offcpu when they have both; one clock alone; or, on traces with
+	// both clocks, all of them with offcpu the default sample type. A
+	// trace that lacks a clock Value needs is an error (a
+	// *stream.ValueError) at Add.
+	Value stream.Value
 }
 
 // Write writes the pprof profile of one finished call tree, gzipped:
-// New(opt.Version), Add(tree), then Builder.Write.
+// New(opt), Add(tree), then Builder.Write.
 func Write(w io.Writer, tree *stacks.Tree, opt Options) error {
-	b := New(opt.Version)
+	b := New(opt)
 	if err := b.Add(tree); err != nil {
 		return err
 	}
@@ -231,11 +240,15 @@ func (b *Builder) Add(tree *stacks.Tree) error {
 	if b.built {
 		return errors.New("pprof: Add after Profile")
 	}
+	wall, cpu, err := tree.Clocks(b.value)
+	if err != nil {
+		return fmt.Errorf("pprof: %w", err)
+	}
 	if err := b.mergeable(tree); err != nil {
 		return err
 	}
 	b.materialize()
-	info := traceInfo{t: t, tree: tree}
+	info := traceInfo{t: t, tree: tree, shown: clocks{cpu: cpu, wall: wall, off: cpu && wall}}
 	tt, shared, err := b.tables(tree, &info)
 	if err != nil {
 		return err
@@ -255,7 +268,8 @@ func (b *Builder) Add(tree *stacks.Tree) error {
 // treeTables is what Add works out of a tree before its samples: each
 // frame's location and each thread's label sets.
 type treeTables struct {
-	tree *stacks.Tree
+	tree  *stacks.Tree
+	shown clocks // the clocks of the tree's trace the profile shows
 	// by frame: location index + 1, with locSynthesized set when a
 	// mapping marks the frame, so that the samples read the mark with
 	// the location; 0 for a frame no sample's stack has
@@ -281,7 +295,7 @@ type treeTables struct {
 func (b *Builder) tables(tree *stacks.Tree, info *traceInfo) (tt *treeTables, shared bool, err error) {
 	t := tree.Trace()
 	nodes := tree.Nodes()
-	tt = &treeTables{tree: tree, locOf: make([]uint32, len(t.Frames)),
+	tt = &treeTables{tree: tree, shown: info.shown, locOf: make([]uint32, len(t.Frames)),
 		labelsOf: make([][labelKinds]int32, len(t.Threads)), nodeSamples: tree.Values().Kind == stacks.Timed}
 	unknown, hasUnknown := tree.UnknownThread()
 	serial := tree.Values().Serials
@@ -392,7 +406,7 @@ func (tt *treeTables) label(n *stacks.Node) int32 {
 // samples, interning their stacks.
 func (b *Builder) addSamples(tt *treeTables) {
 	tree := tt.tree
-	t, nodes := tree.Trace(), tree.Nodes()
+	nodes := tree.Nodes()
 	counted := tree.Values().Kind == stacks.Counted
 	nodePath := make([]int32, len(nodes))
 	if len(b.samples) == 0 {
@@ -419,7 +433,7 @@ func (b *Builder) addSamples(tt *treeTables) {
 		if counted {
 			calls = tree.Samples(stacks.NodeID(i))
 		}
-		b.addNode(t, n, calls, tt.label(n), nodePath[i], tree.Cut(stacks.NodeID(i)))
+		b.addNode(tt.shown, n, calls, tt.label(n), nodePath[i], tree.Cut(stacks.NodeID(i)))
 	}
 }
 
@@ -467,9 +481,10 @@ func (b *Builder) indexSamples() {
 	}
 }
 
-// addNode adds one node's values to its sample: calls are its calls, or
-// its samples in a Counted tree; cut says its stack may miss outer frames.
-func (b *Builder) addNode(t *stream.Trace, n *stacks.Node, calls int64, label, path int32, cut bool) {
+// addNode adds one node's values on the shown clocks to its sample: calls
+// are its calls, or its samples in a Counted tree; cut says its stack may
+// miss outer frames.
+func (b *Builder) addNode(shown clocks, n *stacks.Node, calls int64, label, path int32, cut bool) {
 	i := int32(len(b.samples))
 	if b.index == nil {
 		b.samples = append(b.samples, sampleAcc{path: path, label: label, cut: cut})
@@ -484,13 +499,13 @@ func (b *Builder) addNode(t *stream.Trace, n *stacks.Node, calls int64, label, p
 	}
 	s := &b.samples[i]
 	s.calls += calls
-	if t.HasCPU {
+	if shown.cpu {
 		s.cpu += n.CPU
 	}
-	if t.HasWall {
+	if shown.wall {
 		s.wall += n.Wall
 	}
-	if t.HasWall && t.HasCPU {
+	if shown.off {
 		s.off += n.OffCPU()
 	}
 }
@@ -626,19 +641,15 @@ func traceName(t *stream.Trace) string {
 	return t.Name
 }
 
-// durationNanos is a trace's wall span; a trace without a wall clock falls
-// back to the elapsed time its key states.
-func durationNanos(t *stream.Trace) int64 {
-	if t.HasWall {
+// durationNanos is a trace's wall span; a profile that shows no wall time
+// of it takes the elapsed time its key states.
+func durationNanos(ti *traceInfo) int64 {
+	t := ti.t
+	if ti.shown.wall {
 		return t.WallEnd
 	}
-	if t.Header == nil {
-		return 0
-	}
-	if v, ok := t.Header.Option("elapsed-time-usec"); ok {
-		if us, err := strconv.ParseInt(v, 10, 64); err == nil && us > 0 && us < 1<<53 {
-			return us * 1000
-		}
+	if ns := t.Process.Elapsed; ns < 1<<53*1000 {
+		return ns
 	}
 	return 0
 }

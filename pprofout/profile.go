@@ -9,7 +9,12 @@ import (
 
 	"github.com/atrace2/atrace2/internal/units"
 	"github.com/atrace2/atrace2/stacks"
+	"github.com/atrace2/atrace2/stream"
 )
+
+// clocks says which clocks of a trace a profile shows (Options.Value): off
+// is the off-CPU time, derived from the other two.
+type clocks struct{ cpu, wall, off bool }
 
 // sampleTypes says which sample types a profile holds after the first:
 // calls, or samples when the trees are Counted (the one type then); off is
@@ -27,8 +32,8 @@ func (b *Builder) sampleTypes() sampleTypes {
 	}
 	c := sampleTypes{cpu: true, wall: true}
 	for _, ti := range b.traces {
-		c.cpu = c.cpu && ti.t.HasCPU
-		c.wall = c.wall && ti.t.HasWall
+		c.cpu = c.cpu && ti.shown.cpu
+		c.wall = c.wall && ti.shown.wall
 	}
 	c.off = c.cpu && c.wall
 	return c
@@ -76,9 +81,13 @@ func (b *Builder) build(withSamples bool) (*profile.Profile, error) {
 		p.DefaultSampleType = TypeWall
 	}
 	if c.off {
-		// After wall, which stays the default: a profile of old and one
-		// of new still compare (-diff_base keeps the common types).
+		// After wall, which stays the default unless Options.Value picks
+		// offcpu: a profile of old and one of new still compare
+		// (-diff_base keeps the common types).
 		p.SampleType = append(p.SampleType, &profile.ValueType{Type: TypeOffCPU, Unit: "nanoseconds"})
+		if b.value == stream.ValueOffCPU {
+			p.DefaultSampleType = TypeOffCPU
+		}
 	}
 	for _, fn := range b.funcs {
 		p.Function[fn.ID-1] = fn
@@ -218,11 +227,12 @@ func (a *stackArena) of(path int32) []*profile.Location {
 func (b *Builder) header(p *profile.Profile) {
 	for _, ti := range b.traces {
 		t := ti.t
-		p.DurationNanos += durationNanos(t)
-		if t.Header == nil || !t.Header.EpochStart() || t.Header.StartTime == 0 || t.Header.StartTime >= 1<<62/1000 {
+		p.DurationNanos += durationNanos(&ti)
+		start := t.Process.StartMicros
+		if !t.Process.Epoch || start == 0 || start >= 1<<62/1000 {
 			continue
 		}
-		if ns := int64(t.Header.StartTime) * 1000; p.TimeNanos == 0 || ns < p.TimeNanos {
+		if ns := int64(start) * 1000; p.TimeNanos == 0 || ns < p.TimeNanos {
 			p.TimeNanos = ns
 		}
 	}
@@ -254,10 +264,8 @@ func (b *Builder) comments(c sampleTypes) []string {
 			continue
 		}
 		out = append(out, fmt.Sprintf("converted by atrace2 %s from %s", b.version, name))
-		if t.Header != nil {
-			for _, w := range t.Header.Warnings {
-				out = append(out, fmt.Sprintf("%s: warning: %s", name, w))
-			}
+		for _, w := range t.Warnings {
+			out = append(out, fmt.Sprintf("%s: warning: %s", name, w))
 		}
 		if s := t.Stats.Summary(); s != "" {
 			out = append(out, fmt.Sprintf("%s: repaired: %s", name, s))
@@ -273,13 +281,13 @@ func (b *Builder) comments(c sampleTypes) []string {
 			out = append(out, fmt.Sprintf("%s: looks like a sampling-mode trace (about %s between samples): calls count sampled entries and times are approximate",
 				name, units.Duration(t.Sampling.Interval)))
 		}
-		if !c.cpu && t.HasCPU {
+		if !c.cpu && ti.shown.cpu {
 			out = append(out, fmt.Sprintf("%s: cpu/nanoseconds left out: not every merged trace has a thread-CPU clock", name))
 		}
-		if !c.wall && t.HasWall {
+		if !c.wall && ti.shown.wall {
 			out = append(out, fmt.Sprintf("%s: wall/nanoseconds left out: not every merged trace has a wall clock", name))
 		}
-		if !c.off && t.HasWall && t.HasCPU {
+		if !c.off && ti.shown.off {
 			out = append(out, fmt.Sprintf("%s: offcpu/nanoseconds left out: not every merged trace has both clocks", name))
 		}
 	}

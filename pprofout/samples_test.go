@@ -36,7 +36,7 @@ func sampledTree(t testing.TB, name string, text []byte) *stacks.Tree {
 func buildSampled(t testing.TB, trees ...*stacks.Tree) *profile.Profile {
 	t.Helper()
 	build := func() *pprofout.Builder {
-		b := pprofout.New(testVersion)
+		b := pprofout.New(pprofout.Options{Version: testVersion})
 		for _, s := range trees {
 			if err := b.Add(s); err != nil {
 				t.Fatal(err)
@@ -174,7 +174,7 @@ func TestSampledMerge(t *testing.T) {
 
 // TestSampledRefusesMix: counted samples and timed calls do not add up.
 func TestSampledRefusesMix(t *testing.T) {
-	b := pprofout.New(testVersion)
+	b := pprofout.New(pprofout.Options{Version: testVersion})
 	if err := b.Add(sampledTree(t, "a.hprof", samplegen.Fixture().Dalvik())); err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestSampledRefusesMix(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "cannot be merged") {
 		t.Errorf("err = %v", err)
 	}
-	if _, err := pprofout.New(testVersion).Profile(); err == nil {
+	if _, err := pprofout.New(pprofout.Options{Version: testVersion}).Profile(); err == nil {
 		t.Error("an empty builder made a profile")
 	}
 }
@@ -258,7 +258,7 @@ func BenchmarkSampled(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		bld := pprofout.New(testVersion)
+		bld := pprofout.New(pprofout.Options{Version: testVersion})
 		if err := bld.Add(s); err != nil {
 			b.Fatal(err)
 		}

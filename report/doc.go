@@ -36,11 +36,12 @@
 //
 // # Clocks
 //
-// Reports show every clock the trace has (wall, thread CPU) after the
-// --clock narrowing. Sorting, thresholds and diff's text table use the
-// first clock: wall when the trace has it, else thread CPU. CSV and JSON
-// always carry every clock. [Profile.UseOffCPU] puts the derived clock
-// [OffCPU] first, followed by wall (--clock offcpu, top --sort offcpu).
+// Reports show every clock the trace has (wall, thread CPU), or those
+// that [Profile.Use] picks (--clock: a clock alone, or off-CPU time).
+// Sorting, thresholds and diff's text table use the first clock: wall
+// when the trace has it, else thread CPU. CSV and JSON carry every clock
+// shown. [Profile.UseOffCPU] puts the derived clock [OffCPU] first,
+// followed by wall (--clock offcpu, top --sort offcpu).
 //
 // # Sampled profiles
 //

@@ -174,6 +174,32 @@ func NewProfile(tree *stacks.Tree) (*Profile, error) {
 	return p, nil
 }
 
+// Use makes the profile show the value v picks (--clock): a clock alone,
+// the off-CPU time (UseOffCPU), or with stream.ValueAuto every clock the
+// trace has. It is an error (a *stream.ValueError, or ErrNoOffCPU) when
+// the profile lacks a clock v needs, and for a sampled profile, whose
+// values are counts, any value but stream.ValueAuto.
+func (p *Profile) Use(v stream.Value) error {
+	var b Basis
+	switch v {
+	case stream.ValueAuto:
+		return nil
+	case stream.ValueOffCPU:
+		return p.UseOffCPU()
+	case stream.ValueWall:
+		b = Wall
+	case stream.ValueCPU:
+		b = CPU
+	default:
+		return &stream.ValueError{Value: v}
+	}
+	if !slices.Contains(p.Clocks, b) {
+		return &stream.ValueError{Value: v, HasWall: slices.Contains(p.Clocks, Wall), HasCPU: slices.Contains(p.Clocks, CPU)}
+	}
+	p.Clocks = []Basis{b}
+	return nil
+}
+
 // knownThreads is the number of threads that are real threads, not the
 // stand-in for stacks without one.
 func (p *Profile) knownThreads() int {

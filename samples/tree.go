@@ -3,7 +3,6 @@ package samples
 import (
 	"fmt"
 
-	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/stacks"
 	"github.com/atrace2/atrace2/stream"
 )
@@ -91,11 +90,11 @@ func (p *Profile) treeThreads(b *stacks.StackBuilder) []stream.ThreadIndex {
 
 // threadID keeps an hprof serial number in stream.Thread's 32 bits; the
 // writers number threads from small values, so nothing is lost in practice.
-func threadID(id int64) parser.ThreadID {
+func threadID(id int64) stream.ThreadID {
 	if id < 0 || id > 1<<32-1 {
 		return 0
 	}
-	return parser.ThreadID(id)
+	return stream.ThreadID(id)
 }
 
 // source is what the profile states beyond its stacks, for the tree.

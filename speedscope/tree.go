@@ -32,7 +32,15 @@ import (
 // rather than the file's arbitrary order.
 
 // WriteTree writes a call tree as a speedscope file of sampled profiles.
+// A value (Options.Value) that the tree lacks, or that speedscope cannot
+// show (Refuse), is an error.
 func WriteTree(w io.Writer, s *stacks.Tree, opt Options) error {
+	if err := Refuse(opt.Value); err != nil {
+		return err
+	}
+	if _, _, err := s.Clocks(opt.Value); err != nil {
+		return fmt.Errorf("speedscope: %w", err)
+	}
 	t := s.Trace()
 	lineless := slices.Clone(t.Frames)
 	for i := range lineless {

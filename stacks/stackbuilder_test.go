@@ -1,6 +1,7 @@
 package stacks
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -64,5 +65,36 @@ func TestStackBuilderTimed(t *testing.T) {
 	}
 	if _, ok := tree.UnknownThread(); ok || tree.Weight(2) != 500 || tree.Cut(2) {
 		t.Errorf("unknown thread %v, weight %d, cut %v", ok, tree.Weight(2), tree.Cut(2))
+	}
+}
+
+// TestTreeClocks: a Timed tree shows the clocks of its trace that a value
+// picks (stream.Value.Clocks); a Counted tree holds counts, which only
+// ValueAuto shows, whatever clocks its trace claims.
+func TestTreeClocks(t *testing.T) {
+	dual := &stream.Trace{HasWall: true, HasCPU: true}
+	timed := NewStackBuilder(dual, Values{Kind: Timed}, nil).Tree()
+	counted := NewStackBuilder(&stream.Trace{HasWall: true, HasCPU: true}, Values{Kind: Counted}, nil).Tree()
+	wallOnly := NewStackBuilder(&stream.Trace{HasWall: true}, Values{Kind: Timed}, nil).Tree()
+	for _, c := range []struct {
+		tree           *Tree
+		v              stream.Value
+		wall, cpu, err bool
+	}{
+		{timed, stream.ValueAuto, true, true, false},
+		{timed, stream.ValueWall, true, false, false},
+		{timed, stream.ValueCPU, false, true, false},
+		{timed, stream.ValueOffCPU, true, true, false},
+		{wallOnly, stream.ValueCPU, false, false, true},
+		{wallOnly, stream.ValueOffCPU, false, false, true},
+		{counted, stream.ValueAuto, false, false, false},
+		{counted, stream.ValueWall, false, false, true},
+		{counted, stream.ValueOffCPU, false, false, true},
+	} {
+		wall, cpu, err := c.tree.Clocks(c.v)
+		var ve *stream.ValueError
+		if wall != c.wall || cpu != c.cpu || (err != nil) != c.err || err != nil && !errors.As(err, &ve) {
+			t.Errorf("%s tree, %v: %v, %v, %v; want %v, %v, error %v", c.tree.Values().Kind, c.v, wall, cpu, err, c.wall, c.cpu, c.err)
+		}
 	}
 }

@@ -72,6 +72,21 @@ func (t *Tree) Weight(id NodeID) int64 {
 	}
 }
 
+// Clocks reports which clocks of the tree's trace a view of v shows
+// (stream.Value.Clocks). A Counted tree holds sample counts, no time: its
+// one value is the count, which ValueAuto shows, and any other value is a
+// *stream.ValueError. (A sampling period, Values.Period, is what would let
+// a clock's value be read from counts.)
+func (t *Tree) Clocks(v stream.Value) (wall, cpu bool, err error) {
+	if t.values.Kind == Counted {
+		if v != stream.ValueAuto {
+			return false, false, &stream.ValueError{Value: v}
+		}
+		return false, false, nil
+	}
+	return v.Clocks(t.trace)
+}
+
 // UnknownThread returns the index of the thread that stands for the
 // stacks whose input does not say which thread they ran on (named
 // UnknownThreadName), if the tree has such stacks. Views show them without

@@ -47,6 +47,6 @@ func (c *ConvertCmd) Run(e *env) error {
 	if err := in.NeedTimeline("convert reads method traces"); err != nil {
 		return usagef("%v", err)
 	}
-	_, err = e.out().Write(in, c.requests(), &outputs.Options{NoThread: c.NoThread, ProcessName: c.ProcessName, Input: in.Name()})
+	_, err = e.out().Write(in, c.requests(), &outputs.Options{NoThread: c.NoThread, ProcessName: c.ProcessName, Value: e.opt.Value, Input: in.Name()})
 	return err
 }

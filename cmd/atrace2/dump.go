@@ -23,7 +23,7 @@ func (c *DumpCmd) Run(e *env) error {
 			if err := in.NeedTimeline("dump prints the events of a method trace"); err != nil {
 				return err
 			}
-			if _, err := in.Run(false, convert.Output{Exporter: dump.New(w, dump.Options{Obfuscated: c.Obfuscated})}); err != nil {
+			if _, err := in.Run(false, convert.Output{Exporter: dump.New(w, dump.Options{Obfuscated: c.Obfuscated, Value: e.opt.Value}), Complete: true}); err != nil {
 				return err
 			}
 		}

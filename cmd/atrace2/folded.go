@@ -32,5 +32,5 @@ whose thread the file does not record have no thread frame.`
 
 // Run converts the trace.
 func (c *FoldedCmd) Run(e *env) error {
-	return e.writeOne(formatNamed("folded"), c.Trace, c.Output, nil, &outputs.Options{NoThread: c.NoThread, OffCPU: e.opt.OffCPU})
+	return e.writeOne(formatNamed("folded"), c.Trace, c.Output, nil, &outputs.Options{NoThread: c.NoThread, Value: e.opt.Value})
 }

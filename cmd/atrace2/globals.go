@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/internal/input"
@@ -16,7 +15,7 @@ import (
 type Globals struct {
 	Quiet  bool   `short:"q" help:"Print nothing on stderr but errors: no repair summary and no warnings."`
 	Strict bool   `help:"Fail (exit 1) when the trace needed any repair (orphan exits, open frames, unknown ids, lost bytes …) or the reader had to work around anything, or when --mapping resolved a method by name only (no descriptor matched) or ambiguously."`
-	Clock  string `default:"auto" enum:"auto,wall,cpu,thread-cpu,dual,offcpu" help:"Clock to read: wall, cpu (thread CPU time) or dual; auto reads every clock the trace has. It can narrow a dual-clock trace to one clock, and it sets the clock of a streaming trace whose summary is missing (there it is otherwise guessed from the record size). offcpu (folded, top and diff) reads both clocks and shows off-CPU time: per stack, exclusive wall time minus exclusive thread CPU time (at least 0), the time the thread was on the stack but not running. One of: ${enum}."`
+	Clock  string `default:"auto" enum:"auto,wall,cpu,thread-cpu,dual,offcpu" help:"Clock to show: wall, cpu (thread CPU time), dual (both) or offcpu; auto shows every clock the trace has. The trace is read whole, and each output shows the clock chosen: one clock of a dual-clock trace, or offcpu, the off-CPU time of a dual-clock trace: per stack, exclusive wall time minus exclusive thread CPU time (at least 0), the time the thread was on the stack but not running (pprof makes it the default sample type; Perfetto shows it per slice; speedscope and dump, whose times are on one clock, refuse it). It also sets the clock of a streaming trace whose summary is missing (there it is otherwise guessed from the record size). One of: ${enum}."`
 
 	TimeUnit string `name:"time-unit" default:"auto" enum:"auto,us,ns" help:"Unit of an ART V2 trace's times: us or ns. auto takes it from the trace's summary, or guesses it from the size of the time steps when the summary is missing (a warning says so). Other traces always count µs. One of: ${enum}."`
 
@@ -38,19 +37,6 @@ type Globals struct {
 func (g *Globals) flags() driver.Flags {
 	return driver.Flags{Strict: g.Strict, Quiet: g.Quiet, Clock: g.Clock, TimeUnit: g.TimeUnit, MaxDepth: g.MaxDepth,
 		Mapping: g.Mapping, MappingMismatch: g.MappingMismatch, Threads: g.Thread, From: g.From, To: g.To, Root: g.Root}
-}
-
-// offCPUCommands are the commands that can show off-CPU time (--clock
-// offcpu); pprof has it as a sample type of every dual-clock profile.
-// record passes it to its --convert folded or top (RecordCmd.checkGlobals).
-var offCPUCommands = []string{"folded", "top", "diff", "record"}
-
-// checkClock refuses --clock offcpu on a command that cannot show it.
-func (g *Globals) checkClock(cmd string) error {
-	if g.Clock == driver.OffCPUClock && !slices.Contains(offCPUCommands, cmd) {
-		return usagef("--clock offcpu: %s cannot show off-CPU time; folded, top and diff can (pprof profiles of dual-clock traces carry it as the sample type offcpu)", cmd)
-	}
-	return nil
 }
 
 // env is one run of a command: the process's standard streams, bound so

@@ -19,11 +19,11 @@ func (c *InfoCmd) Run(e *env) error {
 		if err != nil {
 			return err
 		}
-		t, tree, err := in.Describe()
+		r, err := in.Info()
 		if err != nil {
 			return err
 		}
-		reports = append(reports, info.New(in.Name(), t, tree, in.Compressed()))
+		reports = append(reports, r)
 	}
 	return e.out().Print(func(w io.Writer) error { return info.Write(w, reports, c.Format == "json") })
 }

@@ -114,9 +114,6 @@ func run(args []string, e *env) int {
 		if err != nil {
 			k.FatalIfErrorf(err) // prints usage and exits 80
 		}
-		if err := c.checkClock(selected(ctx)); err != nil {
-			return printError(e.stderr, err)
-		}
 		// The flags are checked once, before any input is opened.
 		if e.opt, err = driver.NewOptions(c.flags()); err != nil {
 			return printError(e.stderr, err)
@@ -170,14 +167,6 @@ func traceArgs(ctx *kong.Context) []string {
 		}
 	}
 	return paths
-}
-
-// selected names the selected command, "" when there is none.
-func selected(ctx *kong.Context) string {
-	if node := ctx.Selected(); node != nil {
-		return node.Name
-	}
-	return ""
 }
 
 // exitPanic unwinds kong's Exit callback back into run.

@@ -22,29 +22,30 @@ import (
 var formats = []*outputs.Format{
 	{Name: "pprof", What: "pprof", Binary: true,
 		Terminal: "refusing to write a binary pprof profile to a terminal: use -o app.pb.gz (then go tool pprof -http :0 app.pb.gz), redirect stdout, or view it at once with --http :0",
-		Tree: func(w io.Writer, t *stacks.Tree, _ *outputs.Options) error {
-			return pprofout.Write(w, t, pprofout.Options{Version: versionString()})
+		Tree: func(w io.Writer, t *stacks.Tree, o *outputs.Options) error {
+			return pprofout.Write(w, t, pprofout.Options{Version: versionString(), Value: o.Value})
 		}},
 	{Name: "perfetto", What: "Perfetto", Binary: true, Open: &openview.Perfetto, Suffix: ".perfetto-trace",
 		Terminal: "refusing to write binary Perfetto data to a terminal: use -o %s or redirect stdout",
 		Need:     "Perfetto needs a method trace",
 		Export: func(f *outfile.File, o *outputs.Options) outputs.Exporter {
-			exp := perfetto.New(f, perfetto.Options{ProcessName: o.ProcessName})
+			exp := perfetto.New(f, perfetto.Options{ProcessName: o.ProcessName, Value: o.Value})
 			return outputs.Exporter{Out: outputs.PerfettoTimeline(exp, f), Warnings: exp.Warnings}
 		}},
 	{Name: "speedscope", What: "speedscope", Open: &openview.Speedscope, Suffix: ".speedscope.json",
 		Terminal: "refusing to write a speedscope profile (one long line of JSON) to a terminal: use -o app.speedscope.json (then open it at https://www.speedscope.app), --open, redirect stdout, or pipe it to speedscope -",
-		Export: func(f *outfile.File, _ *outputs.Options) outputs.Exporter {
-			exp := speedscope.New(f, speedscope.Options{Exporter: "atrace2@" + versionString()})
+		Refuse:   speedscope.Refuse,
+		Export: func(f *outfile.File, o *outputs.Options) outputs.Exporter {
+			exp := speedscope.New(f, speedscope.Options{Exporter: "atrace2@" + versionString(), Value: o.Value})
 			return outputs.Exporter{Out: convert.Aggregate(exp), Close: exp.Close}
 		},
-		Tree: func(w io.Writer, t *stacks.Tree, _ *outputs.Options) error {
-			return speedscope.WriteTree(w, t, speedscope.Options{Exporter: "atrace2@" + versionString()})
+		Tree: func(w io.Writer, t *stacks.Tree, o *outputs.Options) error {
+			return speedscope.WriteTree(w, t, speedscope.Options{Exporter: "atrace2@" + versionString(), Value: o.Value})
 		}},
 	{Name: "folded", What: "folded", TermMax: 64 << 10,
 		Terminal: "refusing to write more than %d KiB of folded stacks to a terminal: use -o app.folded, or pipe them to flamegraph.pl > app.svg, inferno-flamegraph > app.svg or less",
 		Tree: func(w io.Writer, t *stacks.Tree, o *outputs.Options) error {
-			if err := folded.Write(w, t, folded.Options{NoThread: o.NoThread, OffCPU: o.OffCPU}); err != nil {
+			if err := folded.Write(w, t, folded.Options{NoThread: o.NoThread, Value: o.Value}); err != nil {
 				return fmt.Errorf("%s: %w", o.Input, err)
 			}
 			return nil

@@ -12,5 +12,5 @@ type PerfettoCmd struct {
 
 // Run converts the trace.
 func (c *PerfettoCmd) Run(e *env) error {
-	return e.writeOne(formatNamed("perfetto"), c.Trace, c.Output, &c.openFlags, &outputs.Options{ProcessName: c.ProcessName})
+	return e.writeOne(formatNamed("perfetto"), c.Trace, c.Output, &c.openFlags, &outputs.Options{ProcessName: c.ProcessName, Value: e.opt.Value})
 }

@@ -72,7 +72,7 @@ func (c *RecordCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if err := c.checkGlobals(e.opt.Flags); err != nil {
+	if err := c.checkGlobals(e.opt); err != nil {
 		return err
 	}
 	adb, err := record.FindADB(os.Getenv)
@@ -150,9 +150,14 @@ func (c *RecordCmd) outputs(base string) (trace, converted string, err error) {
 // checkGlobals refuses, before anything is recorded, the global options
 // that the check or the conversion would refuse afterwards (the load stage
 // has checked the others: driver.NewOptions).
-func (c *RecordCmd) checkGlobals(g driver.Flags) error {
-	if g.Clock == driver.OffCPUClock && c.Convert != "folded" && c.Convert != "top" {
-		return usagef("--clock offcpu: give --convert folded or top, which show off-CPU time")
+func (c *RecordCmd) checkGlobals(o driver.Options) error {
+	g := o.Flags
+	for _, f := range formats { // a view that refuses the value whatever the trace
+		if f.Name == c.Convert && f.Refuse != nil {
+			if err := f.Refuse(o.Value); err != nil {
+				return usagef("--clock %s: %v", g.Clock, err)
+			}
+		}
 	}
 	if c.Convert == "startup" {
 		if err := driver.CheckStartup(g); err != nil {
@@ -186,7 +191,7 @@ func (c *RecordCmd) convert(e *env, trace, converted string) error {
 		return p.Run(e)
 	case "perfetto", "speedscope", "folded": // as their commands: the output table's rows
 		return e.writeOne(formatNamed(c.Convert), args, converted, &openFlags{Open: c.Open, NoBrowser: c.NoBrowser},
-			&outputs.Options{ProcessName: c.Package, OffCPU: e.opt.OffCPU})
+			&outputs.Options{ProcessName: c.Package, Value: e.opt.Value})
 	case "top":
 		return (&TopCmd{Sort: "excl", Limit: 50, reportFlags: reportFlags{Format: "text"}, Trace: args}).Run(e)
 	case "startup":

@@ -125,7 +125,7 @@ func TestRecordConvert(t *testing.T) {
 		same    []string // the command whose output it equals
 	}{
 		{"pprof", nil, "com.example.app-20260830-142501.pb.gz", []string{"pprof", "-o", "want"}},
-		{"perfetto", nil, "com.example.app-20260830-142501.perfetto-trace", []string{"perfetto", "--process-name", recPkg, "-o", "want"}},
+		{"perfetto", []string{"--clock", "offcpu"}, "com.example.app-20260830-142501.perfetto-trace", []string{"perfetto", "--process-name", recPkg, "-o", "want"}},
 		{"speedscope", []string{"--clock", "cpu"}, "com.example.app-20260830-142501.speedscope.json", []string{"speedscope", "-o", "want"}},
 		{"folded", []string{"--thread", "main"}, "", []string{"folded"}},
 		{"top", []string{"--root", "onCreate"}, "", []string{"top"}},
@@ -192,7 +192,7 @@ func TestRecordRefusesEarly(t *testing.T) {
 		{[]string{"record", "--no-browser", recPkg}, 80, "atrace2: --no-browser only makes sense with --open"},
 		{[]string{"record", "--activity", ".Main", recPkg}, 80, "atrace2: --activity names the activity --cold launches"},
 		{[]string{"record", "-o", "-", "--convert", "folded", recPkg}, 80, "atrace2: -o - and --convert folded would both write to standard output: give -o FILE"},
-		{[]string{"--clock", "offcpu", "record", "--convert", "pprof", recPkg}, 80, "atrace2: --clock offcpu: give --convert folded or top, which show off-CPU time"},
+		{[]string{"--clock", "offcpu", "record", "--convert", "speedscope", recPkg}, 80, "atrace2: --clock offcpu: speedscope cannot show offcpu time: its timeline is on one clock (folded, top or pprof show off-CPU time)"},
 		{[]string{"--thread", "main", "record", "--convert", "startup", recPkg}, 80, "atrace2: --thread: startup phases are always read on the main thread"},
 		{[]string{"--from", "soon", "record", recPkg}, 80, `atrace2: --from "soon": give a duration since the trace start, such as 1.5s, 250ms or 1200us`},
 		{[]string{"record", "--output-version", "3", recPkg}, 80, ""},

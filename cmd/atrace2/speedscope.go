@@ -32,5 +32,5 @@ measures wall time, not thread CPU time).`
 
 // Run converts the trace.
 func (c *SpeedscopeCmd) Run(e *env) error {
-	return e.writeOne(formatNamed("speedscope"), c.Trace, c.Output, &c.openFlags, &outputs.Options{})
+	return e.writeOne(formatNamed("speedscope"), c.Trace, c.Output, &c.openFlags, &outputs.Options{Value: e.opt.Value})
 }

@@ -5,8 +5,10 @@
 //
 //   - NewOptions checks and compiles the flags that shape every read: the
 //     thread filter (--thread), the window (--from/--to), the root
-//     (--root), the mapping (--mapping), the clock (--clock), the depth
-//     limit (--max-depth) and --strict.
+//     (--root), the mapping (--mapping), the value the views show
+//     (--clock: Options.Value, a stream.Value that each view picks, as
+//     pprof's -sample_index; no read narrows to it), the depth limit
+//     (--max-depth) and --strict.
 //   - Args reads a command's trace arguments (a streaming trace's .sec key
 //     file after it); LoadOne and Inputs load them.
 //   - Driver.Load identifies an input from its first bytes. Input.Tree
@@ -15,7 +17,7 @@
 //     through the converter (package convert), a sampled profile through
 //     its reader (package samples) and samples.Profile.Tree. Input.Run
 //     drives event exporters (timelines) over a method trace, and refuses
-//     an input that has no timeline with a *NoTimelineError. Input.Describe
+//     an input that has no timeline with a *NoTimelineError. Input.Info
 //     gives what `info` reports, Input.Profile the per-method profile of
 //     top, calls and diff, Input.Startup the startup phases; Driver.Merge
 //     reads the trees that one pprof profile merges.

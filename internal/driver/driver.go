@@ -7,7 +7,6 @@ import (
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/progress"
 	"github.com/atrace2/atrace2/stacks"
-	"github.com/atrace2/atrace2/stream"
 )
 
 // Driver loads the inputs of one run with the run's options.
@@ -53,7 +52,8 @@ func (d *Driver) With(opt Options) *Driver {
 }
 
 // Input is an identified input: nothing but its first bytes has been read.
-// Read it once, with Tree, Run or Describe.
+// Read it once, with Tree, Run, or one of the reads of views.go (Info,
+// Profile, Startup).
 type Input struct {
 	d     *Driver
 	src   *input.Source
@@ -155,30 +155,13 @@ func (in *Input) Run(tree bool, outs ...convert.Output) (*stacks.Tree, error) {
 		tb = stacks.New()
 		outs = append([]convert.Output{convert.Aggregate(tb).Inlined()}, outs...)
 	}
-	if _, err := in.convert(outs); err != nil {
+	if _, _, err := in.convert(outs); err != nil {
 		return nil, err
 	}
 	if tb == nil {
 		return nil, nil
 	}
 	return tb.Tree(), nil
-}
-
-// Describe reads what `info` reports of the input: a method trace's
-// tables, clocks, repairs and focus, from one read without events (tree
-// nil); or a sampled profile's tree, whose Source holds what its file
-// states, and the tree's trace.
-func (in *Input) Describe() (*stream.Trace, *stacks.Tree, error) {
-	defer in.show()
-	if in.src.Sampled {
-		tree, err := in.readSampled()
-		if err != nil {
-			return nil, nil, err
-		}
-		return tree.Trace(), tree, nil
-	}
-	t, err := in.convert(nil)
-	return t, nil, err
 }
 
 // Diagnostic is something a read has to say beside its result, as one

@@ -8,6 +8,7 @@ import (
 	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/focus"
 	"github.com/atrace2/atrace2/parser"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // Flags are the command line's global flags as given.
@@ -29,20 +30,23 @@ type Flags struct {
 // focus (Threads, Window, Root) for a read of the whole trace.
 type Options struct {
 	Flags Flags // as given: what the compiled fields leave out, and messages
-	// ReadClock narrows the read to one clock (parser.Options.Clock), 0
-	// for every clock the trace has; OffCPU is --clock offcpu, read with
-	// both.
-	ReadClock parser.Clock
-	OffCPU    bool
+	// Value is what the views show of the input's values (--clock), as
+	// pprof's -sample_index picks a sample type: one clock, the off-CPU
+	// time, or every clock the input has (stream.ValueAuto). An input is
+	// read with every value it has; each view picks Value, and a view
+	// that cannot show it refuses it (a *stream.ValueError).
+	Value stream.Value
+	// Clock is the clock --clock names, which a method trace must record
+	// (parser.Options.Clock: checked, never narrowing the read; ClockDual
+	// for the off-CPU time, derived from both): 0 without --clock. It is
+	// also the clock of a trace whose summary is missing.
+	Clock parser.Clock
 	// TimeUnit is an ART V2 trace's unit, 0 to take it from the trace.
 	TimeUnit time.Duration
-	Threads  *convert.ThreadFilter // nil without --thread
-	Window   *focus.Window         // nil without --from/--to
-	Root     *regexp.Regexp        // nil without --root
+	Threads  *focus.ThreadFilter // nil without --thread
+	Window   *focus.Window       // nil without --from/--to
+	Root     *regexp.Regexp      // nil without --root
 }
-
-// OffCPUClock is --clock's derived clock: off-CPU time.
-const OffCPUClock = "offcpu"
 
 // NewOptions checks the flags and compiles them; a flag that is wrong
 // whatever the input is a *UsageError.
@@ -57,13 +61,17 @@ func NewOptions(f Flags) (Options, error) {
 	case "ns":
 		o.TimeUnit = time.Nanosecond
 	}
-	if f.Clock == OffCPUClock {
-		o.OffCPU, o.ReadClock = true, parser.ClockDual // off-CPU time is derived from both
-	} else if f.Clock != "auto" && f.Clock != "" && !o.windowOnCPU() {
-		o.ReadClock, _ = parser.ParseClock(f.Clock)
+	var ok bool
+	if o.Value, ok = stream.ParseValue(f.Clock); !ok {
+		return o, Usagef("--clock %q: give auto, wall, cpu, thread-cpu, dual or offcpu", f.Clock)
+	}
+	if o.Value == stream.ValueOffCPU {
+		o.Clock = parser.ClockDual // off-CPU time is derived from both
+	} else if f.Clock != "auto" && f.Clock != "" {
+		o.Clock, _ = parser.ParseClock(f.Clock)
 	}
 	if len(f.Threads) > 0 {
-		t, err := convert.NewThreadFilter(f.Threads)
+		t, err := focus.NewThreadFilter(f.Threads)
 		if err != nil {
 			return o, Usagef("%v", err)
 		}
@@ -105,14 +113,6 @@ func window(from, to string) (*focus.Window, error) {
 		return nil, Usagef("--from %s is after --to %s", from, to)
 	}
 	return w, nil
-}
-
-// windowOnCPU reports whether --clock cpu comes with a window: the trace is
-// then read with both clocks, the window on the wall clock, and the
-// outputs get the thread-CPU clock only (convert.Options.CPUOnly).
-func (o *Options) windowOnCPU() bool {
-	f := &o.Flags
-	return (f.Clock == "cpu" || f.Clock == "thread-cpu") && (f.From != "" || f.To != "")
 }
 
 // Whole returns the options without a focus: the reads of a whole trace

@@ -3,6 +3,7 @@ package driver
 import (
 	"fmt"
 
+	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/units"
 	"github.com/atrace2/atrace2/mapping"
@@ -21,7 +22,9 @@ import (
 // and refuses --clock and --from/--to, which need a method trace.
 func (in *Input) readSampled() (*stacks.Tree, error) {
 	o := &in.d.opt
-	if o.Flags.Clock != "auto" && o.Flags.Clock != "" {
+	// --clock names a clock the input must record (Options.Clock), as a
+	// method trace's reader checks: a sampled profile records none.
+	if o.Clock != 0 {
 		return nil, Usagef("%s: --clock %s: a sampled profile has no clocks to choose from (--clock applies to method traces)", in.Name(), o.Flags.Clock)
 	}
 	if o.Window != nil {
@@ -55,9 +58,7 @@ func (in *Input) readSampled() (*stacks.Tree, error) {
 		return nil, fmt.Errorf("%s: %w", in.Name(), err)
 	}
 	t := tree.Trace()
-	if m != nil {
-		t.Mapping, t.Deobf = m, counts
-	}
+	t.Deobf = convert.Deobf(m, counts)
 	t.Focus = focus
 	if s := focus.Summary(); s != "" {
 		in.say(Focus, "%s", s)
@@ -117,7 +118,7 @@ func (in *Input) deobfuscate(p *samples.Profile) (*mapping.Map, mapping.Counts, 
 		return nil, c, fmt.Errorf("%s: strict mode: the mapping resolved %d methods by name only (no descriptor matched) and %d ambiguously",
 			in.Name(), c[mapping.NameOnly], c[mapping.Ambiguous])
 	}
-	in.say(Deobf, "%s", stream.DeobfSummary(m, &c))
+	in.say(Deobf, "%s", convert.Deobf(m, c).Summary())
 	return m, c, nil
 }
 

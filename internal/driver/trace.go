@@ -22,7 +22,7 @@ func (in *Input) openTrace() (*input.Trace, error) {
 	// read (loadMapping), and with --thread the whole thread table before
 	// the first record: then a streaming file is scanned first.
 	opt := parser.Options{KeyFile: in.src.Sec, SkipStreamingScan: o.Flags.Mapping == "" && o.Threads == nil,
-		Clock: o.ReadClock, TimeUnit: o.TimeUnit}
+		Clock: o.Clock, TimeUnit: o.TimeUnit}
 	// Standard input, pipes and gzip are copied to a temporary file on a
 	// goroutine of their own; a regular trace opens once its header is in,
 	// and its reads follow the copy (internal/input).
@@ -31,7 +31,7 @@ func (in *Input) openTrace() (*input.Trace, error) {
 	bar.Clear()
 	if err != nil {
 		var ce *parser.ClockError
-		if errors.As(err, &ce) && o.OffCPU {
+		if errors.As(err, &ce) && o.Value == stream.ValueOffCPU {
 			return nil, Usagef("%s: --clock offcpu: the trace records the %s clock; off-CPU time needs both the wall and the thread-CPU clock", in.Name(), ce.Have)
 		}
 		if errors.As(err, &ce) {
@@ -44,23 +44,24 @@ func (in *Input) openTrace() (*input.Trace, error) {
 
 // convert runs the converter over a method trace into outs (one read or
 // two, see convert.Run) with the focus and the mapping, and says what it
-// repaired; with no outputs it only analyses the trace.
-func (in *Input) convert(outs []convert.Output) (*stream.Trace, error) {
+// repaired; with no outputs it only analyses the trace. It returns the
+// trace and the file's header.
+func (in *Input) convert(outs []convert.Output) (*stream.Trace, *parser.Header, error) {
 	o := &in.d.opt
 	f, err := in.openTrace()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	opt := convert.Options{Strict: o.Flags.Strict, MaxDepth: o.Flags.MaxDepth, Threads: o.Threads, Root: o.Root,
-		Window: o.Window, CPUOnly: o.windowOnCPU()}
+		Window: o.Window}
 	if o.Flags.Mapping != "" {
-		methods := stream.MappingMethods(f.Header)
+		methods := convert.MappingMethods(f.Header)
 		if opt.Mapping, err = in.loadMapping(methods); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := in.checkMapID(opt.Mapping, methods); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	bar := in.d.bar(in.Name())
@@ -78,19 +79,20 @@ func (in *Input) convert(outs []convert.Output) (*stream.Trace, error) {
 		defer in.d.writing(in.d.bar(in.Name()).Finishing())
 	}
 	if err != nil {
-		return nil, in.convertError(err)
+		return nil, nil, in.convertError(err)
 	}
+	h := f.Header
 	if opt.Threads != nil && t.Focus.ThreadsKept == 0 {
-		return nil, in.noThreadMatches(t.Focus.ThreadsTotal, "records", listedThreads(t.Header.Threads))
+		return nil, nil, in.noThreadMatches(t.Focus.ThreadsTotal, "records", listedThreads(h.Threads))
 	}
 	in.summarize(t)
 	if len(outs) > 0 {
 		in.noRootMatch(t.Frames)
 	}
 	if opt.Mapping == nil {
-		in.hint(len(t.Header.Methods), func(i int) mapping.Method { return stream.MappingMethod(&t.Header.Methods[i]) })
+		in.hint(len(h.Methods), func(i int) mapping.Method { return convert.MappingMethod(&h.Methods[i]) })
 	}
-	return t, nil
+	return t, h, nil
 }
 
 // convertError names the input in a conversion's error, or says what the
@@ -99,13 +101,14 @@ func (in *Input) convertError(err error) error {
 	o := &in.d.opt
 	var late *convert.WindowAfterEndError
 	var ce *parser.ClockError
+	var ve *stream.ValueError
 	var werr *outfile.WriteError
 	switch {
 	case errors.Is(err, convert.ErrNoWallClock):
 		return fmt.Errorf("%s: --from/--to: the trace has thread-CPU times only, and a window is on the wall clock", in.Name())
 	case errors.As(err, &late):
 		return fmt.Errorf("%s: --from %s is after the trace's end at %s: nothing to keep", in.Name(), o.Flags.From, units.Duration(late.End))
-	case errors.As(err, &ce):
+	case errors.As(err, &ce), errors.As(err, &ve):
 		return Usagef("%s: --clock %s: %v", in.Name(), o.Flags.Clock, err)
 	case errors.As(err, &werr):
 		return err // the output's fault, not the trace's: no trace name before it
@@ -116,13 +119,13 @@ func (in *Input) convertError(err error) error {
 // summarize says the reader's warnings and the repairs, how the mapping
 // named the methods and what the focus kept, one line each.
 func (in *Input) summarize(t *stream.Trace) {
-	for _, w := range t.Header.Warnings {
+	for _, w := range t.Warnings {
 		in.say(Warning, "warning: %s", w)
 	}
 	if s := t.Stats.Summary(); s != "" {
 		in.say(Repaired, "repaired: %s", s)
 	}
-	if s := t.DeobfSummary(); s != "" {
+	if s := t.Deobf.Summary(); s != "" {
 		in.say(Deobf, "%s", s)
 	}
 	if s := t.Focus.Summary(); s != "" {

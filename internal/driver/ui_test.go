@@ -54,7 +54,7 @@ func TestUIDiagnose(t *testing.T) {
 			if _, err := in.Profile(); err != nil {
 				return err
 			}
-			_, _, err := in.Describe()
+			_, err := in.Info()
 			return err
 		}, []string{repaired, repaired}},
 		{"quiet", true, func(in *Input) error { _, err := in.Tree(); return err }, nil},

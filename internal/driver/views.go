@@ -4,17 +4,38 @@ import (
 	"fmt"
 
 	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/info"
 	"github.com/atrace2/atrace2/report"
 	"github.com/atrace2/atrace2/startup"
 )
 
-// The reads that the table commands (top, calls, diff) and the startup
-// phases (startup, diff's phase rules) make of an input: a call tree
-// turned into a per-method profile, and a method trace's events through
-// the startup exporter.
+// The reads that info, the table commands (top, calls, diff) and the
+// startup phases (startup, diff's phase rules) make of an input: a
+// description of the file, a call tree turned into a per-method profile,
+// and a method trace's events through the startup exporter.
+
+// Info reads what `info` reports of the input (package info): a method
+// trace's layout, clocks, tables, repairs and focus, from one read without
+// events; or what a sampled profile's file states, from its tree. It
+// describes the file whatever --clock says.
+func (in *Input) Info() (info.Report, error) {
+	defer in.show()
+	if in.src.Sampled {
+		tree, err := in.readSampled()
+		if err != nil {
+			return nil, err
+		}
+		return info.New(in.Name(), nil, tree.Trace(), tree, in.Compressed()), nil
+	}
+	t, h, err := in.convert(nil)
+	if err != nil {
+		return nil, err
+	}
+	return info.New(in.Name(), h, t, nil, in.Compressed()), nil
+}
 
 // Profile reads the input's call tree into a per-method profile (package
-// report), on the off-CPU clock with --clock offcpu.
+// report) that shows the value --clock picks (report.Profile.Use).
 func (in *Input) Profile() (*report.Profile, error) {
 	defer in.show()
 	t, err := in.Tree()
@@ -26,10 +47,8 @@ func (in *Input) Profile() (*report.Profile, error) {
 		return nil, fmt.Errorf("%s: %w", in.Name(), err)
 	}
 	p.Name = in.Name() // "<stdin>" rather than "-"
-	if in.d.opt.OffCPU {
-		if err := p.UseOffCPU(); err != nil {
-			return nil, Usagef("%s: --clock offcpu: %v", in.Name(), err)
-		}
+	if err := p.Use(in.d.opt.Value); err != nil {
+		return nil, Usagef("%s: --clock %s: %v", in.Name(), in.d.opt.Flags.Clock, err)
 	}
 	return p, nil
 }
@@ -43,8 +62,8 @@ func (in *Input) Startup() (*startup.Report, error) {
 	if err := in.Timeline(); err != nil {
 		return nil, Usagef("%v; startup phases need a method trace", err)
 	}
-	x := startup.New()
-	if _, err := in.Run(false, convert.Timeline(x, x.Rewind)); err != nil {
+	x := startup.New(startup.Options{Value: in.d.opt.Value})
+	if _, err := in.Run(false, convert.Deferred(x)); err != nil {
 		return nil, err
 	}
 	r := x.Report()

@@ -28,6 +28,7 @@ import (
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/perfetto"
 	"github.com/atrace2/atrace2/stacks"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // Format is a row of the output table: a format atrace2 writes, what its
@@ -46,6 +47,11 @@ type Format struct {
 	// Need says why an input without a timeline is refused, for a format
 	// that only the event stream makes.
 	Need string
+	// Refuse is the view's own refusal of a value (--clock) that it
+	// cannot show whatever the input (speedscope.Refuse), for a check
+	// before anything is recorded; nil when what it shows depends on the
+	// input's clocks alone. The view refuses it again when it writes.
+	Refuse func(stream.Value) error
 	// Export declares, for a format made from the event stream, its
 	// exporter over the output file; Tree writes one made from the call
 	// tree. A format with both takes the stream of an input with a
@@ -63,10 +69,10 @@ type Exporter struct {
 
 // Options are the command's options that shape the outputs.
 type Options struct {
-	NoThread    bool   // folded: no thread frame
-	OffCPU      bool   // folded: off-CPU time (--clock offcpu)
-	ProcessName string // perfetto: the process track's name
-	Input       string // the input's name, in folded's errors
+	NoThread    bool         // folded: no thread frame
+	Value       stream.Value // what every output shows of the input's values (--clock)
+	ProcessName string       // perfetto: the process track's name
+	Input       string       // the input's name, in folded's errors
 }
 
 // Request is an output a command was asked for: a format and its path

@@ -53,7 +53,7 @@ func (wr *Writer) Pprof(d *driver.Driver, ins []input.Arg, f *Format, path strin
 		defer srv.Close()
 	}
 	// Each tree is released once its samples are in the builder.
-	b := pprofout.New(version)
+	b := pprofout.New(pprofout.Options{Version: version, Value: d.Options().Value})
 	if err := d.Merge(ins, b.Add); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/startup"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // phaseSeries gives the series of the phase rules (gate.Rule.Phase set):
@@ -32,7 +33,7 @@ func (c *Config) phaseSeries(d *driver.Driver, olds, news []input.Arg, rules []g
 		if !slices.Contains(startup.Names(), r.Phase) {
 			return nil, driver.Usagef("--fail-on %q: no startup phase %q; the phases are %s", r.Text, r.Phase, strings.Join(startup.Names(), ", "))
 		}
-		if clock := d.Options().Flags.Clock; narrowedAway(clock, r.Clock) {
+		if clock := d.Options().Flags.Clock; notShown(d.Options().Value, r.Clock) {
 			return nil, driver.Usagef("--fail-on %q: --clock %s reads no %s time, which the rule compares: leave --clock out, or give the rule the clock (phase:%s:%s)",
 				r.Text, clock, r.Clock, r.Phase, clock)
 		}
@@ -119,14 +120,14 @@ func rereadable(in input.Arg) bool {
 	return err != nil || st.Mode().IsRegular()
 }
 
-// narrowedAway says --clock c reads only one clock of a dual-clock trace,
-// and not the one a phase rule compares (gate.ParseRule gives every phase
-// rule its clock, wall by default).
-func narrowedAway(c, rule string) bool {
-	switch c {
-	case "wall":
+// notShown says the value v (--clock) shows one clock alone, and not the
+// one a phase rule compares (gate.ParseRule gives every phase rule its
+// clock, wall by default): the startup phases would not have it.
+func notShown(v stream.Value, rule string) bool {
+	switch v {
+	case stream.ValueWall:
 		return rule != "wall"
-	case "cpu", "thread-cpu":
+	case stream.ValueCPU:
 		return rule != "cpu"
 	}
 	return false
