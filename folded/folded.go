@@ -86,11 +86,11 @@ var ErrNoOffCPU = errors.New("folded: off-CPU time needs a trace with both the w
 type clock uint8
 
 const (
-	wallClock    clock = iota // exclusive wall ns
-	cpuClock                  // exclusive thread CPU ns
-	offCPUClock               // exclusive off-CPU ns
-	samplesClock              // samples of a Counted tree
-	estimatedClock            // the CPU time a Counted tree's samples stand for (stacks.Tree.EstimatedCPU)
+	wallClock      clock = iota // exclusive wall ns
+	cpuClock                    // exclusive thread CPU ns
+	offCPUClock                 // exclusive off-CPU ns
+	samplesClock                // samples of a Counted tree
+	estimatedClock              // the CPU time a Counted tree's samples stand for (stacks.Tree.EstimatedCPU)
 )
 
 // clockOf chooses the clock: the one Options.Value asks for, samples in a
