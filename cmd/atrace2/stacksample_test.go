@@ -36,8 +36,10 @@ func writeFile(t *testing.T, name string, data []byte) string {
 
 // threeApps is a traced_perf trace of three processes (the app has the
 // most samples) in three sequences with resets and interned data split
-// across packets.
-var threeApps = tracegen.StackProfile{Seed: 2, Samples: 2000, Sequences: 3, ClearEvery: 250, SplitInterned: true}
+// across packets; the device sleeps 3 s in the middle, so that the
+// samples' monotonic times reach the trace's clock through the second
+// clock snapshot (timestamp_clock_id), not one offset.
+var threeApps = tracegen.StackProfile{Seed: 2, Samples: 2000, Sequences: 3, ClearEvery: 250, SplitInterned: true, SuspendNs: 3e9}
 
 // shown is a stack of the generator (its raw frame names, root first) as
 // atrace2 shows it: native symbols demangled.
