@@ -562,31 +562,52 @@ func TestStackSampleTables(t *testing.T) {
 	}
 }
 
-// TestStackSampleRuns: diff over runs of traces, each run one trace: the
-// totals are the medians of the runs' samples of their chosen process.
+// TestStackSampleRuns: diff and the gate over runs, each run one trace:
+// the totals are the medians of the runs' samples of their chosen process,
+// and a rule on a method compares the medians of its inclusive samples,
+// which the generator's counts give; 4 runs a side whose every new run
+// has more of it than every old one regress it (p 0.029).
 func TestStackSampleRuns(t *testing.T) {
 	dir := t.TempDir()
 	var olds, news []string
-	var oldN, newN []int64
-	for i := range 6 {
+	var oldN, newN, oldRun, newRun []float64
+	for i := range 8 {
 		sp := threeApps
-		sp.Seed, sp.Samples = uint64(40+i), 300+40*i
+		sp.Seed, sp.Samples = uint64(40+i), 300+20*i
+		if i >= 4 {
+			sp.Samples += 600
+		}
 		data, exp := sp.Perfetto()
 		path := filepath.Join(dir, fmt.Sprintf("run%d.perfetto-trace", i))
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if i%2 == 0 {
-			olds, oldN = append(olds, path), append(oldN, exp.Processes[mostSamples(exp)].Samples)
+		best := mostSamples(exp)
+		run := 0.0 // the samples with java.lang.Thread.run on their stack
+		for k, n := range exp.Counts {
+			if k.PID == best && slices.Contains(strings.Split(k.Stack, ";"), "java.lang.Thread.run") {
+				run += float64(n)
+			}
+		}
+		if i < 4 {
+			olds, oldN, oldRun = append(olds, path), append(oldN, float64(exp.Processes[best].Samples)), append(oldRun, run)
 		} else {
-			news, newN = append(news, path), append(newN, exp.Processes[mostSamples(exp)].Samples)
+			news, newN, newRun = append(news, path), append(newN, float64(exp.Processes[best].Samples)), append(newRun, run)
 		}
 	}
-	median := func(v []int64) int64 { v = slices.Clone(v); slices.Sort(v); return v[len(v)/2] }
-	args := append(append(append([]string{"diff", "-q", "--old"}, olds...), "--new"), news...)
+	median := func(v []float64) string {
+		v = slices.Clone(v)
+		slices.Sort(v)
+		return strconv.FormatFloat((v[1]+v[2])/2, 'f', -1, 64)
+	}
+	if slices.Max(oldRun) >= slices.Min(newRun) {
+		t.Fatalf("runs %v and %v overlap: the rule cannot regress", oldRun, newRun)
+	}
+	args := append(append(append([]string{"diff", "-q", "--fail-on", `java\.lang\.Thread\.run$:incl>+10%`, "--old"}, olds...), "--new"), news...)
 	code, out, errOut := runCLI(t, nil, args...)
-	want := fmt.Sprintf("total samples %s → %s", units.Count(median(oldN)), units.Count(median(newN)))
-	if code != 0 || !strings.Contains(out, want) {
-		t.Errorf("diff: exit %d %s\n%.600s\nwant %q", code, errOut, out, want)
+	total := fmt.Sprintf("4 old runs → 4 new runs: total samples %s → %s", median(oldN), median(newN))
+	row := regexp.MustCompile(`(?m)^regressed +\S+ +incl samples +` + regexp.QuoteMeta(median(oldRun)) + ` +` + regexp.QuoteMeta(median(newRun)) + ` .* 0\.0286 +java\.lang\.Thread\.run$`)
+	if code != 3 || !strings.HasPrefix(out, total) || !row.MatchString(out) {
+		t.Errorf("diff: exit %d %s\n%.1500s\nwant %q and a row regressed %s → %s", code, errOut, out, total, median(oldRun), median(newRun))
 	}
 }
