@@ -136,11 +136,11 @@ func Timeline(e stream.Exporter, restart func() error) Output {
 	return Output{Exporter: e, Restart: restart}
 }
 
-// DefaultMaxDepth is the depth limit when Options.MaxDepth is 0: deeper
-// than any real Java stack (ART's default thread stack holds a few
-// thousand frames), low enough that the outputs, which grow with the
-// depth of every stack, stay linear in the trace.
-const DefaultMaxDepth = 10_000
+// DefaultMaxDepth is the depth limit when Options.MaxDepth is 0:
+// async-profiler's default stack depth, deeper than the stacks of real
+// apps, and low enough that a runaway recursion's stacks, which views
+// such as folded stacks write whole (about limit²/2 frames), stay small.
+const DefaultMaxDepth = 2048
 
 // CorruptDepth is a nesting depth no real stack reaches: a trace whose
 // stack gets this deep, or with this many orphan exits on one thread, is
