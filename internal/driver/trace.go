@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/focus"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/internal/units"
@@ -107,7 +108,7 @@ func (in *Input) convertError(err error) error {
 	case errors.Is(err, convert.ErrNoWallClock):
 		return fmt.Errorf("%s: --from/--to: the trace has thread-CPU times only, and a window is on the wall clock", in.Name())
 	case errors.As(err, &late):
-		return fmt.Errorf("%s: --from %s is after the trace's end at %s: nothing to keep", in.Name(), o.Flags.From, units.Duration(late.End))
+		return fmt.Errorf("%s: --from %s is past the trace, which spans 0 to %s: nothing to keep", in.Name(), o.Flags.From, units.Duration(late.End))
 	case errors.As(err, &ce), errors.As(err, &ve):
 		return Usagef("%s: --clock %s: %v", in.Name(), o.Flags.Clock, err)
 	case errors.As(err, &werr):
@@ -121,6 +122,12 @@ func (in *Input) convertError(err error) error {
 func (in *Input) summarize(t *stream.Trace) {
 	for _, w := range t.Warnings {
 		in.say(Warning, "warning: %s", w)
+	}
+	if w := in.d.opt.Window; w != nil && w.To != focus.NoEnd && w.To > t.WallEnd {
+		// A window past the end keeps less than it says (one starting
+		// past it is refused: convertError).
+		in.say(Warning, "warning: --to %s is past the trace, which spans 0 to %s: the window keeps %s to %s",
+			in.d.opt.Flags.To, units.Duration(t.WallEnd), units.Duration(w.From), units.Duration(t.WallEnd))
 	}
 	if s := t.Stats.Summary(); s != "" {
 		in.say(Repaired, "repaired: %s", s)
