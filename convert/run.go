@@ -558,10 +558,19 @@ func (p *pass) newThread(rid parser.ThreadID) *threadState {
 	} else {
 		info.Name = fmt.Sprintf("thread %d", rid)
 	}
-	if p.keep != nil && !p.keep.Keep(int64(info.ID), info.Name) {
-		th := &threadState{skip: true}
-		p.addThread(rid, th)
-		return th
+	if p.keep != nil {
+		keep, byPID := p.keep.KeepInProcess(int64(info.ID), int64(p.t.Process.PID), info.Name)
+		if !keep {
+			if p.mode.counts() {
+				p.t.Focus.Dropped = append(p.t.Focus.Dropped, stream.Thread{ID: info.ID, Name: info.Name, Listed: info.Listed})
+			}
+			th := &threadState{skip: true}
+			p.addThread(rid, th)
+			return th
+		}
+		if byPID {
+			p.t.Focus.MainByPID = info.Name
+		}
 	}
 	if !info.Listed {
 		p.stats.UnknownThreads++

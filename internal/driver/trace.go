@@ -84,7 +84,8 @@ func (in *Input) convert(outs []convert.Output) (*stream.Trace, *parser.Header, 
 	}
 	h := f.Header
 	if opt.Threads != nil && t.Focus.ThreadsKept == 0 {
-		return nil, nil, in.noThreadMatches(t.Focus.ThreadsTotal, "records", listedThreads(h.Threads))
+		with, without := recordedThreads(t.Focus.Dropped, h.Threads)
+		return nil, nil, in.noThreadMatches(t.Focus.ThreadsTotal, "records", with, without...)
 	}
 	in.summarize(t)
 	if len(outs) > 0 {
