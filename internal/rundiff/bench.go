@@ -116,7 +116,7 @@ func openResults(args []string) ([]*benchdata.File, []string, error) {
 
 // benchTraces reads the profiler outputs of one benchmark of both sides:
 // its method traces, one run each, and their startup phases for phase
-// rules (both sides read with the old side's driver). A trace named but
+// rules (each side read with its own driver, od or nd). A trace named but
 // not found beside its result file (the JSON copied without its traces) is
 // left out with a note; one that cannot be read is an error. It returns
 // nil for a benchmark without profiler outputs.
@@ -139,7 +139,7 @@ func (c *Config) benchTraces(od, nd *driver.Driver, p *benchdata.Pair, phases []
 				return nil, err
 			}
 			if len(phases) > 0 && len(oldIns) > 0 && len(newIns) > 0 {
-				if t.Extra, err = c.phaseSeries(od, oldIns, newIns, phases); err != nil {
+				if t.Extra, err = c.phaseSeries(od, nd, oldIns, newIns, phases); err != nil {
 					return nil, err
 				}
 			}
