@@ -159,16 +159,17 @@ func (c *Config) benchTraces(od, nd *driver.Driver, p *benchdata.Pair, phases []
 // how many are missing.
 func (c *Config) loadPresent(d *driver.Driver, paths []string, t *report.BenchTraces) ([]*report.Flat, []input.Arg, error) {
 	var ins []input.Arg
-	missing := 0
+	var missing []string
 	for _, p := range paths {
 		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-			missing++
+			missing = append(missing, p)
 			continue
 		}
 		ins = append(ins, input.Arg{Path: p})
 	}
-	if missing > 0 {
-		t.Unread = append(t.Unread, fmt.Sprintf("%d of %d MethodTrace outputs not found beside their result files (%s): left out", missing, len(paths), paths[0]))
+	if len(missing) > 0 {
+		// The first missing file, which the user can look for.
+		t.Unread = append(t.Unread, fmt.Sprintf("%d of %d MethodTrace outputs not found beside their result files (%s): left out", len(missing), len(paths), missing[0]))
 	}
 	flats, err := c.flats(d, ins)
 	return flats, ins, err
