@@ -135,6 +135,7 @@ func (in *Input) summarize(t *stream.Trace) {
 	}
 	if s := t.Deobf.Summary(); s != "" {
 		in.say(Deobf, "%s", s)
+		in.mappedNone(t.Deobf)
 	}
 	if s := t.Focus.Summary(); s != "" {
 		in.say(Focus, "%s", s)
