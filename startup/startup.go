@@ -110,6 +110,11 @@ type Report struct {
 	// thread; the launch phases are of the first.
 	Activities int     `json:"activities"`
 	Phases     []Phase `json:"phases"`
+	// value is Options.Value, which orders the top methods; narrowed says
+	// it left out a clock the trace has (--clock wall or cpu), for the
+	// text's note on Missing.
+	value    stream.Value
+	narrowed bool
 	// Notes are caveats printed under the header: a trace recorded in
 	// sampling mode, whose phases are as precise as its sampling step.
 	Notes []string `json:"notes,omitempty"`
@@ -234,7 +239,7 @@ func (e *Exporter) Events(b *stream.Batch) error {
 // the report.
 func (e *Exporter) Finish(t *stream.Trace) error {
 	e.t, e.batch = t, nil
-	r := &Report{Trace: t.Name, HasWall: e.wall, HasCPU: e.cpu}
+	r := &Report{Trace: t.Name, HasWall: e.wall, HasCPU: e.cpu, value: e.opt.Value, narrowed: (t.HasWall && !e.wall) || (t.HasCPU && !e.cpu)}
 	if !e.wall {
 		r.Missing = append(r.Missing, "begin", "end", "wall")
 	}

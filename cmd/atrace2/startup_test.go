@@ -168,3 +168,22 @@ func TestStartupCorpus(t *testing.T) {
 		}
 	}
 }
+
+// TestStartupClock: --clock wall or cpu shows one clock of a dual-clock
+// trace, and the note says --clock chose it (the trace has both); --clock
+// offcpu is accepted, shows every column and ranks each phase's top
+// methods by off-CPU time, as their heading says.
+func TestStartupClock(t *testing.T) {
+	code, out, errOut := runCLI(t, nil, "startup", "-q", "--clock", "cpu", sample)
+	if want := "--clock cpu shows one clock: no begin, end, wall, offcpu\n"; code != exitOK || !strings.Contains(out, want) {
+		t.Errorf("--clock cpu: exit %d (%s), output:\n%s\nwant %q", code, errOut, out, want)
+	}
+	code, out, errOut = runCLI(t, nil, "startup", "-q", "--clock", "offcpu", sample)
+	if code != exitOK || !strings.Contains(out, "\nbind: top 5 methods by exclusive off-CPU time\n") || strings.Contains(out, "one clock") {
+		t.Errorf("--clock offcpu: exit %d (%s), output:\n%s", code, errOut, out)
+	}
+	_, def, _ := runCLI(t, nil, "startup", "-q", sample)
+	if !strings.Contains(def, "\nbind: top 5 methods by exclusive wall time\n") {
+		t.Errorf("default: output:\n%s", def)
+	}
+}
