@@ -22,6 +22,9 @@ type Trace struct {
 	Compressed      bool   `json:"gzip"`
 	Clock           string `json:"clock"`
 	ClockFrom       string `json:"clock_from"`
+	// ClockFlag is --clock when given (not auto): info shows every clock
+	// the trace has whatever it says, and its text says so.
+	ClockFlag string `json:"clock_flag,omitempty"`
 	VM              string `json:"vm,omitempty"`
 	PID             int    `json:"pid,omitempty"`
 	StartTimeMicros uint64 `json:"start_time_us"`
@@ -153,7 +156,11 @@ func (r *Trace) WriteText(w io.Writer) {
 		variant += ", gzip"
 	}
 	row("variant", "%s", variant)
-	row("clock", "%s (from the %s)", r.Clock, r.ClockFrom)
+	if r.ClockFlag != "" {
+		row("clock", "%s (from the %s); --clock %s: info shows every clock, and a window (--from/--to) is on the wall clock", r.Clock, r.ClockFrom, r.ClockFlag)
+	} else {
+		row("clock", "%s (from the %s)", r.Clock, r.ClockFrom)
+	}
 	vm := r.VM
 	if vm == "" {
 		vm = "not stated"

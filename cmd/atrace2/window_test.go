@@ -241,3 +241,20 @@ func TestWindowPastEnd(t *testing.T) {
 		t.Errorf("a window inside the trace warns: %q", errOut)
 	}
 }
+
+// TestInfoNamesClock: info describes every clock of the trace whatever
+// --clock says, and with --clock it says so, naming the clock a window is
+// on; without --clock the row is the trace's clock alone.
+func TestInfoNamesClock(t *testing.T) {
+	code, out, errOut := runCLI(t, nil, "info", "-q", "--clock", "cpu", "--from", "100ms", sample)
+	if want := "\nclock       dual (from the key text); --clock cpu: info shows every clock, and a window (--from/--to) is on the wall clock\n"; code != exitOK || !strings.Contains(out, want) {
+		t.Errorf("exit %d (%s), output:\n%s\nwant %q", code, errOut, out, want)
+	}
+	_, out, _ = runCLI(t, nil, "info", "-q", "--format", "json", "--clock", "offcpu", sample)
+	if !strings.Contains(out, `"clock_flag": "offcpu"`) {
+		t.Errorf("json: no clock_flag offcpu:\n%.600s", out)
+	}
+	if _, out, _ = runCLI(t, nil, "info", "-q", sample); !strings.Contains(out, "\nclock       dual (from the key text)\n") {
+		t.Errorf("without --clock:\n%s", out)
+	}
+}
