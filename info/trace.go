@@ -22,9 +22,7 @@ type Trace struct {
 	Compressed      bool   `json:"gzip"`
 	Clock           string `json:"clock"`
 	ClockFrom       string `json:"clock_from"`
-	// ClockFlag is --clock when given (not auto): info shows every clock
-	// the trace has whatever it says, and its text says so.
-	ClockFlag string `json:"clock_flag,omitempty"`
+	ClockFlag       string `json:"clock_flag,omitempty"` // --clock when given: info shows every clock whatever it says, and says so
 	VM              string `json:"vm,omitempty"`
 	PID             int    `json:"pid,omitempty"`
 	StartTimeMicros uint64 `json:"start_time_us"`
