@@ -154,9 +154,12 @@ func (r *Trace) WriteText(w io.Writer) {
 		variant += ", gzip"
 	}
 	row("variant", "%s", variant)
-	if r.ClockFlag != "" {
-		row("clock", "%s (from the %s); --clock %s: info shows every clock, and a window (--from/--to) is on the wall clock", r.Clock, r.ClockFrom, r.ClockFlag)
-	} else {
+	switch {
+	case r.ClockFlag != "" && r.Focus != nil && r.Focus.Window:
+		row("clock", "%s (from the %s); --clock %s: info shows every clock the trace has, and the window is on the wall clock", r.Clock, r.ClockFrom, r.ClockFlag)
+	case r.ClockFlag != "":
+		row("clock", "%s (from the %s); --clock %s: info shows every clock the trace has", r.Clock, r.ClockFrom, r.ClockFlag)
+	default:
 		row("clock", "%s (from the %s)", r.Clock, r.ClockFrom)
 	}
 	vm := r.VM

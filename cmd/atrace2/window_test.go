@@ -247,8 +247,12 @@ func TestWindowPastEnd(t *testing.T) {
 // on; without --clock the row is the trace's clock alone.
 func TestInfoNamesClock(t *testing.T) {
 	code, out, errOut := runCLI(t, nil, "info", "-q", "--clock", "cpu", "--from", "100ms", sample)
-	if want := "\nclock       dual (from the key text); --clock cpu: info shows every clock, and a window (--from/--to) is on the wall clock\n"; code != exitOK || !strings.Contains(out, want) {
+	if want := "\nclock       dual (from the key text); --clock cpu: info shows every clock the trace has, and the window is on the wall clock\n"; code != exitOK || !strings.Contains(out, want) {
 		t.Errorf("exit %d (%s), output:\n%s\nwant %q", code, errOut, out, want)
+	}
+	_, out, _ = runCLI(t, nil, "info", "-q", "--clock", "wall", sample)
+	if want := "\nclock       dual (from the key text); --clock wall: info shows every clock the trace has\n"; !strings.Contains(out, want) {
+		t.Errorf("--clock wall, no window: output:\n%s\nwant %q", out, want)
 	}
 	_, out, _ = runCLI(t, nil, "info", "-q", "--format", "json", "--clock", "offcpu", sample)
 	if !strings.Contains(out, `"clock_flag": "offcpu"`) {
