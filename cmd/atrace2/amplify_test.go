@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -26,6 +27,9 @@ const (
 	amplifyOutPerByte   = 64
 	amplifyAllocBase    = 64 << 20
 	amplifyAllocPerByte = 64
+	// amplifyNamedOut bounds what pprof and folded write at the depth a
+	// refusal names: issue 37's bound for these inputs.
+	amplifyNamedOut = 500 << 20
 )
 
 // amplifyCommands are the commands TestAmplification runs, IN the input
@@ -64,9 +68,9 @@ func TestAmplification(t *testing.T) {
 	}{
 		{"runaway.trace", func(*testing.T) []byte { return tracegen.Runaway(100_000).Regular() }, ""},
 		{"orphan-nests.trace", func(*testing.T) []byte { return tracegen.OrphanNests(24, 101_194).Regular() },
-			"the stacks hold 92,381,210 frames in all (up to 2049 deep), more than the 11,752,780 that 3,779,238 bytes of input allow a view that writes each stack whole (pprof, folded); --max-depth 728 keeps them within it"},
+			"the stacks hold 92,381,210 frames in all (up to 2049 deep), more than the 7,973,542 that 3,779,238 bytes of input allow a view that writes each stack whole (pprof, folded); --max-depth 599 keeps them within it"},
 		{"damaged.trace", damagedCorpusTrace,
-			"the stacks hold 53,403,936 frames in all (up to 2048 deep), more than the 11,784,900 that 3,795,298 bytes of input allow a view that writes each stack whole (pprof, folded); --max-depth 950 keeps them within it"},
+			"the stacks hold 53,403,936 frames in all (up to 2048 deep), more than the 7,989,602 that 3,795,298 bytes of input allow a view that writes each stack whole (pprof, folded); --max-depth 782 keeps them within it"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -109,6 +113,18 @@ func TestAmplification(t *testing.T) {
 				}
 				if !referenceOnly && alloc > amplifyAllocBase+amplifyAllocPerByte*size {
 					t.Errorf("%s: allocated %d bytes for %d bytes of input (budget %d + %d a byte)", cmd[0], alloc, size, amplifyAllocBase, amplifyAllocPerByte)
+				}
+			}
+			// The depth the refusal names keeps the stacks within the
+			// budget: pprof and folded then write them, and the folded
+			// file stays within the output bound.
+			if m := regexp.MustCompile(`--max-depth (\d+) keeps them within it$`).FindStringSubmatch(c.refuse); m != nil {
+				for _, cmd := range [][]string{{"pprof", "-o", "-"}, {"folded"}} {
+					stdout, stderr := &countWriter{}, &bytes.Buffer{}
+					args := append(append(cmd, "-q", "--max-depth", m[1]), in)
+					if code := run(args, &env{stdin: bytes.NewReader(nil), stdout: stdout, stderr: stderr}); code != exitOK || stdout.n == 0 || stdout.n > amplifyNamedOut {
+						t.Errorf("%v: exit %d, %d bytes written (at most %d): %s", args, code, stdout.n, amplifyNamedOut, stderr)
+					}
 				}
 			}
 		})

@@ -28,8 +28,10 @@ const (
 	stackFloor = 1 << 22
 	// stackPerByte is the budget per byte of input. Real traces hold
 	// 0.01 to 0.35 frames a byte (the corpus); a stack as deep as the
-	// limit on every thread of a small trace holds thousands.
-	stackPerByte = 2
+	// limit on every thread of a small trace holds thousands. At one a
+	// byte, folded stacks at the limit the refusal names write about 60
+	// bytes a byte of input.
+	stackPerByte = 1
 )
 
 // StackBudget is the number of frames the stacks of a tree read from size
