@@ -136,11 +136,11 @@ func Timeline(e stream.Exporter, restart func() error) Output {
 	return Output{Exporter: e, Restart: restart}
 }
 
-// DefaultMaxDepth is the depth limit when Options.MaxDepth is 0: deeper
-// than any real Java stack (ART's default thread stack holds a few
-// thousand frames), low enough that the outputs, which grow with the
-// depth of every stack, stay linear in the trace.
-const DefaultMaxDepth = 10_000
+// DefaultMaxDepth is the depth limit when Options.MaxDepth is 0:
+// async-profiler's default stack depth, deeper than the stacks of real
+// apps, and low enough that a runaway recursion's stacks, which views
+// such as folded stacks write whole (about limit²/2 frames), stay small.
+const DefaultMaxDepth = 2048
 
 // CorruptDepth is a nesting depth no real stack reaches: a trace whose
 // stack gets this deep, or with this many orphan exits on one thread, is
@@ -558,10 +558,19 @@ func (p *pass) newThread(rid parser.ThreadID) *threadState {
 	} else {
 		info.Name = fmt.Sprintf("thread %d", rid)
 	}
-	if p.keep != nil && !p.keep.Keep(int64(info.ID), info.Name) {
-		th := &threadState{skip: true}
-		p.addThread(rid, th)
-		return th
+	if p.keep != nil {
+		keep, byPID := p.keep.KeepInProcess(int64(info.ID), int64(p.t.Process.PID), info.Name)
+		if !keep {
+			if p.mode.counts() {
+				p.t.Focus.Dropped = append(p.t.Focus.Dropped, stream.Thread{ID: info.ID, Name: info.Name, Listed: info.Listed})
+			}
+			th := &threadState{skip: true}
+			p.addThread(rid, th)
+			return th
+		}
+		if byPID {
+			p.t.Focus.MainByPID = info.Name
+		}
 	}
 	if !info.Listed {
 		p.stats.UnknownThreads++

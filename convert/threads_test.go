@@ -76,8 +76,19 @@ func TestThreadFilterEqualsThreadOfWhole(t *testing.T) {
 								t.Fatalf("threads %+v, want %s only", focused.Threads, kept.Name)
 							}
 							wantFocus := stream.FocusStats{ThreadPatterns: []string{pattern}, ThreadsKept: 1, ThreadsTotal: len(whole.Threads)}
-							if !reflect.DeepEqual(focused.Focus, wantFocus) {
-								t.Errorf("focus %+v, want %+v", focused.Focus, wantFocus)
+							fs := focused.Focus
+							var dropped, wantDropped []stream.Thread
+							dropped, fs.Dropped = fs.Dropped, nil
+							if !reflect.DeepEqual(fs, wantFocus) {
+								t.Errorf("focus %+v, want %+v", fs, wantFocus)
+							}
+							for _, th := range whole.Threads {
+								if th.Name != kept.Name {
+									wantDropped = append(wantDropped, stream.Thread{ID: th.ID, Name: th.Name, Listed: th.Listed})
+								}
+							}
+							if !reflect.DeepEqual(dropped, wantDropped) {
+								t.Errorf("dropped threads %+v, want %+v", dropped, wantDropped)
 							}
 							if focused.WallEnd != whole.WallEnd {
 								t.Errorf("trace end %d, want %d", focused.WallEnd, whole.WallEnd)

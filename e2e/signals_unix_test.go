@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -60,40 +61,50 @@ var fatalSignals = []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIG
 
 // TestSignalEmptiesStdoutFile: standard output redirected to a file
 // (> FILE) is emptied by a signal in the middle of the output, as it is by
-// an error: it was left half-written.
+// an error: it was left half-written. A file appended to (>> FILE) is cut
+// back to what it held.
 func TestSignalEmptiesStdoutFile(t *testing.T) {
 	trace := big(t)
-	for _, sig := range fatalSignals {
-		t.Run(sig.String(), func(t *testing.T) {
-			name := filepath.Join(t.TempDir(), "out.txt")
-			stdout, err := os.Create(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer stdout.Close()
-			cmd := exec.Command(binary(t), "dump", "-q", trace)
-			cmd.Stdout = stdout
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			if !waitFor(func() bool { st, err := os.Stat(name); return err == nil && st.Size() > 0 }) {
-				cmd.Process.Kill()
-				cmd.Wait()
-				t.Fatal("nothing was written")
-			}
-			cmd.Process.Signal(sig)
-			err = cmd.Wait()
-			if err == nil {
-				// A skip here would pass CI without testing anything; the
-				// dump takes far longer than the millisecond the signal
-				// needs, so an early end is a failure to look at.
-				t.Fatal("the dump ended before the signal came: the trace is too small to interrupt")
-			}
-			diedOf(t, err, sig)
-			if st, err := os.Stat(name); err != nil || st.Size() != 0 {
-				t.Errorf("standard output's file holds %d bytes (%v), want none", st.Size(), err)
-			}
-		})
+	for _, before := range []string{"", "kept\n"} {
+		for _, sig := range fatalSignals {
+			t.Run(fmt.Sprintf("%v/%d bytes before", sig, len(before)), func(t *testing.T) {
+				name := filepath.Join(t.TempDir(), "out.txt")
+				if err := os.WriteFile(name, []byte(before), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				flag := os.O_WRONLY | os.O_TRUNC // > FILE
+				if before != "" {
+					flag = os.O_WRONLY | os.O_APPEND // >> FILE
+				}
+				stdout, err := os.OpenFile(name, flag, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer stdout.Close()
+				cmd := exec.Command(binary(t), "dump", "-q", trace)
+				cmd.Stdout = stdout
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				if !waitFor(func() bool { st, err := os.Stat(name); return err == nil && st.Size() > int64(len(before)) }) {
+					cmd.Process.Kill()
+					cmd.Wait()
+					t.Fatal("nothing was written")
+				}
+				cmd.Process.Signal(sig)
+				err = cmd.Wait()
+				if err == nil {
+					// A skip here would pass CI without testing anything; the
+					// dump takes far longer than the millisecond the signal
+					// needs, so an early end is a failure to look at.
+					t.Fatal("the dump ended before the signal came: the trace is too small to interrupt")
+				}
+				diedOf(t, err, sig)
+				if got, err := os.ReadFile(name); err != nil || string(got) != before {
+					t.Errorf("standard output's file holds %d bytes (%v), want %q", len(got), err, before)
+				}
+			})
+		}
 	}
 }
 

@@ -9,11 +9,14 @@ import (
 // ThreadFilter keeps the threads that --thread names, for every input
 // family (method traces and sampled profiles alike): a thread is kept
 // when its name matches one of the patterns as an RE2 regular expression,
-// unanchored, or its id, in decimal, is exactly one of them.
+// unanchored, or its id, in decimal, is exactly one of them. The pattern
+// main also keeps the process's main thread, the one whose tid is the pid,
+// whatever its name (KeepInProcess): apps rename it.
 type ThreadFilter struct {
 	patterns []string
 	res      []*regexp.Regexp
 	ids      map[int64]bool
+	main     bool // a pattern is "main"
 }
 
 // NewThreadFilter compiles the patterns; an invalid regular expression is
@@ -26,6 +29,7 @@ func NewThreadFilter(patterns []string) (*ThreadFilter, error) {
 			return nil, fmt.Errorf("--thread %q: not a regular expression: %v", p, err)
 		}
 		f.res = append(f.res, re)
+		f.main = f.main || p == MainPattern
 		if id, err := strconv.ParseInt(p, 10, 64); err == nil && strconv.FormatInt(id, 10) == p {
 			f.ids[id] = true
 		}
@@ -35,6 +39,22 @@ func NewThreadFilter(patterns []string) (*ThreadFilter, error) {
 
 // Patterns returns the patterns as given.
 func (f *ThreadFilter) Patterns() []string { return f.patterns }
+
+// MainPattern is the pattern that also names the process's main thread.
+const MainPattern = "main"
+
+// KeepInProcess is Keep for a thread of the process pid (0 when unknown):
+// it also keeps the thread whose id is pid when a pattern is main, and
+// reports whether it kept the thread by that rule alone.
+func (f *ThreadFilter) KeepInProcess(id, pid int64, name string) (keep, byPID bool) {
+	if f.Keep(id, name) {
+		return true, false
+	}
+	if f.main && pid != 0 && id == pid {
+		return true, true
+	}
+	return false, false
+}
 
 // Keep reports whether the thread with this id and name is kept.
 func (f *ThreadFilter) Keep(id int64, name string) bool {

@@ -22,6 +22,7 @@ type Trace struct {
 	Compressed      bool   `json:"gzip"`
 	Clock           string `json:"clock"`
 	ClockFrom       string `json:"clock_from"`
+	ClockFlag       string `json:"clock_flag,omitempty"` // --clock when given: info shows every clock whatever it says, and says so
 	VM              string `json:"vm,omitempty"`
 	PID             int    `json:"pid,omitempty"`
 	StartTimeMicros uint64 `json:"start_time_us"`
@@ -153,7 +154,14 @@ func (r *Trace) WriteText(w io.Writer) {
 		variant += ", gzip"
 	}
 	row("variant", "%s", variant)
-	row("clock", "%s (from the %s)", r.Clock, r.ClockFrom)
+	switch {
+	case r.ClockFlag != "" && r.Focus != nil && r.Focus.Window:
+		row("clock", "%s (from the %s); --clock %s: info shows every clock the trace has, and the window is on the wall clock", r.Clock, r.ClockFrom, r.ClockFlag)
+	case r.ClockFlag != "":
+		row("clock", "%s (from the %s); --clock %s: info shows every clock the trace has", r.Clock, r.ClockFrom, r.ClockFlag)
+	default:
+		row("clock", "%s (from the %s)", r.Clock, r.ClockFrom)
+	}
 	vm := r.VM
 	if vm == "" {
 		vm = "not stated"

@@ -145,11 +145,15 @@ func (e *Exporter) Begin(t *stream.Trace) error {
 }
 
 // track starts the sequence of ev's thread and learns ev's method, the
-// first time each comes. Threads come in index order, as the converter
-// numbers them by their first record.
+// first time each comes. A thread without events (one a focus left
+// nothing of) gets no sequence and no track, as it gets no sample in
+// pprof; its state stays the zero thread, whose seq 0 no started one has.
 func (e *Exporter) track(ev *stream.Event) error {
 	for len(e.threads) <= int(ev.Thread) {
-		if err := e.startThread(len(e.threads)); err != nil {
+		e.threads = append(e.threads, thread{})
+	}
+	if e.threads[ev.Thread].seq == 0 {
+		if err := e.startThread(int(ev.Thread)); err != nil {
 			return err
 		}
 	}
@@ -163,10 +167,10 @@ func (e *Exporter) track(ev *stream.Event) error {
 	return nil
 }
 
-// startThread sets up the state of thread i, the next one, and writes the
-// start of its sequence.
+// startThread sets up the state of thread i at its first event, and
+// writes the start of its sequence.
 func (e *Exporter) startThread(i int) error {
-	e.threads = append(e.threads, thread{seq: 2 + uint32(i)})
+	e.threads[i] = thread{seq: 2 + uint32(i)}
 	th := &e.threads[i]
 	th.prefix = appendField(nil, tagSequenceID, uint64(th.seq))
 	th.prefix = append(th.prefix, tagSequenceFlags, seqNeeds)

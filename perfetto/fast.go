@@ -53,7 +53,7 @@ func (e *Exporter) fastPackets(evs []stream.Event) int {
 	i := 0
 	for ; i < len(evs) && len(out) < limit; i++ {
 		ev := &evs[i]
-		if int(ev.Thread) >= len(threads) { // its sequence is not started
+		if int(ev.Thread) >= len(threads) || threads[ev.Thread].seq == 0 { // its sequence is not started
 			break
 		}
 		th := &threads[ev.Thread]

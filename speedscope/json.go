@@ -3,6 +3,7 @@ package speedscope
 import (
 	"errors"
 	"io"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -99,14 +100,15 @@ func (e *Exporter) write() error {
 	}
 	w.str(`,"name":`)
 	w.quoted(e.name())
+	shown := e.shown()
 	w.str(`,"activeProfileIndex":`)
-	w.int(int64(e.active()))
+	w.int(int64(max(0, slices.Index(shown, e.active(shown)))))
 	writeFrameList(w, frames)
 	w.str(`,"profiles":[`)
 	d := eventWriter{tails: streamSuffixes(shared, frameSuffixes(len(frames))), micro: micro}
 	var scratch []byte
-	for i := range e.t.Threads {
-		if i > 0 {
+	for n, i := range shown {
+		if n > 0 {
 			w.str(",")
 		}
 		var err error
@@ -117,6 +119,21 @@ func (e *Exporter) write() error {
 	w.str("]}\n")
 	w.flush()
 	return w.err
+}
+
+// shown are the threads that get a profile, by index: every thread, but
+// under a focus (--from/--to, --root) those it left nothing of are left
+// out, as pprof and folded stacks leave them out.
+func (e *Exporter) shown() []int {
+	out := make([]int, 0, len(e.t.Threads))
+	for i := range e.t.Threads {
+		tb := &e.threads[i]
+		if e.t.Focus.Active() && len(tb.buf) == 0 && len(tb.blocks) == 0 && len(tb.orphans) == 0 {
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
 }
 
 // writeFrameList writes shared.frames from the de-duplicated frames.

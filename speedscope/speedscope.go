@@ -337,12 +337,13 @@ func (e *Exporter) end(th *stream.Thread) int64 {
 	return e.t.WallEnd
 }
 
-// active picks the profile to show first: the main thread, else the
-// busiest (ties go to the earlier thread).
-func (e *Exporter) active() int {
+// active picks the profile to show first among the shown threads (by
+// index): the main thread, else the busiest (ties go to the earlier
+// thread).
+func (e *Exporter) active(shown []int) int {
 	pid := e.t.Process.PID
 	named := -1
-	for i := range e.t.Threads {
+	for _, i := range shown {
 		th := &e.t.Threads[i]
 		if pid > 0 && int64(th.ID) == int64(pid) {
 			return i
@@ -354,9 +355,9 @@ func (e *Exporter) active() int {
 	if named >= 0 {
 		return named
 	}
-	busiest := 0
-	for i := range e.threads {
-		if e.threads[i].busy > e.threads[busiest].busy {
+	busiest := -1
+	for _, i := range shown {
+		if busiest < 0 || e.threads[i].busy > e.threads[busiest].busy {
 			busiest = i
 		}
 	}

@@ -33,9 +33,11 @@
 //
 // fully-drawn is not one call but the whole startup as the app reports
 // it: from the begin of the first phase the trace recorded (bind when it
-// did) to the end of the first call of Activity.reportFullyDrawn on the
-// main thread. Its methods are those of every main-thread stack in that
-// span.
+// did) to the end of the first call of Activity.reportFullyDrawn, on the
+// main thread or any other (apps call it from background threads too;
+// then the end is on the wall clock, and the main thread's CPU time is
+// read up to its last event before it). Its methods are those of every
+// main-thread stack in that span.
 //
 // A phase's wall and CPU times are the end minus the begin on each clock;
 // its off-CPU time is, as the off-CPU clock everywhere in atrace2, the

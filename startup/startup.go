@@ -110,6 +110,11 @@ type Report struct {
 	// thread; the launch phases are of the first.
 	Activities int     `json:"activities"`
 	Phases     []Phase `json:"phases"`
+	// value is Options.Value, which orders the top methods; narrowed says
+	// it left out a clock the trace has (--clock wall or cpu), for the
+	// text's note on Missing.
+	value    stream.Value
+	narrowed bool
 	// Notes are caveats printed under the header: a trace recorded in
 	// sampling mode, whose phases are as precise as its sampling step.
 	Notes []string `json:"notes,omitempty"`
@@ -221,6 +226,14 @@ func (e *Exporter) Events(b *stream.Batch) error {
 		ev := &b.Events[i]
 		d := e.detector(ev.Thread)
 		if d == nil {
+			if ev.Kind == stream.End && e.wall && ev.Flags&stream.Synthetic == 0 && e.kind(ev.Frame) == FullyDrawn {
+				// Activity.reportFullyDrawn may run on any thread: the
+				// first end of one elsewhere ends fully-drawn on the main
+				// thread's wall clock.
+				for _, d := range e.threads {
+					d.drawnElsewhere(ev.Wall)
+				}
+			}
 			continue
 		}
 		if err := d.event(ev); err != nil {
@@ -234,7 +247,7 @@ func (e *Exporter) Events(b *stream.Batch) error {
 // the report.
 func (e *Exporter) Finish(t *stream.Trace) error {
 	e.t, e.batch = t, nil
-	r := &Report{Trace: t.Name, HasWall: e.wall, HasCPU: e.cpu}
+	r := &Report{Trace: t.Name, HasWall: e.wall, HasCPU: e.cpu, value: e.opt.Value, narrowed: (t.HasWall && !e.wall) || (t.HasCPU && !e.cpu)}
 	if !e.wall {
 		r.Missing = append(r.Missing, "begin", "end", "wall")
 	}
@@ -467,6 +480,32 @@ func (d *detector) end(k int, ev *stream.Event, now [2]int64) {
 	}
 	d.drop(ph.acc)
 	if k == FullyDrawn && !ph.noStart && !ph.orphan {
+		ph.begin, ph.acc, ph.from = d.spanBegin, d.span, d.spanFrom
+		d.drop(d.span)
+		d.span = nil
+	}
+}
+
+// drawnElsewhere ends fully-drawn at wall time wall, when
+// Activity.reportFullyDrawn returned on another thread, unless it has
+// begun already. Its span is the main thread's: its time until wall is
+// counted to the frame open then (no CPU time: the thread's CPU clock
+// is read at its own events), and its CPU time is the thread's until its
+// last event.
+func (d *detector) drawnElsewhere(wall int64) {
+	ph := &d.phases[FullyDrawn]
+	if ph.state != unseen {
+		return
+	}
+	if dw := wall - d.last[0]; d.started && dw > 0 {
+		for _, a := range d.accs {
+			a.add(dw, 0)
+		}
+		d.last[0] = wall
+	}
+	ph.state, ph.end = done, [2]int64{wall, d.last[1]}
+	ph.noStart = d.span == nil
+	if !ph.noStart {
 		ph.begin, ph.acc, ph.from = d.spanBegin, d.span, d.spanFrom
 		d.drop(d.span)
 		d.span = nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/atrace2/atrace2/internal/units"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // WriteText prints the report: a table of the phases, then each recorded
@@ -31,7 +32,10 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, n := range r.Notes {
 		fmt.Fprintf(bw, "note: %s\n", n)
 	}
-	if len(r.Missing) > 0 {
+	switch {
+	case len(r.Missing) > 0 && r.narrowed:
+		fmt.Fprintf(bw, "--clock %s shows one clock: no %s\n", r.value, strings.Join(r.Missing, ", "))
+	case len(r.Missing) > 0:
 		fmt.Fprintf(bw, "the trace has one clock: no %s\n", strings.Join(r.Missing, ", "))
 	}
 	has := func(field string) bool { return !slices.Contains(r.Missing, field) }
@@ -63,7 +67,10 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(bw, "fully-drawn: from the begin of %s to the end of Activity.reportFullyDrawn\n", p.From)
 	}
 	clock := "wall"
-	if !r.HasWall {
+	switch {
+	case r.value == stream.ValueOffCPU:
+		clock = "off-CPU"
+	case !r.HasWall:
 		clock = "thread CPU"
 	}
 	for i := range r.Phases {

@@ -22,6 +22,13 @@ type FocusStats struct {
 	ThreadPatterns []string `json:"thread_patterns,omitempty"`
 	ThreadsKept    int      `json:"threads_kept,omitempty"`
 	ThreadsTotal   int      `json:"threads_total,omitempty"`
+	// MainByPID names the thread that --thread main kept because its tid
+	// is the pid (an app renamed its main thread), "" when none was.
+	MainByPID string `json:"main_by_pid,omitempty"`
+	// Dropped are the threads with records (or samples) that the patterns
+	// dropped, in the order met (ID, Name and Listed only): what the
+	// error of a filter that kept none lists first.
+	Dropped []Thread `json:"-"`
 
 	// Window is set with --from or --to: the closed window [From, To] in
 	// ns since the trace start on the wall clock (To is the trace end when
@@ -66,8 +73,12 @@ func (f *FocusStats) Summary() string {
 		if f.ThreadsTotal == 1 {
 			threads = "thread"
 		}
-		parts = append(parts, fmt.Sprintf("%s of %s %s (%s)",
-			units.Count(int64(f.ThreadsKept)), units.Count(int64(f.ThreadsTotal)), threads, threadFlags(f.ThreadPatterns)))
+		main := ""
+		if f.MainByPID != "" {
+			main = fmt.Sprintf("; %s is the main thread: its tid is the pid", strconv.Quote(f.MainByPID))
+		}
+		parts = append(parts, fmt.Sprintf("%s of %s %s (%s%s)",
+			units.Count(int64(f.ThreadsKept)), units.Count(int64(f.ThreadsTotal)), threads, threadFlags(f.ThreadPatterns), main))
 	}
 	var stages []string
 	if f.Window {

@@ -17,11 +17,11 @@ import (
 const deepChild = "ATRACE2_TEST_DEEP_CHILD"
 
 // TestDeepStacks runs every command on a thread 200,000 frames deep, in a
-// process whose goroutines may grow their stacks to 512 KiB only: a
+// process whose goroutines may grow their stacks to 64 KiB only: a
 // recursion over the call tree (or any structure as deep as the trace's
-// stacks, 10,000 frames with the default depth limit) needs more, and dies
+// stacks, 2,048 frames with the default depth limit) needs more, and dies
 // of "stack overflow". The limit is process-wide, hence the process of its
-// own. The folded outputs, a gigabyte of lines 10,000 frames long, go to
+// own. The folded outputs, 46 MB of lines up to 2,048 frames long, go to
 // /dev/null.
 func TestDeepStacks(t *testing.T) {
 	if os.Getenv(deepChild) == "" {
@@ -36,7 +36,7 @@ func TestDeepStacks(t *testing.T) {
 		}
 		return
 	}
-	debug.SetMaxStack(512 << 10)
+	debug.SetMaxStack(64 << 10)
 	const depth = 200_000
 	dir := t.TempDir()
 	in := filepath.Join(dir, "deep.trace")
@@ -61,7 +61,7 @@ func TestDeepStacks(t *testing.T) {
 		if code != 0 {
 			t.Errorf("%v: exit %d: %s", args, code, stderr)
 		}
-		if want := "repaired: 190000 frames nested deeper than the depth limit"; !strings.Contains(stderr, want) {
+		if want := "repaired: 197952 frames nested deeper than the depth limit"; !strings.Contains(stderr, want) {
 			t.Errorf("%v: stderr %q, want %q", args, stderr, want)
 		}
 		if args[0] == "info" && !strings.Contains(stdout, "200000") {

@@ -2,9 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/atrace2/atrace2/internal/testutil"
@@ -116,5 +119,36 @@ func TestDiffBenchmarkCorpus(t *testing.T) {
 	p := math.Erfc(z / math.Sqrt2)
 	if math.Abs(m.P-p) > 1e-12*p {
 		t.Errorf("p %g, the independent computation %g (U %g, z %g)", m.P, p, u, z)
+	}
+}
+
+// TestDiffBenchmarkMissingTraceNote: the note on MethodTrace outputs not
+// found beside their result files names one that is missing, not the
+// first named. The old side is three runs, the second without its trace.
+func TestDiffBenchmarkMissingTraceNote(t *testing.T) {
+	dir := t.TempDir()
+	suite := tracegen.BenchSuite{Package: "p", Device: "d", Benchmarks: []tracegen.BenchSpec{
+		{Class: "C", Name: "a", Metrics: map[string]float64{"timeNs": 100}, App: tracegen.FeedApp(0)}}}
+	var missing string
+	for i := range 3 {
+		r, err := suite.Write(filepath.Join(dir, "old", fmt.Sprintf("run-%d", i)), tracegen.BenchRunOptions{Seed: 1}, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			names, _ := filepath.Glob(filepath.Join(filepath.Dir(r.Path), "*.trace"))
+			if len(names) != 1 || os.Remove(names[0]) != nil {
+				t.Fatalf("traces of run 1: %q", names)
+			}
+			missing = names[0]
+		}
+	}
+	cur, err := suite.Write(filepath.Join(dir, "new"), tracegen.BenchRunOptions{Seed: 2}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, nil, "diff", "-q", "--old", filepath.Join(dir, "old"), "--new", cur.Path)
+	if want := "note: 1 of 3 MethodTrace outputs not found beside their result files (" + missing + "): left out"; code != exitOK || !strings.Contains(out, want) {
+		t.Errorf("exit %d, stderr %q\n%s\nwant the note %q", code, errOut, out, want)
 	}
 }

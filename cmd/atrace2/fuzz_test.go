@@ -54,7 +54,9 @@ const (
 
 // FuzzPipeline feeds any bytes to every command and exporter, as a file, on
 // standard input and as the two sides of diff (all of them, or the one that
-// its second argument selects: see checkPipeline). No input may panic; every
+// its second argument selects: see checkPipeline), with the focus flags,
+// --clock offcpu, diff over several runs with rules, and --mapping with
+// the third argument as the mapping file. No input may panic; every
 // command exits 0 or 1; an error is one line on stderr; a failed command
 // leaves no output and no temporary file behind and a successful one
 // exactly its outputs; and each command stays within the budgets above.
@@ -64,14 +66,16 @@ const (
 // gzip-wrapped ones, and Perfetto traces and simpleperf profiles of CPU
 // stack samples; they run as an ordinary test in go test ./....
 func FuzzPipeline(f *testing.F) {
-	for _, s := range pipelineSeeds(f) {
-		f.Add(s, uint8(0))
+	for i, s := range pipelineSeeds(f) {
+		// The mapping seeds go round: an R8 map of the sample's classes,
+		// a ProGuard map of another app's, and none.
+		f.Add(s, uint8(0), mappingSeeds[i%len(mappingSeeds)])
 	}
-	f.Fuzz(func(t *testing.T, data []byte, command uint8) {
-		if len(data) > maxFuzzInput {
+	f.Fuzz(func(t *testing.T, data []byte, command uint8, mapping []byte) {
+		if len(data)+len(mapping) > maxFuzzInput {
 			t.Skip("input larger than maxFuzzInput")
 		}
-		checkPipeline(t, data, int(command))
+		checkPipeline(t, data, int(command), mapping)
 	})
 }
 
@@ -96,9 +100,20 @@ func TestPipelineFiles(t *testing.T) {
 			if len(data) > maxFuzzInput {
 				t.Skip("input larger than maxFuzzInput")
 			}
-			checkPipeline(t, data, 0)
+			checkPipeline(t, data, 0, mappingSeeds[0])
 		})
 	}
+}
+
+// mappingSeeds are the mapping files of FuzzPipeline's seeds: an R8 map
+// naming classes of the sample trace back (with a map id and an inline
+// chain), a ProGuard map of classes no seed has, and an empty file.
+var mappingSeeds = [][]byte{
+	[]byte("# compiler: R8\n# pg_map_id: 7fe8b95\n# {\"id\":\"com.android.tools.r8.mapping\",\"version\":\"2.2\"}\n" +
+		"android.os.Looper -> android.os.Looper:\n    1:5:void loop():10:14 -> loop\n" +
+		"com.example.app.Feed -> a.b:\n    java.util.List items -> a\n    1:2:void helper():7:8 -> c\n    1:2:void load(int):20 -> c\n"),
+	[]byte("com.other.Main -> a:\n    void run() -> a\n    int count(java.lang.String[]) -> b\n"),
+	nil,
 }
 
 // pipelineSeeds returns FuzzPipeline's seed corpus.
@@ -165,15 +180,18 @@ func gzipped(b []byte) []byte {
 }
 
 // pipelineCommand is one run of FuzzPipeline: its arguments (IN is the
-// input's path, OUT/ the command's empty output folder), whether the input
-// goes to standard input, the files it writes when it succeeds, and whether
-// it may refuse an input as a usage error (exit 80: --clock naming a clock
-// the trace lacks, convert given a sampled profile).
+// input's path, MAP the mapping file's, OUT/ the command's empty output
+// folder), whether the input goes to standard input, the files it writes
+// when it succeeds, whether it may refuse an input as a usage error (exit
+// 80: --clock naming a clock the trace lacks, convert given a sampled
+// profile, a focus flag a sampled profile cannot take), and whether it
+// judges rules (exit 3 or 4 too).
 type pipelineCommand struct {
 	args  []string
 	stdin bool
 	files []string
 	usage bool
+	gate  bool
 }
 
 var pipelineCommands = []pipelineCommand{
@@ -196,16 +214,40 @@ var pipelineCommands = []pipelineCommand{
 	{args: []string{"top", "--strict", "--format", "csv", "IN"}},
 	{args: []string{"calls", "-q", "IN", "."}},
 	{args: []string{"diff", "-q", "--format", "json", "IN", "-"}, stdin: true},
+	// Every focus flag at once, and alone the ones a sampled profile
+	// takes (--thread); --clock offcpu, refused where a clock is missing.
+	{args: []string{"folded", "-q", "--max-depth", "256", "--thread", "main", "--thread", "^[a-z]", "--root", "[a-z]",
+		"--from", "20us", "--to", "300ms", "-o", "OUT/ff.folded", "IN"}, files: []string{"ff.folded"}, usage: true},
+	{args: []string{"perfetto", "-q", "--thread", "1", "--from", "1ms", "--root", "run", "-o", "OUT/fp.perfetto-trace", "IN"},
+		files: []string{"fp.perfetto-trace"}, usage: true},
+	{args: []string{"speedscope", "-q", "--thread", "main", "--clock", "cpu", "-o", "OUT/fs.speedscope.json", "IN"},
+		files: []string{"fs.speedscope.json"}, usage: true},
+	{args: []string{"pprof", "-q", "--clock", "offcpu", "-o", "OUT/o.pb.gz", "IN"}, files: []string{"o.pb.gz"}, usage: true},
+	{args: []string{"top", "-q", "--clock", "offcpu", "--to", "50ms", "IN"}, usage: true},
+	{args: []string{"startup", "-q", "--clock", "offcpu", "IN"}, usage: true},
+	// --mapping, the fuzzed map, on every family of input.
+	{args: []string{"convert", "--max-depth", "256", "--mapping", "MAP", "--mapping-mismatch", "warn", "--pprof", "OUT/m.pb.gz",
+		"--speedscope", "OUT/m.speedscope.json", "IN"}, files: []string{"m.pb.gz", "m.speedscope.json"}, usage: true},
+	{args: []string{"top", "-q", "--mapping", "MAP", "--mapping-mismatch", "warn", "--thread", "main", "IN"}, usage: true},
+	{args: []string{"info", "-q", "--mapping", "MAP", "IN"}},
+	// diff over several runs a side, with rules of every kind.
+	{args: []string{"diff", "-q", "--format", "json", "--fail-on", "excl>+5%", "--fail-on", "incl.wall>+1ms",
+		"--fail-on", "phase:bind>+5%", "--fail-on", "calls>+1", "--mapping", "MAP", "--mapping-mismatch", "warn",
+		"--old", "IN", "IN", "IN", "--new", "IN", "IN", "IN"}, usage: true, gate: true},
 }
 
 // checkPipeline runs the commands of pipelineCommands on data: every one
 // when command is 0, else only the one at (command-1) modulo their number.
 // The seeds run every command; a mutated selector lets the fuzzer spend an
 // execution on one command, a dozen times as many executions per second.
-func checkPipeline(t *testing.T, data []byte, command int) {
+func checkPipeline(t *testing.T, data []byte, command int, mapping []byte) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.trace")
 	if err := os.WriteFile(in, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mapFile := filepath.Join(dir, "mapping.txt")
+	if err := os.WriteFile(mapFile, mapping, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// Spool files (standard input, gzip) go to a folder of their own,
@@ -226,18 +268,21 @@ func checkPipeline(t *testing.T, data []byte, command int) {
 		args := make([]string, len(c.args))
 		for j, a := range c.args {
 			a = strings.ReplaceAll(a, "OUT/", out+string(filepath.Separator))
-			if a == "IN" {
+			switch a {
+			case "IN":
 				a = in
+			case "MAP":
+				a = mapFile
 			}
 			args[j] = a
 		}
-		checkCommand(t, data, c, args, in, out, tmp)
+		checkCommand(t, data, len(mapping), c, args, out, tmp)
 	}
 }
 
 // checkCommand runs one command in-process and checks its exit code, its
 // stderr, its output folder and its budgets.
-func checkCommand(t *testing.T, data []byte, c pipelineCommand, args []string, in, out, tmp string) {
+func checkCommand(t *testing.T, data []byte, mapSize int, c pipelineCommand, args []string, out, tmp string) {
 	t.Helper()
 	name := strings.Join(c.args, " ")
 	stdout := &countWriter{}
@@ -283,6 +328,10 @@ func checkCommand(t *testing.T, data []byte, c pipelineCommand, args []string, i
 		if strings.Contains(name, " -q ") && errText != "" {
 			t.Fatalf("%s: exit 0 with -q printed on stderr:\n%s", name, errText)
 		}
+	case exitRegressed, exitInconclusive:
+		if !c.gate {
+			t.Fatalf("%s: exit %d, want 0 or 1; stderr:\n%s", name, r.code, errText)
+		}
 	case exitError, exitUsage:
 		if r.code == exitUsage && !c.usage {
 			t.Fatalf("%s: exit %d, want 0 or 1; stderr:\n%s", name, r.code, errText)
@@ -295,7 +344,7 @@ func checkCommand(t *testing.T, data []byte, c pipelineCommand, args []string, i
 			t.Fatalf("%s: exit %d with -q printed more than one line on stderr:\n%s", name, r.code, errText)
 		}
 	default:
-		t.Fatalf("%s: exit %d, want 0, 1 or (for a refused input) 80; stderr:\n%s", name, r.code, errText)
+		t.Fatalf("%s: exit %d, want 0, 1, (for a refused input) 80 or (for rules) 3 or 4; stderr:\n%s", name, r.code, errText)
 	}
 
 	// A failed command leaves nothing; a successful one its outputs and
@@ -326,7 +375,8 @@ func checkCommand(t *testing.T, data []byte, c pipelineCommand, args []string, i
 		os.Remove(filepath.Join(out, en.Name()))
 	}
 
-	size := int64(len(data))
+	// The budgets are of the input and the map together: a run reads both.
+	size := int64(len(data) + mapSize)
 	overrun := func(format string, args ...any) {
 		t.Helper()
 		t.Fatalf(format, args...)

@@ -128,6 +128,12 @@ func run(args []string, e *env) int {
 			return printError(e.stderr, usagef("--cpu-profile: name a file; standard output carries the command's output"))
 		}
 		e.cpuProfile = c.CPUProfile // no output may replace it
+		// Refused before the profile starts, which would write it.
+		for _, o := range outputArgs(ctx) {
+			if outfile.SamePath(o.path, c.CPUProfile) {
+				return printError(e.stderr, usagef("refusing to write the %s output over the --cpu-profile file %s", o.what, c.CPUProfile))
+			}
+		}
 		stop, err := cpuprofile.Start(c.CPUProfile, traceArgs(ctx), e.stdin)
 		if err != nil {
 			return printError(e.stderr, err)
@@ -169,6 +175,33 @@ func traceArgs(ctx *kong.Context) []string {
 		}
 	}
 	return paths
+}
+
+// outputFlags are the flags that name an output file, and the output each
+// names ("" for the command's own).
+var outputFlags = map[string]string{"output": "", "pprof": "pprof", "perfetto": "perfetto", "speedscope": "speedscope", "folded": "folded"}
+
+// outputArgs returns the files the selected command's flags name as
+// outputs, with what each is (the command's name for -o).
+func outputArgs(ctx *kong.Context) []struct{ path, what string } {
+	var outs []struct{ path, what string }
+	node := ctx.Selected()
+	if node == nil {
+		return nil
+	}
+	for _, f := range node.Flags {
+		what, ok := outputFlags[f.Name]
+		if !ok {
+			continue
+		}
+		if what == "" {
+			what = node.Name
+		}
+		if v, ok := f.Target.Interface().(string); ok && v != "" && v != "-" {
+			outs = append(outs, struct{ path, what string }{v, what})
+		}
+	}
+	return outs
 }
 
 // exitPanic unwinds kong's Exit callback back into run.

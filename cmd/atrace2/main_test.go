@@ -169,6 +169,9 @@ func TestCPUProfileFile(t *testing.T) {
 		{[]string{"--cpu-profile", trace, "top", "-"}, stdin, "refusing to write the CPU profile output over the input on standard input"},
 		{[]string{"--cpu-profile", "-", "info", trace}, nil, "--cpu-profile: name a file"},
 		{[]string{"--cpu-profile", prof, "folded", "-o", prof, trace}, nil, "refusing to write the folded output over the --cpu-profile file " + prof},
+		{[]string{"--cpu-profile", prof, "pprof", "-o", prof, trace}, nil, "refusing to write the pprof output over the --cpu-profile file " + prof},
+		{[]string{"--cpu-profile", prof, "convert", "--folded", "-", "--speedscope", filepath.Join(dir, ".", "cpu.pprof"), trace}, nil,
+			"refusing to write the speedscope output over the --cpu-profile file " + prof},
 	} {
 		e := &env{stdin: bytes.NewReader(nil), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
 		if c.stdin != nil {
@@ -180,6 +183,10 @@ func TestCPUProfileFile(t *testing.T) {
 		}
 		if b, err := os.ReadFile(trace); err != nil || !bytes.Equal(b, data) {
 			t.Fatalf("%v: the trace was changed (%d bytes, %v)", c.args, len(b), err)
+		}
+		// Refused before anything is written: no profile either.
+		if _, err := os.Stat(prof); err == nil || e.stdout.(*bytes.Buffer).Len() > 0 {
+			t.Errorf("%v: wrote %s or standard output", c.args, prof)
 		}
 		os.Remove(prof)
 	}

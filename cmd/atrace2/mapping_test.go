@@ -368,3 +368,29 @@ func TestMappingHint(t *testing.T) {
 		}
 	}
 }
+
+// TestMappingMapsNone: a map that names none of the input's classes
+// (another build's, or one given to an unminified trace) gets a warning,
+// besides the summary's "0 methods mapped"; one that maps some does not.
+func TestMappingMapsNone(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "other.txt")
+	os.WriteFile(other, []byte("com.other.Foo -> a.a:\n    void bar() -> a\n"), 0o644)
+	code, _, errOut := runCLI(t, nil, "folded", "--mapping", other, sample)
+	want := "atrace2: " + sample + ": deobfuscated with " + other + ": 0 methods mapped, 0 by name only, 0 ambiguous, 0 class only, 205 untouched\n" +
+		"atrace2: " + sample + ": warning: --mapping " + other + " maps none of the trace's classes: another build's map, or the trace is not minified\n"
+	if code != exitOK || !strings.HasSuffix(errOut, want) {
+		t.Errorf("exit %d, stderr %q; want it to end with %q", code, errOut, want)
+	}
+	_, f := sampledFiles(t)
+	code, _, errOut = runCLI(t, nil, "folded", "--mapping", other, f["app.hprof"])
+	if code != exitOK || !strings.Contains(errOut, ": warning: --mapping "+other+" maps none of the profile's classes") {
+		t.Errorf("sampled: exit %d, stderr %q; want the warning", code, errOut)
+	}
+	// The sample's own class, mapped: no warning.
+	some := filepath.Join(dir, "some.txt")
+	os.WriteFile(some, []byte("android.os.Looper -> android.os.Looper:\n    void loop() -> loop\n"), 0o644)
+	if code, _, errOut := runCLI(t, nil, "folded", "--mapping", some, sample); code != exitOK || strings.Contains(errOut, "maps none") {
+		t.Errorf("a map of one class: exit %d, stderr %q", code, errOut)
+	}
+}

@@ -95,10 +95,10 @@ func TestPerfettoUsage(t *testing.T) {
 // TestPerfettoRewindsItsOutput: a trace with an orphan exit in its last
 // record is read twice after the first read wrote most of the Perfetto
 // file, which must then be taken back. A file named by -o and standard
-// output redirected to an empty file are; any other standard output is
+// output redirected to a file, empty or appended to, are; any other standard output is
 // never written twice, as the converter reads twice from the start. All
-// give the same bytes. A conversion that fails (--strict) leaves an empty
-// standard output file empty.
+// give the same bytes. A conversion that fails (--strict) leaves a
+// standard output file as it was, empty or appended to (>> FILE).
 func TestPerfettoRewindsItsOutput(t *testing.T) {
 	dir := t.TempDir()
 	_, in := writeLateOrphan(t, dir)
@@ -125,8 +125,9 @@ func TestPerfettoRewindsItsOutput(t *testing.T) {
 		rewinder bool
 	}{
 		{"empty file", "", os.O_WRONLY | os.O_TRUNC, nil, 0, want, true},
-		{"appended to", before, os.O_WRONLY | os.O_APPEND, nil, 0, before + want, false},
+		{"appended to", before, os.O_WRONLY | os.O_APPEND, nil, 0, before + want, true},
 		{"empty file, strict", "", os.O_WRONLY | os.O_TRUNC, []string{"--strict"}, exitError, "", true},
+		{"appended to, strict", before, os.O_WRONLY | os.O_APPEND, []string{"--strict"}, exitError, before, true},
 	} {
 		name := filepath.Join(dir, "stdout")
 		os.WriteFile(name, []byte(c.old), 0o644)

@@ -103,6 +103,9 @@ func (c *RecordCmd) Run(e *env) error {
 		// The trace took standard output: what follows goes to standard
 		// error (info's summary; nowhere with -q).
 		trace = copyPath
+		// Named as the recording in messages and outputs (pprof's
+		// comments and mapping), not by its temporary path.
+		e.opener.Label(copyPath, base)
 		defer func(w io.Writer) { e.stdout = w }(e.stdout)
 		e.stdout = e.stderr
 		if e.opt.Flags.Quiet {

@@ -115,6 +115,29 @@ func TestRecordToStdout(t *testing.T) {
 	}
 }
 
+// TestRecordToStdoutConvert: with the trace on standard output, the
+// conversion names the trace as the recording (pprof's comments and
+// mapping), not by its temporary copy's path: the same bytes as pprof
+// writes for the trace under the recording's name.
+func TestRecordToStdoutConvert(t *testing.T) {
+	recordSetup(t, testutil.SampleTrace(t))
+	code, out, errOut := runCLI(t, nil, "-q", "record", "--duration", "1ms", "-o", "-", "--convert", "pprof", recPkg)
+	if code != 0 || out != string(sampleBytes(t)) {
+		t.Fatalf("exit %d, %d bytes of stdout: %s", code, len(out), errOut)
+	}
+	if err := os.WriteFile(recName, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCLI(t, nil, "-q", "pprof", "-o", "want", recName); code != 0 {
+		t.Fatalf("pprof: exit %d: %s", code, errOut)
+	}
+	got, err := os.ReadFile("com.example.app-20260830-142501.pb.gz")
+	want, _ := os.ReadFile("want")
+	if err != nil || !bytes.Equal(got, want) || len(want) == 0 {
+		t.Errorf("converted: %d bytes (%v), want the %d bytes pprof writes for %s", len(got), err, len(want), recName)
+	}
+}
+
 // TestRecordConvert: --convert writes what the conversion command writes
 // for the recorded trace, with the global options.
 func TestRecordConvert(t *testing.T) {

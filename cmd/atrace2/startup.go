@@ -23,9 +23,9 @@ func (c *StartupCmd) Help() string {
   activity-start      Activity.performStart
   activity-resume     Activity.performResume
   first-frame         the first Choreographer.doFrame after activity-resume
-  fully-drawn         from the begin of the first recorded phase to the end of Activity.reportFullyDrawn
+  fully-drawn         from the begin of the first recorded phase to the end of Activity.reportFullyDrawn, on any thread
 
-Each is the first call of its method; with several activities, the launch phases are of the first. For each phase: begin and end on the wall clock since the trace start, wall, thread CPU and off-CPU time (per stack, exclusive wall minus exclusive CPU, at least 0, summed), and its five methods with the most exclusive time (on the first clock) inside it. A phase the trace did not record says why: began before tracing started (tracing started late), did not end before tracing stopped, or not in the trace.
+Each is the first call of its method; with several activities, the launch phases are of the first. For each phase: begin and end on the wall clock since the trace start, wall, thread CPU and off-CPU time (per stack, exclusive wall minus exclusive CPU, at least 0, summed), and its five methods with the most exclusive time (on the first clock; with --clock offcpu, off-CPU time) inside it. --clock wall or cpu shows that clock alone. A phase the trace did not record says why: began before tracing started (tracing started late), did not end before tracing stopped, or not in the trace.
 
 The phases are gate metrics of diff too: --fail-on 'phase:first-frame:wall>+5%'.
 

@@ -168,3 +168,75 @@ func TestStartupCorpus(t *testing.T) {
 		}
 	}
 }
+
+// TestStartupClock: --clock wall or cpu shows one clock of a dual-clock
+// trace, and the note says --clock chose it (the trace has both); --clock
+// offcpu is accepted, shows every column and ranks each phase's top
+// methods by off-CPU time, as their heading says.
+func TestStartupClock(t *testing.T) {
+	code, out, errOut := runCLI(t, nil, "startup", "-q", "--clock", "cpu", sample)
+	if want := "--clock cpu shows one clock: no begin, end, wall, offcpu\n"; code != exitOK || !strings.Contains(out, want) {
+		t.Errorf("--clock cpu: exit %d (%s), output:\n%s\nwant %q", code, errOut, out, want)
+	}
+	code, out, errOut = runCLI(t, nil, "startup", "-q", "--clock", "offcpu", sample)
+	if code != exitOK || !strings.Contains(out, "\nbind: top 5 methods by exclusive off-CPU time\n") || strings.Contains(out, "one clock") {
+		t.Errorf("--clock offcpu: exit %d (%s), output:\n%s", code, errOut, out)
+	}
+	_, def, _ := runCLI(t, nil, "startup", "-q", sample)
+	if !strings.Contains(def, "\nbind: top 5 methods by exclusive wall time\n") {
+		t.Errorf("default: output:\n%s", def)
+	}
+}
+
+// drawnOffMain is a start whose Activity.reportFullyDrawn runs on a
+// worker thread (times in µs: thread action method cpu wall): the main
+// thread, in Looper.loop from 0 µs, binds from 10 to 50 µs (30 µs of
+// CPU), then runs Work.run from 60 µs; the worker's reportFullyDrawn
+// returns at 80 µs.
+const drawnOffMain = `version 3
+clock dual
+option pid=11
+thread 11 main
+thread 12 worker
+method 0x4 android.app.ActivityThread handleBindApplication (Landroid/app/ActivityThread$AppBindData;)V ActivityThread.java
+method 0x8 android.app.Activity reportFullyDrawn ()V Activity.java
+method 0xc com.example.Work run ()V Work.java
+method 0x10 android.os.Looper loop ()V Looper.java
+11 enter 0x10 0 0
+11 enter 0x4 0 10
+11 exit 0x4 30 50
+11 enter 0xc 30 60
+12 enter 0x8 0 70
+12 exit 0x8 5 80
+11 exit 0xc 50 100
+11 exit 0x10 50 110
+`
+
+// TestStartupFullyDrawnOffMain: fully-drawn is found where
+// Activity.reportFullyDrawn runs, not only on the main thread: from
+// bind's begin (10 µs) to the worker's return (80 µs), 70 µs of wall
+// time; its CPU time and top methods are the main thread's in that span:
+// bind 40 µs wall and 30 µs CPU, Work.run 20 µs of wall until 80 µs (its
+// CPU is read at its end, after the span), Looper.loop 10 µs between
+// them; off-CPU 10 + 20 + 10 µs.
+func TestStartupFullyDrawnOffMain(t *testing.T) {
+	path := writeText(t, "drawn.trace", drawnOffMain)
+	code, out, errOut := runCLI(t, nil, "startup", "-q", "--format", "json", path)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var reps []startup.Report
+	if err := json.Unmarshal([]byte(out), &reps); err != nil || len(reps) != 1 {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	p := reps[0].Phase("fully-drawn")
+	if p == nil {
+		t.Fatalf("no fully-drawn phase:\n%s", out)
+	}
+	got := fmt.Sprintf("%v %d-%d wall %d cpu %d off %d from %s top %v", p.Recorded, p.Begin, p.End, p.Wall, p.CPU, p.OffCPU, p.From, p.Top)
+	want := "true 10000-80000 wall 70000 cpu 30000 off 40000 from bind top [" +
+		"{android.app.ActivityThread.handleBindApplication 40000 30000 10000} {com.example.Work.run 20000 0 20000} {android.os.Looper.loop 10000 0 10000}]"
+	if got != want {
+		t.Errorf("fully-drawn: %s\nwant %s", got, want)
+	}
+}

@@ -210,3 +210,51 @@ func TestThreadFocusStreaming(t *testing.T) {
 		t.Errorf("exit %d, folded:\n%s\nwant:\n%s\nstderr %s", code, out, want, errOut)
 	}
 }
+
+// TestThreadMainByPID: --thread main also keeps the thread whose tid is
+// the pid when the app renamed it, and the summary says so; a filter that
+// matches nothing lists the threads with records first, then the listed
+// threads without any.
+func TestThreadMainByPID(t *testing.T) {
+	renamed := strings.Replace(strings.Replace(threeThreads, "thread 11 main", "thread 11 LauncherApplication-framethread", 1),
+		"clock dual\n", "clock dual\noption pid=11\n", 1)
+	tr, err := tracegen.ParseText(renamed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "renamed.trace")
+	if err := os.WriteFile(path, tr.Regular(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, nil, "folded", "--thread", "main", path)
+	if want := "LauncherApplication-framethread (tid 11);a.A.run 40\nLauncherApplication-framethread (tid 11);a.A.run;a.B.run 30\n"; code != exitOK || out != want {
+		t.Errorf("exit %d, folded:\n%s\nwant:\n%s", code, out, want)
+	}
+	if want := "atrace2: " + path + `: focus: 1 of 3 threads (--thread main; "LauncherApplication-framethread" is the main thread: its tid is the pid)` + "\n"; errOut != want {
+		t.Errorf("stderr %q, want %q", errOut, want)
+	}
+
+	// Only pool-1-thread-1 has records; main and a worker are listed only.
+	onlyAsync := `version 3
+clock dual
+option pid=11
+thread 11 main
+thread 12 worker
+thread 13 pool-1-thread-1
+method 0x4 a.A run ()V A.java
+13 enter 0x4 0 0
+13 exit 0x4 5 10
+`
+	tr, err = tracegen.ParseText(onlyAsync)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path = filepath.Join(t.TempDir(), "async.trace")
+	if err := os.WriteFile(path, tr.Regular(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runCLI(t, nil, "folded", "--thread", "main", path)
+	if want := "atrace2: " + path + `: --thread main matched none of the 1 thread with records; its threads with records: "pool-1-thread-1" (tid 13); listed without records: "main" (tid 11), "worker" (tid 12)` + "\n"; code != exitError || errOut != want {
+		t.Errorf("exit %d, stderr %q; want exit 1, %q", code, errOut, want)
+	}
+}

@@ -99,7 +99,7 @@ func TestWindowErrors(t *testing.T) {
 		stderr string // regexp
 	}{
 		{"from after to", []string{"top", "--from", "2ms", "--to", "1ms", dual}, exitUsage, `^atrace2: --from 2ms is after --to 1ms\n$`},
-		{"from after the trace end", []string{"folded", "--from", "51us", dual}, exitError, `^atrace2: .*window.trace: --from 51us is after the trace's end at 50 µs: nothing to keep\n$`},
+		{"from after the trace end", []string{"folded", "--from", "51us", dual}, exitError, `^atrace2: .*window.trace: --from 51us is past the trace, which spans 0 to 50 µs: nothing to keep\n$`},
 		{"not a duration", []string{"folded", "--to", "10", dual}, exitUsage, `^atrace2: --to "10": give a duration since the trace start`},
 		{"clock cpu on a wall-only trace", []string{"folded", "--clock", "cpu", "--from", "1us", wallOnly}, exitUsage, `^atrace2: .*wall.trace: --clock cpu: the trace records the wall clock; it has no thread-cpu times to read\n$`},
 		{"thread-CPU-only trace", []string{"top", "--to", "1ms", cpuOnly}, exitError, `^atrace2: .*v1-dalvik.trace: --from/--to: the trace has thread-CPU times only, and a window is on the wall clock\n$`},
@@ -221,5 +221,44 @@ func TestWindowSplit(t *testing.T) {
 		if total == 0 {
 			t.Fatalf("the window [10ms, 40ms] holds nothing")
 		}
+	}
+}
+
+// TestWindowPastEnd: a window that ends past the trace's end warns, in
+// one line naming the trace's span and what the window keeps, and the
+// outputs are those of the window cut at the end.
+func TestWindowPastEnd(t *testing.T) {
+	dual := writeText(t, "window.trace", windowTrace)
+	code, out, errOut := runCLI(t, nil, "folded", "--from", "15us", "--to", "60us", dual)
+	_, want, _ := runCLI(t, nil, "folded", "--from", "15us", "--to", "50us", dual)
+	if code != exitOK || out != want {
+		t.Errorf("exit %d, folded:\n%s\nwant the window to 50 µs:\n%s", code, out, want)
+	}
+	if w := "window.trace: warning: --to 60us is past the trace, which spans 0 to 50 µs: the window keeps 15 µs to 50 µs\n"; !strings.Contains(errOut, w) {
+		t.Errorf("stderr %q, want %q", errOut, w)
+	}
+	if _, _, errOut := runCLI(t, nil, "folded", "--from", "15us", "--to", "50us", dual); strings.Contains(errOut, "past the trace") {
+		t.Errorf("a window inside the trace warns: %q", errOut)
+	}
+}
+
+// TestInfoNamesClock: info describes every clock of the trace whatever
+// --clock says, and with --clock it says so, naming the clock a window is
+// on; without --clock the row is the trace's clock alone.
+func TestInfoNamesClock(t *testing.T) {
+	code, out, errOut := runCLI(t, nil, "info", "-q", "--clock", "cpu", "--from", "100ms", sample)
+	if want := "\nclock       dual (from the key text); --clock cpu: info shows every clock the trace has, and the window is on the wall clock\n"; code != exitOK || !strings.Contains(out, want) {
+		t.Errorf("exit %d (%s), output:\n%s\nwant %q", code, errOut, out, want)
+	}
+	_, out, _ = runCLI(t, nil, "info", "-q", "--clock", "wall", sample)
+	if want := "\nclock       dual (from the key text); --clock wall: info shows every clock the trace has\n"; !strings.Contains(out, want) {
+		t.Errorf("--clock wall, no window: output:\n%s\nwant %q", out, want)
+	}
+	_, out, _ = runCLI(t, nil, "info", "-q", "--format", "json", "--clock", "offcpu", sample)
+	if !strings.Contains(out, `"clock_flag": "offcpu"`) {
+		t.Errorf("json: no clock_flag offcpu:\n%.600s", out)
+	}
+	if _, out, _ = runCLI(t, nil, "info", "-q", sample); !strings.Contains(out, "\nclock       dual (from the key text)\n") {
+		t.Errorf("without --clock:\n%s", out)
 	}
 }

@@ -67,7 +67,8 @@ func (d *Driver) Inputs(args []string) iter.Seq2[*Input, error] {
 func (d *Driver) SameStream(a, b input.Arg) bool { return d.opener.SameStream(a, b) }
 
 // Merge reads inputs whose trees are to be merged (pprof) one at a time,
-// gives each tree to add and lets it go. It refuses a mix of sampled
+// checks each against the stack budget (CheckStacks), gives it to add and
+// lets it go. It refuses a mix of sampled
 // profiles and method traces before reading any (LoadAll), and trees
 // whose values differ in kind (stacks.Values: samples counted, calls
 // timed) as it meets them.
@@ -87,6 +88,9 @@ func (d *Driver) Merge(args []input.Arg, add func(*stacks.Tree) error) error {
 		} else if t.Values().Kind != first.Values().Kind {
 			return Usagef("%s (%s) and %s (%s) cannot merge: one counts samples, the other calls and CPU time",
 				ins[0].Name(), first.Source().Format, in.Name(), t.Source().Format)
+		}
+		if err := in.CheckStacks(t); err != nil {
+			return err
 		}
 		if err := add(t); err != nil {
 			return err

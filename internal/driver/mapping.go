@@ -6,6 +6,7 @@ import (
 	"io/fs"
 
 	"github.com/atrace2/atrace2/mapping"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // --mapping (docs/formats.md §19): a method trace is opened with its whole
@@ -74,4 +75,23 @@ func (in *Input) hint(n int, at func(i int) mapping.Method) {
 		in.d.said["hint"] = true
 		in.say(Hint, "the method names look minified (R8/ProGuard): give the build's mapping.txt with --mapping FILE to see the original names")
 	}
+}
+
+// mappedNone warns when the map named none of the input's methods: not
+// one of their classes is in it, so it is another build's map, or a map
+// given to a trace that is not minified; the summary's "0 methods mapped"
+// is easy to miss.
+func (in *Input) mappedNone(d *stream.Deobf) {
+	if d == nil || d.Untouched == 0 || d.Mapped+d.NameOnly+d.Ambiguous+d.ClassOnly > 0 {
+		return
+	}
+	in.say(Warning, "warning: --mapping %s maps none of the %s classes: another build's map, or the trace is not minified", d.Map, in.classesOf())
+}
+
+// classesOf names what the input's methods are, for mappedNone.
+func (in *Input) classesOf() string {
+	if in.src.Sampled {
+		return "profile's"
+	}
+	return "trace's"
 }

@@ -313,6 +313,7 @@ func (in *Input) deobfuscate(p *samples.Profile) (*mapping.Map, mapping.Counts, 
 			in.Name(), c[mapping.NameOnly], c[mapping.Ambiguous])
 	}
 	in.say(Deobf, "%s", convert.Deobf(m, c).Summary())
+	in.mappedNone(convert.Deobf(m, c))
 	return m, c, nil
 }
 

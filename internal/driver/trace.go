@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/focus"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/internal/units"
@@ -86,7 +87,8 @@ func (in *Input) convert(outs []convert.Output) (*stream.Trace, *parser.Header, 
 	}
 	h := f.Header
 	if opt.Threads != nil && t.Focus.ThreadsKept == 0 {
-		return nil, nil, in.noThreadMatches(t.Focus.ThreadsTotal, "records", listedThreads(h.Threads))
+		with, without := recordedThreads(t.Focus.Dropped, h.Threads)
+		return nil, nil, in.noThreadMatches(t.Focus.ThreadsTotal, "records", with, without...)
 	}
 	in.summarize(t)
 	if len(outs) > 0 {
@@ -110,7 +112,7 @@ func (in *Input) convertError(err error) error {
 	case errors.Is(err, convert.ErrNoWallClock):
 		return fmt.Errorf("%s: --from/--to: the trace has thread-CPU times only, and a window is on the wall clock", in.Name())
 	case errors.As(err, &late):
-		return fmt.Errorf("%s: --from %s is after the trace's end at %s: nothing to keep", in.Name(), o.Flags.From, units.Duration(late.End))
+		return fmt.Errorf("%s: --from %s is past the trace, which spans 0 to %s: nothing to keep", in.Name(), o.Flags.From, units.Duration(late.End))
 	case errors.As(err, &ce), errors.As(err, &ve):
 		return Usagef("%s: --clock %s: %v", in.Name(), o.Flags.Clock, err)
 	case errors.As(err, &werr):
@@ -125,11 +127,18 @@ func (in *Input) summarize(t *stream.Trace) {
 	for _, w := range t.Warnings {
 		in.say(Warning, "warning: %s", w)
 	}
+	if w := in.d.opt.Window; w != nil && w.To != focus.NoEnd && w.To > t.WallEnd {
+		// A window past the end keeps less than it says (one starting
+		// past it is refused: convertError).
+		in.say(Warning, "warning: --to %s is past the trace, which spans 0 to %s: the window keeps %s to %s",
+			in.d.opt.Flags.To, units.Duration(t.WallEnd), units.Duration(w.From), units.Duration(t.WallEnd))
+	}
 	if s := t.Stats.Summary(); s != "" {
 		in.say(Repaired, "repaired: %s", s)
 	}
 	if s := t.Deobf.Summary(); s != "" {
 		in.say(Deobf, "%s", s)
+		in.mappedNone(t.Deobf)
 	}
 	if s := t.Focus.Summary(); s != "" {
 		in.say(Focus, "%s", s)

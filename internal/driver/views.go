@@ -8,6 +8,7 @@ import (
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/report"
 	"github.com/atrace2/atrace2/startup"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // The reads that info, the table commands (top, calls, diff) and the
@@ -32,7 +33,11 @@ func (in *Input) Info() (info.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return info.New(in.Name(), h, t, nil, in.Compressed()), nil
+	r := info.New(in.Name(), h, t, nil, in.Compressed())
+	if tr, ok := r.(*info.Trace); ok && in.d.opt.Value != stream.ValueAuto {
+		tr.ClockFlag = in.d.opt.Value.String()
+	}
+	return r, nil
 }
 
 // Profile reads the input's call tree into a per-method profile (package

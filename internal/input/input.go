@@ -17,10 +17,16 @@ import (
 type Arg struct {
 	Path string
 	Sec  string
+	// Label, when set, names the input in messages and outputs instead of
+	// its path: a temporary copy named as what it copies (Opener.Label).
+	Label string
 }
 
 // Name is how messages refer to the input.
 func (a Arg) Name() string {
+	if a.Label != "" {
+		return a.Label
+	}
 	if a.Path == "-" {
 		return "<stdin>"
 	}
@@ -33,6 +39,17 @@ type Opener struct {
 	stdin  io.Reader     // as given
 	peeked *bufio.Reader // stdin after a peek, when it is not a regular file
 	pipes  map[string]*pipe
+	labels map[string]string // Label
+}
+
+// Label names the input at path name in messages and outputs (a method
+// trace's stream.Trace.Name): record's temporary copy of a trace that went
+// to standard output is named as the recording, not by its temporary path.
+func (o *Opener) Label(path, name string) {
+	if o.labels == nil {
+		o.labels = make(map[string]string)
+	}
+	o.labels[path] = name
 }
 
 // NewOpener returns an opener that reads stdin for "-" (nil: os.Stdin).
@@ -151,6 +168,9 @@ func (o *Opener) Identify(a Arg) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
+	if l, ok := o.labels[a.Path]; ok && a.Label == "" {
+		a.Label = l
+	}
 	s := &Source{Arg: a, o: o}
 	s.Format, s.Sampled = samples.Sniff(head)
 	switch {
@@ -261,6 +281,14 @@ func (t *Trace) Close() error {
 // reference path each copy counts from 0 with its own total: a gzip
 // stream on stdin is copied, then decompressed from the copy.
 func (s *Source) OpenTrace(opt parser.Options, progress func(done, total int64)) (*Trace, error) {
+	t, err := s.openTrace(opt, progress)
+	if err == nil && s.Label != "" {
+		t.File.Name = s.Label
+	}
+	return t, err
+}
+
+func (s *Source) openTrace(opt parser.Options, progress func(done, total int64)) (*Trace, error) {
 	d := &data{progress: progress}
 	if err := s.o.acquire(s.Arg, d); err != nil {
 		d.Close()

@@ -20,7 +20,8 @@ type File struct {
 	bufferedWriter
 	tmp    *os.File // the temporary file, renamed to final at Commit
 	direct *os.File // a device or pipe written in place
-	fresh  *os.File // standard output, an empty regular file (> FILE)
+	fresh  *os.File // standard output, a regular file written at its end (> FILE, >> FILE)
+	base   int64    // fresh's size before the output: what an error leaves
 	null   bool     // direct is the null device, which keeps nothing
 	final  string
 	name   string      // the output in messages: its path, or "standard output"
@@ -77,14 +78,15 @@ func Create(path string, opt Options) (*File, error) {
 		if opt.Binary && IsTerminal(opt.Stdout) {
 			return nil, refusef("refusing to write binary %s data to a terminal: use -o FILE or redirect stdout", opt.What)
 		}
-		w, fresh := opt.Stdout, emptyFile(opt.Stdout)
+		w := opt.Stdout
+		fresh, base := stdoutFile(opt.Stdout)
 		if fresh != nil {
-			// A signal empties it, as an error does (Abort).
-			pending.addStdout(fresh)
+			// A signal cuts it back to base, as an error does (Abort).
+			pending.addStdout(fresh, base)
 			w = lockedWriter{fresh}
 		}
 		return &File{bufferedWriter: newBuffered(&namedWriter{w, stdoutName, true, opt.Progress}),
-			fresh: fresh, null: isNull(opt.Stdout), name: stdoutName, prog: opt.Progress}, nil
+			fresh: fresh, base: base, null: isNull(opt.Stdout), name: stdoutName, prog: opt.Progress}, nil
 	}
 	if err := opt.Inputs.Check(path, opt.What); err != nil {
 		return nil, err
@@ -165,25 +167,28 @@ func pathErr(err error) error {
 	return err
 }
 
-// emptyFile returns w if it is an empty regular file written from its
-// start that can be truncated, as the shell opens stdout for "> FILE";
-// else nil. (An append-only file cannot be truncated, even when empty.)
-func emptyFile(w io.Writer) *os.File {
+// stdoutFile returns w and its size if it is a regular file written at
+// its end that can be truncated: as the shell opens stdout for "> FILE"
+// (empty, offset 0) or ">> FILE" (O_APPEND); else nil. An error or a
+// signal cuts it back to that size. (An append-only file cannot be
+// truncated.)
+func stdoutFile(w io.Writer) (*os.File, int64) {
 	f, ok := w.(*os.File)
 	if !ok {
-		return nil
+		return nil, 0
 	}
 	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() != 0 {
-		return nil
+	if err != nil || !st.Mode().IsRegular() {
+		return nil, 0
 	}
-	if off, err := f.Seek(0, io.SeekCurrent); err != nil || off != 0 {
-		return nil
+	size := st.Size()
+	if off, err := f.Seek(0, io.SeekCurrent); err != nil || (off != size && !appending(f)) {
+		return nil, 0
 	}
-	if f.Truncate(0) != nil {
-		return nil
+	if f.Truncate(size) != nil {
+		return nil, 0
 	}
-	return f
+	return f, size
 }
 
 // isNull reports whether w is the null device, which keeps nothing.
@@ -208,9 +213,9 @@ func (o *File) Rewinder() func() error {
 	if o.null {
 		return func() error { return nil }
 	}
-	f, name := o.tmp, o.final
+	f, name, base := o.tmp, o.final, int64(0)
 	if f == nil {
-		f, name = o.fresh, "standard output"
+		f, name, base = o.fresh, "standard output", o.base
 	}
 	if f == nil {
 		return nil
@@ -219,10 +224,10 @@ func (o *File) Rewinder() func() error {
 		if err := o.Flush(); err != nil {
 			return fmt.Errorf("writing %s: %w", name, pathErr(err))
 		}
-		if err := f.Truncate(0); err != nil {
+		if err := f.Truncate(base); err != nil {
 			return fmt.Errorf("truncating %s: %w", name, pathErr(err))
 		}
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
+		if _, err := f.Seek(base, io.SeekStart); err != nil {
 			return fmt.Errorf("truncating %s: %w", name, pathErr(err))
 		}
 		return nil
@@ -302,11 +307,11 @@ func (o *File) Abort() {
 		pending.done(o.tmp.Name())
 	}
 	if o.fresh != nil {
-		// Standard output was an empty file: leave it empty rather than
-		// half-written. The error message that follows goes at its start
-		// (2>&1 shares the offset).
-		o.fresh.Truncate(0)
-		o.fresh.Seek(0, io.SeekStart)
+		// Standard output was a file written at its end: leave it as it
+		// was rather than half-written. The error message that follows
+		// goes at that end (2>&1 shares the offset).
+		o.fresh.Truncate(o.base)
+		o.fresh.Seek(o.base, io.SeekStart)
 		pending.doneStdout(o.fresh)
 	}
 }

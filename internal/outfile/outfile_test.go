@@ -91,18 +91,21 @@ func TestOutputRewinder(t *testing.T) {
 	}
 }
 
-// TestEmptyFile: standard output can be taken back when the shell opened
-// it as an empty file for "> FILE", not when it appends ">> FILE".
-func TestEmptyFile(t *testing.T) {
+// TestStdoutFile: standard output can be taken back, to the size it had,
+// when the shell opened it as an empty file for "> FILE" or to append to
+// it for ">> FILE"; not when it is written over from its start.
+func TestStdoutFile(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
 		name     string
 		old      string
 		flag     int
 		rewinder bool
+		base     int64
 	}{
-		{"empty file", "", os.O_WRONLY | os.O_TRUNC, true},
-		{"appended to", "kept\n", os.O_WRONLY | os.O_APPEND, false},
+		{"empty file", "", os.O_WRONLY | os.O_TRUNC, true, 0},
+		{"appended to", "kept\n", os.O_WRONLY | os.O_APPEND, true, 5},
+		{"written over", "kept\n", os.O_WRONLY, false, 0},
 	} {
 		name := filepath.Join(dir, "stdout")
 		os.WriteFile(name, []byte(c.old), 0o644)
@@ -110,8 +113,9 @@ func TestEmptyFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := emptyFile(f) != nil; got != c.rewinder {
-			t.Errorf("%s: can be taken back %v, want %v", c.name, got, c.rewinder)
+		got, base := stdoutFile(f)
+		if (got != nil) != c.rewinder || base != c.base {
+			t.Errorf("%s: can be taken back %v to %d, want %v to %d", c.name, got != nil, base, c.rewinder, c.base)
 		}
 		f.Close()
 	}
@@ -162,6 +166,34 @@ func TestProgress(t *testing.T) {
 			if c.bytes != want || c.dones != 1 || c.afterDone {
 				t.Errorf("async %v, commit %v: %d bytes (want %d), Done %d times, write after Done %v", async, commit, c.bytes, want, c.dones, c.afterDone)
 			}
+		}
+	}
+}
+
+// TestAbortLeavesStdoutAsItWas: an output to standard output that fails
+// after writing (Abort after a Flush) leaves a file appended to (>> FILE)
+// as it was, and an empty one (> FILE) empty.
+func TestAbortLeavesStdoutAsItWas(t *testing.T) {
+	dir := t.TempDir()
+	for _, old := range []string{"", "kept\n"} {
+		name := filepath.Join(dir, "stdout")
+		os.WriteFile(name, []byte(old), 0o644)
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := Create("-", Options{What: "test", Stdout: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Write([]byte("half of an output"))
+		if err := o.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		o.Abort()
+		f.Close()
+		if got, _ := os.ReadFile(name); string(got) != old {
+			t.Errorf("after Abort: %q, want %q", got, old)
 		}
 	}
 }

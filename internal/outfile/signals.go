@@ -18,19 +18,19 @@ import (
 // TempDir (with a nil file), which a signal removes before the process dies
 // of it (HandleSignals), and the regular files standard output is being
 // written into, which it empties.
-var pending = pendingFiles{files: map[string]*os.File{}, stdouts: map[*os.File]bool{}}
+var pending = pendingFiles{files: map[string]*os.File{}, stdouts: map[*os.File]int64{}}
 
 type pendingFiles struct {
 	mu      sync.Mutex
 	files   map[string]*os.File
-	stdouts map[*os.File]bool
+	stdouts map[*os.File]int64 // and the size to cut each back to
 }
 
-// addStdout registers standard output, an empty regular file being
-// written (File.fresh), for emptying on a signal.
-func (p *pendingFiles) addStdout(f *os.File) {
+// addStdout registers standard output, a regular file being written at
+// its end (File.fresh) from size base, for cutting back on a signal.
+func (p *pendingFiles) addStdout(f *os.File, base int64) {
 	p.mu.Lock()
-	p.stdouts[f] = true
+	p.stdouts[f] = base
 	p.mu.Unlock()
 }
 
@@ -113,8 +113,8 @@ func (p *pendingFiles) removeAll() {
 		os.RemoveAll(name) // a file, or a directory of TempDir
 		delete(p.files, name)
 	}
-	for f := range p.stdouts {
-		f.Truncate(0)
+	for f, base := range p.stdouts {
+		f.Truncate(base)
 		delete(p.stdouts, f)
 	}
 }

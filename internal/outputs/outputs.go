@@ -279,6 +279,12 @@ func (wr *Writer) Write(in *driver.Input, reqs []Request, o *Options) (warnings 
 	if err != nil {
 		return nil, err
 	}
+	if len(views) > 0 {
+		// The views write each stack whole: refused before the first.
+		if err := in.CheckStacks(tree); err != nil {
+			return nil, err
+		}
+	}
 	for i := len(views) - 1; i >= 0; i-- {
 		var long *tooLong
 		if err := views[i](tree); errors.As(err, &long) {

@@ -116,8 +116,8 @@ func openResults(args []string) ([]*benchdata.File, []string, error) {
 
 // benchTraces reads the profiler outputs of one benchmark of both sides:
 // its method traces, one run each, and their startup phases for phase
-// rules (both sides read with the old side's driver); or, for a benchmark
-// without method traces, its stack samples (StackSamplingTrace:
+// rules (each side read with its own driver, od or nd); or, for a
+// benchmark without method traces, its stack samples (StackSamplingTrace:
 // simpleperf's protobuf, or an ART sampled method trace), one run each. A
 // trace named but not found beside its result file (the JSON copied
 // without its traces) is left out with a note; one that cannot be read is
@@ -141,7 +141,7 @@ func (c *Config) benchTraces(od, nd *driver.Driver, p *benchdata.Pair, phases []
 				return nil, err
 			}
 			if len(phases) > 0 && len(oldIns) > 0 && len(newIns) > 0 {
-				if t.Extra, err = c.phaseSeries(od, oldIns, newIns, phases); err != nil {
+				if t.Extra, err = c.phaseSeries(od, nd, oldIns, newIns, phases); err != nil {
 					return nil, err
 				}
 			}
@@ -170,16 +170,17 @@ func (c *Config) benchTraces(od, nd *driver.Driver, p *benchdata.Pair, phases []
 // in t how many are missing.
 func (c *Config) loadPresent(d *driver.Driver, paths []string, t *report.BenchTraces, typ string) ([]*report.Flat, []input.Arg, error) {
 	var ins []input.Arg
-	missing := 0
+	var missing []string
 	for _, p := range paths {
 		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-			missing++
+			missing = append(missing, p)
 			continue
 		}
 		ins = append(ins, input.Arg{Path: p})
 	}
-	if missing > 0 {
-		t.Unread = append(t.Unread, fmt.Sprintf("%d of %d %s outputs not found beside their result files (%s): left out", missing, len(paths), typ, paths[0]))
+	if len(missing) > 0 {
+		// The first missing file, which the user can look for.
+		t.Unread = append(t.Unread, fmt.Sprintf("%d of %d %s outputs not found beside their result files (%s): left out", len(missing), len(paths), typ, missing[0]))
 	}
 	flats, err := c.flats(d, ins)
 	return flats, ins, err

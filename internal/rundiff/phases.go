@@ -16,13 +16,14 @@ import (
 // phaseSeries gives the series of the phase rules (gate.Rule.Phase set):
 // one per distinct (phase, clock) the rules name, in the order they name
 // them, with each run's phase time in ns. Each run is read once more, with
-// d, for its phases (package startup), on its whole main thread: --thread,
+// its side's driver (od, nd: each side's map), for its phases (package startup), on its whole main thread: --thread,
 // --root and --from/--to, which focus the method series, do not apply.
 // A run that cannot be read twice (standard input, a pipe) is refused, a
 // phase name startup does not know is a usage error that lists them, and
 // a phase a run did not record, or a clock it lacks, is an error that
 // names the run.
-func (c *Config) phaseSeries(d *driver.Driver, olds, news []input.Arg, rules []gate.Rule) ([]gate.Series, error) {
+func (c *Config) phaseSeries(od, nd *driver.Driver, olds, news []input.Arg, rules []gate.Rule) ([]gate.Series, error) {
+	d := od // the options the sides share
 	type key struct{ phase, clock string }
 	var keys []key
 	for i := range rules {
@@ -51,8 +52,8 @@ func (c *Config) phaseSeries(d *driver.Driver, olds, news []input.Arg, rules []g
 	}
 	// The phases are of the whole main thread; the repairs were reported
 	// when the runs were read for the method series.
-	whole := d.With(d.Options().Whole())
-	read := func(ins []input.Arg) ([]*startup.Report, error) {
+	read := func(d *driver.Driver, ins []input.Arg) ([]*startup.Report, error) {
+		whole := d.With(d.Options().Whole())
 		var reps []*startup.Report
 		for _, a := range ins {
 			in, err := whole.Load(a)
@@ -67,11 +68,11 @@ func (c *Config) phaseSeries(d *driver.Driver, olds, news []input.Arg, rules []g
 		}
 		return reps, nil
 	}
-	oldReps, err := read(olds)
+	oldReps, err := read(od, olds)
 	if err != nil {
 		return nil, err
 	}
-	newReps, err := read(news)
+	newReps, err := read(nd, news)
 	if err != nil {
 		return nil, err
 	}

@@ -90,12 +90,12 @@ func Run(c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	od, nd := c.drivers()
 	if len(phases) > 0 {
-		if opt.Extra, err = c.phaseSeries(c.Driver, olds, news, phases); err != nil {
+		if opt.Extra, err = c.phaseSeries(od, nd, olds, news, phases); err != nil {
 			return nil, err
 		}
 	}
-	od, nd := c.drivers()
 	oldFlats, err := c.flats(od, olds)
 	if err != nil {
 		return nil, err

@@ -102,3 +102,58 @@ func Orphans(n int) *Trace {
 	}
 	return b.Trace()
 }
+
+// Runaway makes a trace with one thread that recurses depth frames deep
+// through three methods, 1 µs apart on both clocks, and is still inside
+// them all when tracing stops (a short call on a second thread first): a
+// runaway recursion cut by the end of the trace, 14 bytes of input a
+// level. Input for the tests of output amplification: every level is a
+// distinct stack with time of its own.
+func Runaway(depth int) *Trace {
+	b, main := mainAfterWorker()
+	ms := []uint32{
+		b.Method("com.example.Runaway", "a", "(I)V", "Runaway.java"),
+		b.Method("com.example.Runaway", "b", "(I)V", "Runaway.java"),
+		b.Method("com.example.Runaway", "c", "(I)V", "Runaway.java"),
+	}
+	for i := range depth {
+		main.Enter(ms[i%3])
+		main.Advance(1, 1)
+	}
+	return b.Trace()
+}
+
+// OrphanNests makes a trace of threads threads (tids 100 up, besides the
+// main thread's short call), on which orphans orphan exits in all are
+// spread evenly, each thread's nesting as deep as its share: a call of a
+// leaf method before five orphan exits of six, then the exit of a
+// method never entered. Each orphan exit encloses everything its thread
+// did before it, so the leaf calls sit at every depth of the nest: the
+// shape of a damaged trace whose records went to threads that only exit
+// (about 37 bytes of input an orphan exit). Input for the tests of output
+// amplification.
+func OrphanNests(threads, orphans int) *Trace {
+	b, main := mainAfterWorker()
+	main.Call(b.Method("com.example.Main", "run", "()V", "Main.java"), 4, 2, nil)
+	leaf := b.Method("com.example.Leaf", "work", "()V", "Leaf.java")
+	ms := []uint32{
+		b.Method("com.example.Outer", "a", "()V", "Outer.java"),
+		b.Method("com.example.Outer", "b", "()V", "Outer.java"),
+		b.Method("com.example.Outer", "c", "()V", "Outer.java"),
+	}
+	for t := range threads {
+		th := b.Thread(uint32(100+t), fmt.Sprintf("worker-%d", t))
+		n := orphans / threads
+		if t < orphans%threads {
+			n++
+		}
+		for i := range n {
+			if i%6 != 5 {
+				th.Call(leaf, 2, 1, nil)
+			}
+			th.Exit(ms[i%3])
+			th.Advance(1, 1)
+		}
+	}
+	return b.Trace()
+}
