@@ -52,6 +52,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/atrace2/atrace2/internal/reference"
 	"github.com/atrace2/atrace2/stacks"
 	"github.com/atrace2/atrace2/stream"
 )
@@ -161,15 +162,11 @@ func Write(w io.Writer, tree *stacks.Tree, opt Options) error {
 	if t := tree.Trace(); opt.OffCPU && !(t.HasWall && t.HasCPU) {
 		return ErrNoOffCPU
 	}
-	if !fastPath {
+	if reference.Only {
 		return writeSorted(w, lines(tree, opt), roundMicros)
 	}
 	return newLineTree(tree, opt).write(w, roundMicros)
 }
-
-// fastPath selects the line tree over the reference path (see the package
-// doc). The build tag atrace2_reference turns it off (referenceOnly).
-var fastPath = !referenceOnly
 
 // writeSorted writes "line value" rows sorted by line, dropping rows whose
 // value rounds to 0, in 64 KiB writes.

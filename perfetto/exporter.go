@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/atrace2/atrace2/internal/reference"
 	"github.com/atrace2/atrace2/stream"
 )
 
@@ -176,7 +177,7 @@ func (e *Exporter) setStart() {
 // runs of common events in the fast encoding, the others one by one.
 func (e *Exporter) Events(evs []stream.Event) error {
 	for i := 0; i < len(evs); i++ {
-		if !referenceOnly && !e.opt.reference {
+		if !reference.Only && !e.opt.reference {
 			if i += e.fastRun(evs[i:]); i == len(evs) {
 				break
 			}

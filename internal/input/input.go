@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/atrace2/atrace2/internal/reference"
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/samples"
 )
@@ -31,6 +32,11 @@ type Opener struct {
 	stdin  io.Reader     // as given
 	peeked *bufio.Reader // stdin after a peek, when it is not a regular file
 	pipes  map[string]*pipe
+
+	// copyFirst and stdGzip take the reference paths (see the package
+	// doc), as the build tag atrace2_reference does for every opener:
+	// the tests compare the two (TestOverlapEqualsSpool, TestGzipReaders).
+	copyFirst, stdGzip bool
 }
 
 // NewOpener returns an opener that reads stdin for "-" (nil: os.Stdin).
@@ -240,7 +246,7 @@ func (t *Trace) Close() error {
 // reference path each copy counts from 0 with its own total: a gzip
 // stream on stdin is copied, then decompressed from the copy.
 func (s *Source) OpenTrace(opt parser.Options, progress func(done, total int64)) (*Trace, error) {
-	d := &data{progress: progress}
+	d := &data{progress: progress, copyFirst: reference.Only || s.o.copyFirst, stdGzip: reference.Only || s.o.stdGzip}
 	if err := s.o.acquire(s.Arg, d); err != nil {
 		d.Close()
 		return nil, err
