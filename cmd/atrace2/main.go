@@ -13,6 +13,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/atrace2/atrace2/internal/input"
+	"github.com/atrace2/atrace2/internal/memlimit"
 	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/parser"
 )
@@ -55,7 +56,7 @@ JVM -agentlib:hprof) and Android 5.x ART profile files. TRACE may be - for
 standard input; gzip input is recognised.`
 
 func main() {
-	setMemoryDefaults() // memlimit.go
+	memlimit.SetDefaults()
 	outfile.HandleSignals()
 	code := run(os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr})
 	if code == exitBrokenPipe {
