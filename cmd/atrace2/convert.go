@@ -74,7 +74,11 @@ func (c *ConvertCmd) Run(g *Globals) error {
 		}
 	}()
 	open := func(path string, binary bool, what string) (*outfile.File, error) {
-		o, err := g.env.createOutput(path, binary, what)
+		create := g.env.createOutput
+		if what == "Perfetto" || what == "speedscope" {
+			create = g.env.createLargeOutput
+		}
+		o, err := create(path, binary, what)
 		if err == nil {
 			outs = append(outs, o)
 		}

@@ -17,7 +17,7 @@ func (c *DumpCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	out, err := g.env.createOutput("-", false, "")
+	out, err := g.env.createLargeOutput("-", false, "")
 	if err != nil {
 		return err
 	}

@@ -124,10 +124,22 @@ func oneInput(e *env, args []string, cmd string) (*input.Source, error) {
 // createOutput opens an output of the run (outfile.Create): path "" or
 // "-" is standard output, and no input may be written over.
 func (e *env) createOutput(path string, binary bool, what string) (*outfile.File, error) {
+	return e.create(path, outfile.Options{What: what, Binary: binary})
+}
+
+// createLargeOutput opens an output about as large as the trace (Perfetto,
+// speedscope, dump), which is written from a goroutine of its own: that
+// pays for such outputs only (outfile.Options.WriteBehind).
+func (e *env) createLargeOutput(path string, binary bool, what string) (*outfile.File, error) {
+	return e.create(path, outfile.Options{What: what, Binary: binary, WriteBehind: true})
+}
+
+func (e *env) create(path string, opt outfile.Options) (*outfile.File, error) {
 	if outfile.SamePath(path, e.cpuProfile) {
-		return nil, usagef("refusing to write the %s output over the --cpu-profile file %s", what, e.cpuProfile)
+		return nil, usagef("refusing to write the %s output over the --cpu-profile file %s", opt.What, e.cpuProfile)
 	}
-	return outfile.Create(path, outfile.Options{What: what, Binary: binary, Stdout: e.stdout, Inputs: &e.inputs, Progress: &e.written})
+	opt.Stdout, opt.Inputs, opt.Progress = e.stdout, &e.inputs, &e.written
+	return outfile.Create(path, opt)
 }
 
 // progressBar returns the bar of one input, or nil when none is shown.

@@ -35,7 +35,7 @@ func (c *PerfettoCmd) Run(g *Globals) error {
 		return usagef("refusing to write binary Perfetto data to a terminal: use -o %s or redirect stdout",
 			perfetto.DefaultProcessName(src.Path)+".perfetto-trace")
 	}
-	out, err := g.env.createOutput(c.Output, true, "Perfetto")
+	out, err := g.env.createLargeOutput(c.Output, true, "Perfetto")
 	if err != nil {
 		return err
 	}

@@ -51,7 +51,7 @@ func (c *SpeedscopeCmd) Run(g *Globals) error {
 	if (c.Output == "" || c.Output == "-") && outfile.IsTerminal(g.env.stdout) {
 		return usagef("refusing to write a speedscope profile (one long line of JSON) to a terminal: use -o app.speedscope.json (then open it at https://www.speedscope.app), --open, redirect stdout, or pipe it to speedscope -")
 	}
-	out, err := g.env.createOutput(c.Output, false, "speedscope")
+	out, err := g.env.createLargeOutput(c.Output, false, "speedscope")
 	if err != nil {
 		return err
 	}
