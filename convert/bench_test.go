@@ -15,7 +15,7 @@ type discard struct{ n int64 }
 
 func (d *discard) Begin(*stream.Trace) error    { return nil }
 func (d *discard) event(ev *stream.Event) error { d.n++; return nil }
-func (d *discard) Finish() error                { return nil }
+func (d *discard) Finish(*stream.Trace) error   { return nil }
 
 // BenchmarkConvert measures both passes of the stack policy over a 100 MB
 // v3 trace of each shape (tracegen.BenchShapes), with an exporter that only
@@ -95,7 +95,8 @@ func BenchmarkAnalyzeStreaming(b *testing.B) {
 	}
 }
 
-func (x *discard) Events(evs []stream.Event) error {
+func (x *discard) Events(batch *stream.Batch) error {
+	evs := batch.Events
 	for i := range evs {
 		if err := x.event(&evs[i]); err != nil {
 			return err

@@ -58,7 +58,7 @@ func TestCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := tr.Header
+			h := f.Header
 			if h.Records != c.records || len(h.Threads) != c.listed || len(tr.Threads) != c.threads || len(h.Methods) != c.methods {
 				t.Errorf("records %d threads %d/%d methods %d", h.Records, len(h.Threads), len(tr.Threads), len(h.Methods))
 			}
@@ -92,14 +92,15 @@ func TestCorpusRejects(t *testing.T) {
 // treeRecorder renders each frame as an indented line "name signature".
 type treeRecorder struct {
 	t     *stream.Trace
+	b     *stream.Batch
 	lines []string
 }
 
 func (r *treeRecorder) Begin(t *stream.Trace) error { r.t = t; return nil }
-func (r *treeRecorder) Finish() error               { return nil }
+func (r *treeRecorder) Finish(*stream.Trace) error  { return nil }
 func (r *treeRecorder) event(ev *stream.Event) error {
 	if ev.Kind == stream.Begin {
-		fr := r.t.Frames[ev.Frame]
+		fr := r.b.Frames[ev.Frame]
 		r.lines = append(r.lines, fmt.Sprintf("%s%s %s", strings.Repeat("  ", int(ev.Depth)), fr.Name, fr.Signature))
 	}
 	return nil
@@ -156,7 +157,9 @@ func TestPerflibOracle(t *testing.T) {
 	}
 }
 
-func (x *treeRecorder) Events(evs []stream.Event) error {
+func (x *treeRecorder) Events(batch *stream.Batch) error {
+	x.b = batch
+	evs := batch.Events
 	for i := range evs {
 		if err := x.event(&evs[i]); err != nil {
 			return err

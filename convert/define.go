@@ -7,17 +7,19 @@ import (
 
 // A streaming file read once (parser.Options.SkipStreamingScan) defines its
 // methods and threads between its records, and the parser's Reader adds
-// each to the header's tables when it meets it (on the decoding goroutine,
-// possibly ahead of the pass), and reports where the tables changed. ART
+// each to the header's tables when it meets it, on the pass's goroutine,
+// as it decodes the batch that holds it, and reports where among the
+// batch's records it came (parser.Reader.Definitions). ART
 // writes each definition before the first record that uses it, so the
 // pass finds every record's method and thread defined. A file need not
 // keep that order (docs/formats.md §8.4): a definition of a method or
 // thread the pass has met is late, and its frame or thread, made from the
-// tables as they were, is brought up to date before any exporter reads
-// the tables as a whole (refresh). The output is then the one a scan
+// tables as they were, is brought up to date in the Trace that Finish
+// gets (refresh); the batches before keep the name it had. The output is then the one a scan
 // before the pass would have given. Lateness goes by the definition's
-// place in the file, never by when the Reader applied it, so a read is
-// the same whatever the goroutines' timing.
+// place in the file, never by when the Reader applied it: the Reader
+// decodes a whole batch, and applies its definitions, before the pass
+// takes the batch's first record.
 
 // recordsAndDefinitions applies the policy to a batch of records, and
 // notes the definitions met among them where they were met.
@@ -72,32 +74,41 @@ func (p *pass) frameOf(mid parser.MethodID) (stream.FrameID, bool) {
 // remapFrame remakes a frame named by the mapping, and counts how the
 // mapping resolved its method in the frame's place.
 func (p *pass) remapFrame(id stream.FrameID, mid parser.MethodID) stream.Frame {
-	fr, s, ok := stream.NewMappedFrame(id, mid, p.t.Header, p.t.Mapping)
+	fr, s, ok := newMappedFrame(id, mid, p.h, p.mapping)
 	p.mapped[id] = 0
 	if ok {
-		p.t.Deobf.Add(s)
+		p.deobf.Add(s)
 		p.mapped[id] = uint8(s) + 1
 	}
 	return fr
 }
 
-// refresh remakes the frames and threads that a late definition changed,
-// and corrects the counts of unknown ones. It runs after the pass (in
-// firstPass and drive), once the exporters' goroutine has taken the last
-// batch, when no exporter is reading the tables: one-pass exporters read
-// them only at Finish, which comes after.
+// refresh completes the Trace after a pass that counts: it gives the
+// threads their counts, remakes the frames and threads that a late
+// definition changed, and corrects the counts of unknown ones. It runs
+// after the pass (in firstPass and drive), once the exporters have taken
+// the last batch, whose tables it would otherwise change under them.
 func (p *pass) refresh() {
-	h := p.t.Header
+	if !p.mode.counts() {
+		return
+	}
+	for _, th := range p.order {
+		c, info := &th.counts, &p.t.Threads[th.idx]
+		info.Events, info.MaxDepth, info.Orphans, info.OpenAtEnd = c.Events, c.MaxDepth, c.Orphans, c.OpenAtEnd
+		info.LastCPU, info.LastWall = c.LastCPU, c.LastWall
+	}
+	h := p.h
 	for _, id := range p.lateFrames {
 		f := &p.t.Frames[id]
+		mid := parser.MethodID(f.MethodID)
 		var nf stream.Frame
-		if p.t.Mapping == nil {
-			nf = stream.NewFrame(id, f.MethodID, h)
+		if p.mapping == nil {
+			nf = tableFrame(id, mid, h)
 		} else {
 			if m := p.mapped[id]; m != 0 {
-				p.t.Deobf[m-1]--
+				p.deobf[m-1]--
 			}
-			nf = p.remapFrame(id, f.MethodID)
+			nf = p.remapFrame(id, mid)
 		}
 		if nf.Listed && !f.Listed {
 			p.stats.UnknownMethods--
@@ -110,8 +121,9 @@ func (p *pass) refresh() {
 			if !th.Listed {
 				p.stats.UnknownThreads--
 			}
-			th.ID, th.Name, th.Listed = lt.ID, lt.Name, true
+			th.ID, th.Name, th.Listed = stream.ThreadID(lt.ID), lt.Name, true
 		}
 	}
 	p.lateFrames, p.lateThreads = nil, nil
+	p.t.Deobf = Deobf(p.mapping, p.deobf)
 }

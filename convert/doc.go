@@ -41,17 +41,21 @@
 // A second read that meets a thread, a method or an orphan exit the first
 // did not (the input changed between them) ends in [ErrChanged].
 //
-// How the trace is read is declared by the caller, once per exporter, in
-// the [Output] values given to [Run]; no exporter is asked. An exporter
-// that keeps everything until Finish ([Aggregate]: the call tree,
-// speedscope) does without the first pass: an orphan exit reaches it as a
-// stream.Enclose instruction that says exactly what to do, so [Run] reads
-// the trace once. A timeline writes each event as it comes (Perfetto) and
-// needs the orphan frames opened at the thread's start, and so two passes
-// when the trace has orphan exits; as recent ART traces have none, Run
-// first tries one read when its output can be taken back
-// ([Output].Rewind, [Timeline]), and reads again only once it meets an
-// orphan exit. The pass's mode (run.go) says what each of these reads does.
+// What each exporter needs of the stream is declared by the caller, in
+// the [Output] values given to [Run]; no exporter is asked, and Run reads
+// the trace as few times as the needs allow. An exporter that keeps
+// everything until Finish ([Aggregate]: the call tree, speedscope) takes
+// an orphan exit as a stream.Enclose instruction that says exactly what
+// to do ([Output].Enclose), so [Run] reads the trace once. A timeline
+// writes each event as it comes (Perfetto) and needs the orphan frames
+// opened at the thread's start, and so two passes when the trace has
+// orphan exits; as recent ART traces have none, Run first tries one read
+// when every output can start over: its output can be taken back
+// ([Output].Restart, [Timeline]) or it writes only at Finish
+// ([Output].AtFinish, [Deferred]: startup's phases). It reads again only
+// once it meets an orphan exit. An output that needs the complete Trace
+// at Begin ([Output].Complete: dump) is read twice. The pass's mode
+// (run.go) says what each of these reads does.
 //
 // The orphan rule is decided here only. In one read, the stream.Enclose
 // event is an instruction, not a fact to interpret: "frame F began at the
@@ -80,7 +84,7 @@
 //
 // Fast paths. Each has an unexported switch for its reference path, set by
 // tests through export_test.go, and the build tag atrace2_reference turns
-// every one to the reference path (reference_on.go), so that the whole
+// every one to the reference path (reference.Only), so that the whole
 // test suite runs on them:
 //   - the policy: fastRecords takes the common records without calls,
 //     loading each thread's state from a table at a thread switch;

@@ -27,3 +27,7 @@ func Serial(opt Options, serial bool) Options {
 // every fast path off: then every run reads the trace twice, and tests of
 // what one read does skip.
 const ReferenceOnly = referenceOnly
+
+// TableFrame is the frame the pass makes of a method of h's table without
+// a mapping.
+var TableFrame = tableFrame

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/focus"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/stream"
@@ -45,7 +46,7 @@ func TestFastPathEqualsGeneral(t *testing.T) {
 			for i := 0; i < len(tr.Threads); i += 2 {
 				keep = append(keep, "^"+tr.Threads[len(tr.Threads)-1-i].Name+"$")
 			}
-			filter, err := convert.NewThreadFilter(keep)
+			filter, err := focus.NewThreadFilter(keep)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -318,7 +319,7 @@ func FuzzFastPath(f *testing.F) {
 		}
 		opt := convert.Serial(convert.Options{}, layout&8 == 0)
 		if layout&16 != 0 {
-			filter, err := convert.NewThreadFilter([]string{"^t[02]$", "103"})
+			filter, err := focus.NewThreadFilter([]string{"^t[02]$", "103"})
 			if err != nil {
 				t.Fatal(err)
 			}

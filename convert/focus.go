@@ -51,30 +51,9 @@ func runFocused(f *parser.File, opt Options, exps []stream.Exporter) (*stream.Tr
 		return nil, &WindowAfterEndError{From: w.From, End: p.t.WallEnd}
 	}
 	chain := newFocusChain(&opt, p.t, exps)
-	if opt.CPUOnly && opt.Window != nil {
-		if !f.Header.Clock.HasCPU() {
-			return nil, &parser.ClockError{Have: f.Header.Clock, Want: parser.ClockThreadCPU}
-		}
-		narrowToCPU(p.t)
-		chain.cpuOnly = true
-	}
 	p.startSecond([]stream.Exporter{chain})
-	err = p.drive(f, p.exps, false)
-	if chain.cpuOnly {
-		// The pass ended the open frames at the trace end on the wall
-		// clock, for the window; the exporters have seen no wall time.
-		p.t.WallEnd = 0
-		for i := range p.t.Threads {
-			p.t.Threads[i].LastWall = 0
-		}
-	}
-	return p.t, err
+	return p.t, p.drive(f, p.exps, false)
 }
-
-// narrowToCPU makes t, read with both clocks, say what a read of the
-// thread-CPU clock alone says (Options.CPUOnly). Its Header still says
-// what the file holds: the second read decodes both clocks by it.
-func narrowToCPU(t *stream.Trace) { t.HasWall = false }
 
 // focusChain sends the stream through the focus stages to the exporters:
 //
@@ -87,7 +66,6 @@ type focusChain struct {
 	head, tail      *focus.Counter
 	t               *stream.Trace
 	exps            []stream.Exporter
-	cpuOnly         bool // Options.CPUOnly: the exporters get no wall times
 }
 
 // newFocusChain builds the chain the options ask for, and notes the focus
@@ -125,22 +103,15 @@ func (o fanOut) Begin(t *stream.Trace) error {
 	return nil
 }
 
-func (o fanOut) Events(evs []stream.Event) error {
-	if o.c.cpuOnly {
-		for i := range evs {
-			evs[i].Wall = 0
-		}
-	}
-	return deliver(o.c.exps, evs)
-}
+func (o fanOut) Events(b *stream.Batch) error { return deliver(o.c.exps, b) }
 
-func (o fanOut) Finish() error {
+func (o fanOut) Finish(t *stream.Trace) error {
 	c := o.c
-	fs := &c.t.Focus
+	fs := &t.Focus
 	fs.FramesTotal, fs.WallTotal = c.head.Frames, c.head.Wall
 	fs.FramesKept, fs.WallKept = c.tail.Frames, c.tail.Wall
 	for _, e := range c.exps {
-		if err := e.Finish(); err != nil {
+		if err := e.Finish(t); err != nil {
 			return err
 		}
 	}

@@ -69,7 +69,7 @@ func readMap(t *testing.T, data []byte, text string) *mapping.Map {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	m, err := mapping.Read(strings.NewReader(text), "mapping.txt", stream.MappingMethods(f.Header))
+	m, err := mapping.Read(strings.NewReader(text), "mapping.txt", convert.MappingMethods(f.Header))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,8 +107,8 @@ func TestMapping(t *testing.T) {
 					if got := describeFrames(st.Frames); !slices.Equal(got, wantMappedFrames) {
 						t.Errorf("%s: frames\n%s\nwant\n%s", name, strings.Join(got, "\n"), strings.Join(wantMappedFrames, "\n"))
 					}
-					if st.Deobf != want || st.Mapping != m {
-						t.Errorf("%s: counts %v, want %v (map %p, want %p)", name, st.Deobf, want, st.Mapping, m)
+					if st.Deobf == nil || *st.Deobf != *convert.Deobf(m, want) {
+						t.Errorf("%s: counts %+v, want %+v", name, st.Deobf, convert.Deobf(m, want))
 					}
 					if how == "analyze" {
 						continue
@@ -159,8 +159,8 @@ func runMapped(t *testing.T, data []byte, popt parser.Options, opt convert.Optio
 func TestMappingNone(t *testing.T) {
 	data := obfuscatedTrace().Regular()
 	st, _ := runMapped(t, data, parser.Options{}, convert.Options{}, "one read")
-	if st.Mapping != nil || st.Deobf != (mapping.Counts{}) {
-		t.Errorf("counts without a map: %v", st.Deobf)
+	if st.Deobf != nil {
+		t.Errorf("counts without a map: %+v", st.Deobf)
 	}
 	f, err := openBytes(t, data, parser.Options{})
 	if err != nil {
@@ -168,7 +168,7 @@ func TestMappingNone(t *testing.T) {
 	}
 	defer f.Close()
 	for _, fr := range st.Frames {
-		if want := stream.NewFrame(fr.ID, fr.MethodID, f.Header); !reflect.DeepEqual(fr, want) {
+		if want := convert.TableFrame(fr.ID, parser.MethodID(fr.MethodID), f.Header); !reflect.DeepEqual(fr, want) {
 			t.Errorf("frame %+v, want %+v", fr, want)
 		}
 	}
@@ -199,8 +199,8 @@ func TestMappingStrict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Deobf[mapping.NameOnly] != 1 {
-		t.Fatalf("counts %v, want one method by name only", st.Deobf)
+	if st.Deobf.NameOnly != 1 {
+		t.Fatalf("counts %+v, want one method by name only", st.Deobf)
 	}
 	_, err = analyze(mismatch, true)
 	if !errors.Is(err, convert.ErrStrict) || !strings.Contains(err.Error(), "1 methods by name only") {

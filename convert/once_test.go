@@ -13,8 +13,7 @@ import (
 )
 
 // atFinish is a one-pass exporter that keeps the events and names their
-// threads and frames only at Finish, as the contract of
-// convert.Output.OneRead says it must.
+// threads and frames only at Finish, from the complete Trace.
 type atFinish struct {
 	t     *stream.Trace
 	evs   []stream.Event
@@ -24,7 +23,8 @@ type atFinish struct {
 func (a *atFinish) Begin(t *stream.Trace) error  { a.t = t; return nil }
 func (a *atFinish) event(ev *stream.Event) error { a.evs = append(a.evs, *ev); return nil }
 func (*atFinish) oneRead()                       {}
-func (a *atFinish) Finish() error {
+func (a *atFinish) Finish(t *stream.Trace) error {
+	a.t = t
 	for _, ev := range a.evs {
 		a.lines = append(a.lines, fmt.Sprintf("%s %d %v %s %d %d", a.t.Threads[ev.Thread].Name, ev.Depth,
 			ev.Kind, a.t.Frames[ev.Frame].Name, ev.Wall, ev.CPU))
@@ -54,21 +54,32 @@ func TestReadOnce(t *testing.T) {
 			name := fmt.Sprintf("late=%v/serial=%v", late, serial)
 			opt := convert.Serial(convert.Options{}, serial)
 			once := parser.Options{SkipStreamingScan: true}
-			run := func(popt parser.Options, exp stream.Exporter) *stream.Trace {
+			// read is a Trace and the records its header counted, which
+			// a file read once completes only at its end.
+			type read struct {
+				*stream.Trace
+				records int64
+			}
+			run := func(popt parser.Options, exp stream.Exporter) read {
 				t.Helper()
-				st, err := openBytesTo(t, data, popt, opt, exp)
+				f, err := openBytes(t, data, popt)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				return st
+				defer f.Close()
+				st, err := convert.Run(f, opt, output(exp))
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				return read{st, f.Header.Records}
 			}
-			sameTrace := func(what string, got, want *stream.Trace) {
+			sameTrace := func(what string, got, want read) {
 				t.Helper()
 				if !reflect.DeepEqual(got.Threads, want.Threads) || !reflect.DeepEqual(got.Frames, want.Frames) ||
-					got.Stats != want.Stats || got.WallEnd != want.WallEnd || got.Header.Records != want.Header.Records {
+					got.Stats != want.Stats || got.WallEnd != want.WallEnd || got.records != want.records {
 					t.Errorf("%s, %s: read once %d threads, %d frames, %+v, %d records; scanned %d, %d, %+v, %d",
-						name, what, len(got.Threads), len(got.Frames), got.Stats, got.Header.Records,
-						len(want.Threads), len(want.Frames), want.Stats, want.Header.Records)
+						name, what, len(got.Threads), len(got.Frames), got.Stats, got.records,
+						len(want.Threads), len(want.Frames), want.Stats, want.records)
 				}
 			}
 
@@ -105,7 +116,8 @@ func TestReadOnce(t *testing.T) {
 	}
 }
 
-func (x *atFinish) Events(evs []stream.Event) error {
+func (x *atFinish) Events(batch *stream.Batch) error {
+	evs := batch.Events
 	for i := range evs {
 		if err := x.event(&evs[i]); err != nil {
 			return err

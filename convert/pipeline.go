@@ -11,25 +11,12 @@ import (
 // one. A few buffers circulate, so memory stays fixed.
 type pipeline struct {
 	exps   []stream.Exporter
-	full   chan batch
+	full   chan stream.Batch
 	free   chan []stream.Event
 	done   chan struct{}
 	err    error // the first exporter error; read after done
 	failed atomic.Bool
-
-	// tables, in a speculative read (runSpeculative), is the copy of the Trace the
-	// exporters got at Begin. Before each batch, on the exporters'
-	// goroutine, its tables are brought up to date with the pass's, to
-	// which the pass goes on appending.
-	tables *stream.Trace
-}
-
-// batch is a batch of events and, in a speculative read, the tables as they
-// were when it was handed over.
-type batch struct {
-	evs     []stream.Event
-	threads []stream.Thread
-	frames  []stream.Frame
+	batch  stream.Batch // the batch being exported: a field, so that handing it over allocates nothing
 }
 
 // pipelineBuffers is how many batches circulate: one being filled, one
@@ -41,13 +28,12 @@ const pipelineBuffers = 3
 // small batches make the pipeline slower than none (BenchmarkConvert).
 const pipeBatch = 1 << 15
 
-func newPipeline(exps []stream.Exporter, tables *stream.Trace) *pipeline {
+func newPipeline(exps []stream.Exporter) *pipeline {
 	q := &pipeline{
-		exps:   exps,
-		tables: tables,
-		full:   make(chan batch, pipelineBuffers),
-		free:   make(chan []stream.Event, pipelineBuffers),
-		done:   make(chan struct{}),
+		exps: exps,
+		full: make(chan stream.Batch, pipelineBuffers),
+		free: make(chan []stream.Event, pipelineBuffers),
+		done: make(chan struct{}),
 	}
 	for range pipelineBuffers - 1 {
 		q.free <- make([]stream.Event, 0, pipeBatch)
@@ -56,13 +42,10 @@ func newPipeline(exps []stream.Exporter, tables *stream.Trace) *pipeline {
 	return q
 }
 
-// swap hands a full batch to the exporters, with the pass's tables t, and
-// returns an empty one. Slices of the tables stay valid as the pass
-// appends: it never changes a frame once added, nor a thread's Index, ID,
-// Name or Listed (finish writes its counts, which exporters read only at
-// Finish). It reports false once an exporter has failed.
-func (q *pipeline) swap(b []stream.Event, t *stream.Trace) ([]stream.Event, bool) {
-	q.full <- batch{b, t.Threads, t.Frames}
+// swap hands a full batch to the exporters and returns an empty events
+// buffer. It reports false once an exporter has failed.
+func (q *pipeline) swap(b stream.Batch) ([]stream.Event, bool) {
+	q.full <- b
 	return <-q.free, !q.failed.Load()
 }
 
@@ -75,22 +58,20 @@ func (q *pipeline) close() error {
 
 func (q *pipeline) consume() {
 	defer close(q.done)
-	for b := range q.full {
-		if q.tables != nil {
-			q.tables.Threads, q.tables.Frames = b.threads, b.frames
-		}
+	for q.batch = range q.full {
 		if q.err == nil {
-			if err := deliver(q.exps, b.evs); err != nil {
+			if err := deliver(q.exps, &q.batch); err != nil {
 				q.err = err
 				q.failed.Store(true)
 			}
 		}
-		q.free <- b.evs[:0]
+		q.free <- q.batch.Events[:0]
 	}
+	q.batch = stream.Batch{}
 }
 
-// deliver gives a batch of events to every exporter.
-func deliver(exps []stream.Exporter, b []stream.Event) error {
+// deliver gives a batch to every exporter.
+func deliver(exps []stream.Exporter, b *stream.Batch) error {
 	for _, e := range exps {
 		if err := e.Events(b); err != nil {
 			return err

@@ -47,7 +47,7 @@ type collector struct{ evs []stream.Event }
 
 func (c *collector) Begin(*stream.Trace) error    { return nil }
 func (c *collector) event(ev *stream.Event) error { c.evs = append(c.evs, *ev); return nil }
-func (c *collector) Finish() error                { return nil }
+func (c *collector) Finish(*stream.Trace) error   { return nil }
 
 // TestPipelineEqualsSerial: decoding, the policy and the exporters on
 // goroutines of their own (the default with two CPUs) must give the
@@ -116,9 +116,10 @@ func (x *pipeExporter) Begin(*stream.Trace) error {
 	return nil
 }
 
-func (x *pipeExporter) Finish() error { x.finises++; return nil }
+func (x *pipeExporter) Finish(*stream.Trace) error { x.finises++; return nil }
 
-func (x *pipeExporter) Events(evs []stream.Event) error {
+func (x *pipeExporter) Events(batch *stream.Batch) error {
+	evs := batch.Events
 	for i := range evs {
 		if x.seen++; x.seen == x.failAt {
 			return errors.New("disk full")
@@ -304,7 +305,8 @@ func noLeak(t *testing.T, before int) {
 	}
 }
 
-func (x *collector) Events(evs []stream.Event) error {
+func (x *collector) Events(batch *stream.Batch) error {
+	evs := batch.Events
 	for i := range evs {
 		if err := x.event(&evs[i]); err != nil {
 			return err
@@ -321,7 +323,7 @@ type goroutineExporter struct {
 	onCaller, away int
 }
 
-func (x *goroutineExporter) Events(evs []stream.Event) error {
+func (x *goroutineExporter) Events(batch *stream.Batch) error {
 	if goroutineID() == x.caller {
 		x.onCaller++
 	} else {

@@ -3,6 +3,7 @@ package convert
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/stream"
@@ -35,6 +36,11 @@ type threadState struct {
 	deep   map[stream.FrameID]int32
 	events int64 // events the second pass will send
 	probed int   // events given to the sampling probe
+	// counts are the thread's counts for the Trace (Events to LastWall),
+	// which finish works out at the end of a pass that counts, and
+	// refresh gives to the Trace once the exporters have taken every
+	// batch, whose thread tables share their memory.
+	counts stream.Thread
 
 	// deepOrphans counts the orphan exits dropped past the depth limit
 	// (see orphan): in the first pass as they come, and down again in the
@@ -191,7 +197,7 @@ func (p *pass) start(th *threadState) {
 // finish ends the frames still open: at the trace end on the wall clock and
 // at the thread's last time on the thread-CPU clock.
 func (p *pass) finish(th *threadState) {
-	info := &p.t.Threads[th.idx]
+	info := &th.counts
 	if p.mode.counts() {
 		p.stats.OpenAtEnd += int64(len(th.stack))
 		info.OpenAtEnd = len(th.stack)
@@ -231,18 +237,24 @@ func (p *pass) send(k stream.Kind, fl stream.Flags, th *threadState, f stream.Fr
 	}
 }
 
-// flush hands the queued events to every exporter, or to the pipeline.
+// flush hands the queued events to every exporter, or to the pipeline,
+// with the tables as far as the pass has made them. The pass only
+// appends to the tables while it sends (refresh changes them after), so
+// a batch's slices of them stay as they were.
 func (p *pass) flush() {
+	b := stream.Batch{Events: p.out, Threads: slices.Clip(p.t.Threads), Frames: slices.Clip(p.t.Frames)}
 	if p.pipe != nil {
 		var ok bool
-		if p.out, ok = p.pipe.swap(p.out, p.t); !ok && p.err == nil {
+		if p.out, ok = p.pipe.swap(b); !ok && p.err == nil {
 			p.err = errExporter
 		}
 		return
 	}
-	if err := deliver(p.exps, p.out); err != nil && p.err == nil {
+	p.batch = b // a field, so that handing it over allocates nothing
+	if err := deliver(p.exps, &p.batch); err != nil && p.err == nil {
 		p.err = err
 	}
+	p.batch = stream.Batch{}
 	p.out = p.out[:0]
 }
 

@@ -20,6 +20,7 @@ import (
 // Marks: * synthetic, ~ implicit, ! unwound, | cut by a window.
 type recorder struct {
 	t     *stream.Trace
+	b     *stream.Batch // the batch being taken, whose tables name the events
 	lines []string
 	depth map[stream.ThreadIndex]int
 }
@@ -57,8 +58,8 @@ func (r *recorder) event(ev *stream.Event) error {
 	if r.t.HasCPU {
 		cpu = fmt.Sprint(ev.CPU / 1000)
 	}
-	r.lines = append(r.lines, fmt.Sprintf("%s %s%s%s %s wall=%s cpu=%s", r.t.Threads[ev.Thread].Name,
-		strings.Repeat(". ", int(ev.Depth)), ev.Kind, marks, r.t.Frames[ev.Frame].Name, wall, cpu))
+	r.lines = append(r.lines, fmt.Sprintf("%s %s%s%s %s wall=%s cpu=%s", r.b.Threads[ev.Thread].Name,
+		strings.Repeat(". ", int(ev.Depth)), ev.Kind, marks, r.b.Frames[ev.Frame].Name, wall, cpu))
 	if ev.Kind == stream.Begin {
 		d++
 	}
@@ -66,7 +67,7 @@ func (r *recorder) event(ev *stream.Event) error {
 	return nil
 }
 
-func (r *recorder) Finish() error {
+func (r *recorder) Finish(*stream.Trace) error {
 	for th, d := range r.depth {
 		if d != 0 {
 			return fmt.Errorf("thread %d ends at depth %d", th, d)
@@ -77,17 +78,17 @@ func (r *recorder) Finish() error {
 
 // rewindable is a recorder that can take back what it recorded, as the
 // Perfetto exporter can: convert.Run reads the trace once for it unless it
-// meets an orphan exit. The recorder reads the tables on every event, as
-// the contract of a Timeline output allows (stream.Exporter).
+// meets an orphan exit. The recorder reads the batch's tables on every
+// event, where a timeline finds the names it writes (stream.Batch).
 type rewindable struct {
 	recorder
 	begins, rewinds, finishes int
 }
 
-func (r *rewindable) Begin(t *stream.Trace) error { r.begins++; return r.recorder.Begin(t) }
-func (r *rewindable) Finish() error               { r.finishes++; return r.recorder.Finish() }
-func (r *rewindable) canRewind() bool             { return true }
-func (r *rewindable) rewind() error               { r.rewinds++; r.recorder = recorder{}; return nil }
+func (r *rewindable) Begin(t *stream.Trace) error  { r.begins++; return r.recorder.Begin(t) }
+func (r *rewindable) Finish(t *stream.Trace) error { r.finishes++; return r.recorder.Finish(t) }
+func (r *rewindable) canRewind() bool              { return true }
+func (r *rewindable) rewind() error                { r.rewinds++; r.recorder = recorder{}; return nil }
 
 // convertBytes writes data to a file and runs the converter over it.
 func convertBytes(t *testing.T, data []byte, opt convert.Options) (*recorder, *stream.Trace, error) {
@@ -232,8 +233,8 @@ func TestStrict(t *testing.T) {
 // failing is an exporter that fails at its n-th event.
 type failing struct{ n int }
 
-func (f *failing) Begin(*stream.Trace) error { return nil }
-func (f *failing) Finish() error             { return nil }
+func (f *failing) Begin(*stream.Trace) error  { return nil }
+func (f *failing) Finish(*stream.Trace) error { return nil }
 func (f *failing) event(*stream.Event) error {
 	if f.n--; f.n == 0 {
 		return fmt.Errorf("disk full")
@@ -257,7 +258,9 @@ func TestExporterErrorStops(t *testing.T) {
 	}
 }
 
-func (x *recorder) Events(evs []stream.Event) error {
+func (x *recorder) Events(batch *stream.Batch) error {
+	x.b = batch
+	evs := batch.Events
 	for i := range evs {
 		if err := x.event(&evs[i]); err != nil {
 			return err
@@ -266,7 +269,8 @@ func (x *recorder) Events(evs []stream.Event) error {
 	return nil
 }
 
-func (x *failing) Events(evs []stream.Event) error {
+func (x *failing) Events(batch *stream.Batch) error {
+	evs := batch.Events
 	for i := range evs {
 		if err := x.event(&evs[i]); err != nil {
 			return err

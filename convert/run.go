@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"runtime"
+	"slices"
 
 	"github.com/atrace2/atrace2/focus"
 	"github.com/atrace2/atrace2/mapping"
@@ -30,8 +31,8 @@ type Options struct {
 	MaxDepth int
 	// Mapping, when set, names each frame as the app's source does
 	// (docs/formats.md §19), once, when the frame is made, before any
-	// exporter sees it (stream.NewMappedFrame), and counts how it resolved
-	// the methods (stream.Trace.Deobf). Read it for the header's whole
+	// exporter sees it, and counts how it resolved the methods
+	// (stream.Trace.Deobf). Read it for the header's whole
 	// method table: a streaming file opened without its scan
 	// (parser.Options.SkipStreamingScan) defines methods only as the
 	// records come. With Strict, a method resolved by name only or
@@ -46,7 +47,7 @@ type Options struct {
 	// scan (parser.Options.SkipStreamingScan false), so that the thread
 	// table is complete by then. stream.Trace.Focus says how many threads
 	// were kept.
-	Threads *ThreadFilter
+	Threads *focus.ThreadFilter
 	// Window, when set, keeps only what lies in the closed window
 	// [From, To] of the wall clock (--from/--to; focus.NewWindow says
 	// how). A trace without a wall clock is then an error
@@ -56,14 +57,9 @@ type Options struct {
 	// it matches, each subtree from its outermost match (--root;
 	// focus.Root). With a Window, the window applies first.
 	Root *regexp.Regexp
-	// CPUOnly, with a Window, gives the exporters the thread-CPU clock
-	// only, as a trace read with that clock alone (parser.Options.Clock)
-	// gives it, while the window is read on the wall clock: --clock cpu
-	// with --from/--to on a dual-clock trace, opened with both clocks.
-	CPUOnly bool
 
 	// The reference paths, which tests set through export_test.go and the
-	// atrace2_reference build tag sets everywhere (reference_on.go):
+	// atrace2_reference build tag sets everywhere (reference.Only):
 	//
 	// generalOnly sends every record through pass.record, the policy's
 	// general path, and none through fastRecords.
@@ -82,23 +78,35 @@ type Options struct {
 	pipelined bool
 }
 
-// Output is an exporter and what it needs from the reads of the trace.
-// The zero declaration asks for the complete tables at Begin and orphan
-// frames opened at their thread's start: two reads of the trace.
+// Output is an exporter and what it needs of the stream; Run reads the
+// trace as few times as every output's needs allow. The zero declaration
+// is an exporter that writes as the events come and cannot take that
+// back: it gets orphan frames opened at their thread's start, which takes
+// two reads of a trace.
 type Output struct {
 	Exporter stream.Exporter
-	// OneRead declares that the exporter keeps what it gets until Finish
-	// (it aggregates), so it can take the stream in a single read: the
-	// Trace's tables grow until Finish, and an orphan exit comes as a
-	// stream.Enclose instruction when it is found.
-	OneRead bool
-	// Rewind, for an exporter that writes as the events come (a timeline),
-	// takes back everything written so far, for example by truncating the
-	// output file; nil when the output cannot be taken back (a pipe). With
-	// it the exporter gets the stream in one read unless the trace has an
-	// orphan exit; then Rewind runs, and a second read starts over with
-	// Begin, which forgets the exporter's state.
-	Rewind func() error
+	// Enclose declares that the exporter takes an orphan exit as a
+	// stream.Enclose instruction, when the exit comes: it keeps what it
+	// gets until Finish, and can put what the thread did so far under the
+	// orphan frame. Without it, an orphan frame is begun at its thread's
+	// start, before the thread's first event, which only a read that
+	// found the orphan exits beforehand can do.
+	Enclose bool
+	// Complete declares that the exporter needs the complete Trace at
+	// Begin, not the batches' tables (dump prints a legend of the whole
+	// trace before the first event): the trace is read twice.
+	Complete bool
+	// AtFinish declares that the exporter writes nothing before Finish,
+	// so that a read can start it over with Begin alone.
+	AtFinish bool
+	// Restart, for an exporter that writes as the events come, takes back
+	// what it wrote, for example by truncating the output file, so that a
+	// read can start it over; nil when its output cannot be taken back (a
+	// pipe). When every output has Restart, is AtFinish or takes Enclose,
+	// Run reads the trace once unless it meets an orphan exit that an
+	// output cannot take as Enclose; then it restarts every output and
+	// reads again.
+	Restart func() error
 	// Inline declares an exporter whose work per event is lighter than
 	// handing the event to another core: the call tree's few ns an event
 	// cost less than the cache lines a 32-byte event crosses between
@@ -113,14 +121,19 @@ func (o Output) Inlined() Output {
 	return o
 }
 
-// Aggregate declares an exporter that keeps everything until Finish (see
-// Output.OneRead).
-func Aggregate(e stream.Exporter) Output { return Output{Exporter: e, OneRead: true} }
+// Aggregate declares an exporter that keeps everything until Finish: it
+// takes orphan exits as stream.Enclose instructions and writes at Finish
+// (see Output.Enclose, Output.AtFinish).
+func Aggregate(e stream.Exporter) Output { return Output{Exporter: e, Enclose: true, AtFinish: true} }
+
+// Deferred declares an exporter that needs orphan frames opened at their
+// thread's start and writes only at Finish (startup's phases).
+func Deferred(e stream.Exporter) Output { return Output{Exporter: e, AtFinish: true} }
 
 // Timeline declares an exporter that writes as the events come, and whose
-// output rewind takes back (nil when it cannot; see Output.Rewind).
-func Timeline(e stream.Exporter, rewind func() error) Output {
-	return Output{Exporter: e, Rewind: rewind}
+// output restart takes back (nil when it cannot; see Output.Restart).
+func Timeline(e stream.Exporter, restart func() error) Output {
+	return Output{Exporter: e, Restart: restart}
 }
 
 // DefaultMaxDepth is the depth limit when Options.MaxDepth is 0: deeper
@@ -168,19 +181,21 @@ func firstPass(f *parser.File, opt Options, passes int64) (*pass, error) {
 }
 
 // Run drives every output's exporter with the balanced stream. It reads
-// the trace once when every output is OneRead; once unless the trace has
-// orphan exits when every one is OneRead or has a Rewind; otherwise twice:
-// a first pass finds orphan exits, the tables and the trace end, and the
+// the trace once when every output takes Enclose; once unless the trace
+// has orphan exits when every one can start over (Output.Restart); and
+// otherwise, or when an output needs the Complete trace at Begin, twice: a
+// first pass finds orphan exits, the tables and the trace end, and the
 // second sends the events. With a focus (Options.Window, Options.Root) it
 // always reads twice, and the events go through the focus stages.
 func Run(f *parser.File, opt Options, outs ...Output) (*stream.Trace, error) {
 	exps := make([]stream.Exporter, len(outs))
-	oneRead, rewindable, inline := len(outs) > 0, len(outs) > 0, len(outs) > 0
+	enclose, restart, inline, complete := len(outs) > 0, len(outs) > 0, len(outs) > 0, false
 	for i, o := range outs {
 		exps[i] = o.Exporter
-		oneRead = oneRead && o.OneRead
-		rewindable = rewindable && (o.OneRead || o.Rewind != nil)
+		enclose = enclose && o.Enclose
+		restart = restart && (o.AtFinish || o.Restart != nil)
 		inline = inline && o.Inline
+		complete = complete || o.Complete
 	}
 	if inline && !opt.pipelined {
 		opt.serial = true
@@ -188,10 +203,10 @@ func Run(f *parser.File, opt Options, outs ...Output) (*stream.Trace, error) {
 	switch {
 	case opt.focused():
 		return runFocused(f, opt, exps)
-	case opt.twoReads || referenceOnly:
-	case oneRead:
+	case opt.twoReads || referenceOnly || complete:
+	case enclose:
 		return runOnce(f, opt, exps)
-	case rewindable:
+	case restart:
 		return runSpeculative(f, opt, outs, exps)
 	}
 	p, err := firstPass(f, opt, 2)
@@ -202,8 +217,8 @@ func Run(f *parser.File, opt Options, outs ...Output) (*stream.Trace, error) {
 	return p.t, p.drive(f, exps, false)
 }
 
-// runSpeculative reads the trace once for timelines that can take back
-// what they wrote (Output.Rewind), on the chance that it has no orphan
+// runSpeculative reads the trace once for exporters that can start over
+// (Output.Restart, Output.AtFinish), on the chance that it has no orphan
 // exit: recent ART traces have none. The pass counts as a first pass does
 // while it sends; at an orphan exit it stops sending (abandonSpeculation)
 // and goes on counting to the end, and a second read sends the stream
@@ -217,8 +232,8 @@ func runSpeculative(f *parser.File, opt Options, outs []Output, exps []stream.Ex
 		return p.t, err
 	}
 	for _, o := range outs {
-		if o.Rewind != nil {
-			if err := o.Rewind(); err != nil {
+		if o.Restart != nil {
+			if err := o.Restart(); err != nil {
 				return nil, err
 			}
 		}
@@ -228,9 +243,9 @@ func runSpeculative(f *parser.File, opt Options, outs []Output, exps []stream.Ex
 }
 
 // runOnce reads the trace once for exporters that aggregate: they get the
-// Trace at Begin with tables that grow until Finish, and orphan exits as
-// stream.Enclose instructions when they are found, not as frames opened at
-// the thread's start. Reading once halves the work.
+// tables with the batches, the complete Trace at Finish, and orphan exits
+// as stream.Enclose instructions when they are found, not as frames opened
+// at the thread's start. Reading once halves the work.
 func runOnce(f *parser.File, opt Options, exps []stream.Exporter) (*stream.Trace, error) {
 	p := newPass(f, opt, oneRead, exps)
 	p.progress, p.total = opt.Progress, f.Size()
@@ -240,25 +255,20 @@ func runOnce(f *parser.File, opt Options, exps []stream.Exporter) (*stream.Trace
 // drive runs the sending pass between the exporters' Begin and Finish.
 // strict checks the repairs before Finish, when this pass also counts them.
 func (p *pass) drive(f *parser.File, exps []stream.Exporter, strict bool) error {
-	t := p.t
-	if p.mode == speculative && p.parallel {
-		// The exporters read the tables while the pass appends to them, on
-		// another goroutine: they get a copy that the pipeline brings up
-		// to date before each batch, and that is complete for Finish.
-		tables := *p.t
-		t = &tables
+	begin := p.t
+	if p.mode.counts() {
+		// The pass makes the Trace as it goes: the exporters get what is
+		// known before the first record, which nothing changes.
+		known := *p.t
+		begin = &known
 	}
 	for _, e := range exps {
-		if err := e.Begin(t); err != nil {
+		if err := e.Begin(begin); err != nil {
 			return err
 		}
 	}
 	if p.parallel {
-		var tables *stream.Trace
-		if t != p.t {
-			tables = t
-		}
-		p.pipe = newPipeline(exps, tables)
+		p.pipe = newPipeline(exps)
 		p.out = make([]stream.Event, 0, pipeBatch)
 	}
 	err := p.run(f)
@@ -271,9 +281,6 @@ func (p *pass) drive(f *parser.File, exps []stream.Exporter, strict bool) error 
 		p.pipe = nil
 	}
 	p.refresh()
-	if t != p.t {
-		*t = *p.t
-	}
 	if err != nil {
 		return err
 	}
@@ -291,7 +298,7 @@ func (p *pass) drive(f *parser.File, exps []stream.Exporter, strict bool) error 
 		p.progress(p.total, p.total)
 	}
 	for _, e := range exps {
-		if err := e.Finish(); err != nil {
+		if err := e.Finish(p.t); err != nil {
 			return err
 		}
 	}
@@ -302,10 +309,11 @@ func strictCheck(t *stream.Trace) error {
 	if s := t.Stats.Summary(); s != "" {
 		return fmt.Errorf("%w: the trace needed repairs: %s", ErrStrict, s)
 	}
-	if len(t.Header.Warnings) > 0 {
-		return fmt.Errorf("%w: %s", ErrStrict, t.Header.Warnings[0])
+	if len(t.Warnings) > 0 {
+		return fmt.Errorf("%w: %s", ErrStrict, t.Warnings[0])
 	}
-	if n, a := t.Deobf[mapping.NameOnly], t.Deobf[mapping.Ambiguous]; n+a > 0 {
+	if d := t.Deobf; d != nil && d.NameOnly+d.Ambiguous > 0 {
+		n, a := d.NameOnly, d.Ambiguous
 		return fmt.Errorf("%w: the mapping resolved %d methods by name only (no descriptor matched) and %d ambiguously", ErrStrict, n, a)
 	}
 	return nil
@@ -344,6 +352,7 @@ func (m mode) sends() bool { return m >= secondOfTwo }
 // pass is one walk over the records, in one mode.
 type pass struct {
 	t        *stream.Trace
+	h        *parser.Header
 	mode     mode
 	parallel bool // run the exporters on a goroutine of their own
 	exps     []stream.Exporter
@@ -367,25 +376,30 @@ type pass struct {
 	nthreads  int            // states in table and threads, those the filter drops included
 	order     []*threadState // by ThreadIndex
 	frames    map[parser.MethodID]stream.FrameID
-	unit      int64         // ns per tick of the record times
-	maxTicks  uint64        // the largest time that converts to ns without overflow
-	wrap32    bool          // the record times are 32-bit counters that wrap
-	general   bool          // Options.generalOnly
-	keep      *ThreadFilter // Options.Threads
-	maxDepth  int           // Options.MaxDepth, resolved: frames at stack index floor+maxDepth or deeper are not sent
-	fastDepth int           // min(maxDepth, deepScan): fastRecords takes no record that reaches it
+	unit      int64               // ns per tick of the record times
+	maxTicks  uint64              // the largest time that converts to ns without overflow
+	wrap32    bool                // the record times are 32-bit counters that wrap
+	general   bool                // Options.generalOnly
+	keep      *focus.ThreadFilter // Options.Threads
+	maxDepth  int                 // Options.MaxDepth, resolved: frames at stack index floor+maxDepth or deeper are not sent
+	fastDepth int                 // min(maxDepth, deepScan): fastRecords takes no record that reaches it
 
 	frameCache [frameCacheSize]frameSlot
 	dense      []stream.FrameID // by method id >> 2: FrameID+1, 0 when unseen
 	out        []stream.Event   // events not yet given to the exporters
+	batch      stream.Batch     // the batch being given to the exporters, on the caller's goroutine
 	pipe       *pipeline        // the exporters' goroutine, when they run on one
 	err        error
 	probe      samplingProbe
 
-	// mapped holds, per frame, how Options.Mapping resolved its method
-	// (mapping.Status+1), 0 when it did not (an unknown method); nil
-	// without a mapping. refresh corrects the counts with it.
-	mapped []uint8
+	// mapping is Options.Mapping; deobf counts how it resolved the
+	// methods of the frames, and mapped holds, per frame, how it resolved
+	// its method (mapping.Status+1), 0 when it did not (an unknown
+	// method); nil without a mapping. refresh corrects the counts with it,
+	// and gives them to the Trace.
+	mapping *mapping.Map
+	deobf   mapping.Counts
+	mapped  []uint8
 
 	lateFrames  []stream.FrameID  // frames made before their method's definition (define.go)
 	lateThreads []parser.ThreadID // threads met before their definition
@@ -397,6 +411,8 @@ type pass struct {
 func newPass(f *parser.File, opt Options, m mode, exps []stream.Exporter) *pass {
 	h := f.Header
 	p := &pass{
+		h:        h,
+		mapping:  opt.Mapping,
 		frames:   make(map[parser.MethodID]stream.FrameID),
 		unit:     max(int64(h.TimeUnit), 1),
 		wrap32:   h.TimeBits == 32,
@@ -412,7 +428,7 @@ func newPass(f *parser.File, opt Options, m mode, exps []stream.Exporter) *pass 
 	p.maxDepth = min(p.maxDepth, CorruptDepth)
 	p.fastDepth = min(p.maxDepth, deepScan)
 	p.maxTicks = uint64(math.MaxInt64 / p.unit)
-	p.t = &stream.Trace{Name: f.Name, Size: f.Size(), Header: h, HasWall: h.Clock.HasWall(), HasCPU: h.Clock.HasCPU(), Mapping: opt.Mapping}
+	p.t = &stream.Trace{Name: f.Name, Size: f.Size(), Process: process(h), HasWall: h.Clock.HasWall(), HasCPU: h.Clock.HasCPU()}
 	if p.keep != nil {
 		p.t.Focus.ThreadPatterns = p.keep.Patterns()
 	}
@@ -462,8 +478,10 @@ func (p *pass) run(f *parser.File) error {
 	if err != nil {
 		return err
 	}
-	// A growing input (parser.NewGrowingFile) has its size once read.
-	p.t.Size = f.Size()
+	if p.mode.counts() {
+		// A growing input (parser.NewGrowingFile) has its size once read.
+		p.t.Size = f.Size()
+	}
 	for _, th := range p.order {
 		p.finish(th)
 	}
@@ -473,6 +491,7 @@ func (p *pass) run(f *parser.File) error {
 	if p.mode.counts() {
 		p.stats.LostBytes = r.LostBytes()
 		p.stats.Overflow = f.Header.DataFileOverflow()
+		p.t.Warnings = slices.Clone(f.Header.Warnings)
 		p.t.Sampling = p.probe.result()
 		if p.keep != nil {
 			p.t.Focus.ThreadsKept, p.t.Focus.ThreadsTotal = len(p.t.Threads), p.nthreads
@@ -533,9 +552,9 @@ func (p *pass) newThread(rid parser.ThreadID) *threadState {
 		return nil
 	}
 	t := p.t
-	info := stream.Thread{Index: stream.ThreadIndex(len(t.Threads)), ID: rid}
-	if lt, ok := t.Header.Thread(rid); ok {
-		info.ID, info.Name, info.Listed = lt.ID, lt.Name, true
+	info := stream.Thread{Index: stream.ThreadIndex(len(t.Threads)), ID: stream.ThreadID(rid)}
+	if lt, ok := p.h.Thread(rid); ok {
+		info.ID, info.Name, info.Listed = stream.ThreadID(lt.ID), lt.Name, true
 	} else {
 		info.Name = fmt.Sprintf("thread %d", rid)
 	}
@@ -608,8 +627,8 @@ func (p *pass) newFrame(mid parser.MethodID) stream.FrameID {
 	}
 	id := stream.FrameID(len(p.t.Frames))
 	var fr stream.Frame
-	if p.t.Mapping == nil {
-		fr = stream.NewFrame(id, mid, p.t.Header)
+	if p.mapping == nil {
+		fr = tableFrame(id, mid, p.h)
 	} else {
 		fr = p.newMappedFrame(id, mid)
 	}
@@ -623,10 +642,10 @@ func (p *pass) newFrame(mid parser.MethodID) stream.FrameID {
 // newMappedFrame makes a frame named by the mapping, and counts how the
 // mapping resolved its method.
 func (p *pass) newMappedFrame(id stream.FrameID, mid parser.MethodID) stream.Frame {
-	fr, s, ok := stream.NewMappedFrame(id, mid, p.t.Header, p.t.Mapping)
+	fr, s, ok := newMappedFrame(id, mid, p.h, p.mapping)
 	var m uint8
 	if ok {
-		p.t.Deobf.Add(s)
+		p.deobf.Add(s)
 		m = uint8(s) + 1
 	}
 	p.mapped = append(p.mapped, m)

@@ -61,15 +61,16 @@ RenderThread end* android.view.ThreadedRenderer.draw wall=45 cpu=3
 // nsRecorder keeps every event at full precision, with the thread's tid.
 type nsRecorder struct {
 	t     *stream.Trace
+	b     *stream.Batch
 	lines []string
 }
 
 func (r *nsRecorder) Begin(t *stream.Trace) error { r.t = t; return nil }
-func (r *nsRecorder) Finish() error               { return nil }
+func (r *nsRecorder) Finish(*stream.Trace) error  { return nil }
 func (r *nsRecorder) event(ev *stream.Event) error {
-	th := r.t.Threads[ev.Thread]
+	th := r.b.Threads[ev.Thread]
 	r.lines = append(r.lines, fmt.Sprintf("%d %s %v %d %s %d %d %d", th.ID, th.Name, ev.Kind, ev.Flags,
-		r.t.Frames[ev.Frame].Name, ev.Depth, ev.Wall, ev.CPU))
+		r.b.Frames[ev.Frame].Name, ev.Depth, ev.Wall, ev.CPU))
 	return nil
 }
 
@@ -132,7 +133,9 @@ func convertBoth(t *testing.T, data []byte) (lines, ns, warnings []string) {
 	return rec.lines, full.lines, f.Header.Warnings
 }
 
-func (x *nsRecorder) Events(evs []stream.Event) error {
+func (x *nsRecorder) Events(batch *stream.Batch) error {
+	x.b = batch
+	evs := batch.Events
 	for i := range evs {
 		if err := x.event(&evs[i]); err != nil {
 			return err

@@ -17,7 +17,6 @@ import (
 	"strings"
 
 	"github.com/atrace2/atrace2/internal/units"
-	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/stream"
 )
 
@@ -39,12 +38,13 @@ import (
 // parts that repeat (a thread's columns, an action, a method) are made
 // once and lines are built by appending them to a buffer.
 type Exporter struct {
-	w       io.Writer
-	opt     Options
-	t       *stream.Trace
-	buf     []byte
-	threads [][]byte // by ThreadIndex: "tid thread " padded
-	methods [][]byte // by FrameID: "name signature\n"
+	w         io.Writer
+	opt       Options
+	t         *stream.Trace
+	wall, cpu bool // the clocks printed
+	buf       []byte
+	threads   [][]byte // by ThreadIndex: "tid thread " padded
+	methods   [][]byte // by FrameID: "name signature\n"
 }
 
 // dumpFlush is how much of the dump is buffered before a write.
@@ -65,6 +65,11 @@ type Options struct {
 	// Obfuscated shows, beside each method a mapping renamed, the name the
 	// trace gives it.
 	Obfuscated bool
+	// Value picks the clocks whose times are printed (--clock): by
+	// default every clock the trace has. Off-CPU time, which is per
+	// stack, is refused (a *stream.ValueError), as is a clock the trace
+	// lacks.
+	Value stream.Value
 }
 
 // New returns an exporter that writes the dump to w. It buffers about
@@ -74,6 +79,13 @@ func New(w io.Writer, opt Options) *Exporter { return &Exporter{w: w, opt: opt} 
 // Begin writes the two header lines and prepares the columns that repeat.
 func (d *Exporter) Begin(t *stream.Trace) error {
 	d.t = t
+	if d.opt.Value == stream.ValueOffCPU {
+		return &stream.ValueError{Value: d.opt.Value, View: "dump", Why: "it prints the times of each event, and off-CPU time is per stack (--clock dual prints both clocks)"}
+	}
+	var err error
+	if d.wall, d.cpu, err = d.opt.Value.Clocks(t); err != nil {
+		return err
+	}
 	legend := ""
 	if d.opt.Obfuscated && slices.ContainsFunc(t.Frames, func(fr stream.Frame) bool { return obfuscatedName(&fr) != "" }) {
 		legend = "; [ ] = the name in the trace, before --mapping renamed it"
@@ -83,11 +95,7 @@ func (d *Exporter) Begin(t *stream.Trace) error {
 		// without --to dumps what no window dumps.
 		legend += "; | = cut at the window's boundary (--from/--to)"
 	}
-	clock := t.Header.Clock
-	if !t.HasWall && clock.HasWall() {
-		clock = parser.ClockThreadCPU // a window read the wall clock for --clock cpu (convert.Options.CPUOnly)
-	}
-	fmt.Fprintf(d.w, "# %s: %s clock; times in µs; * = synthetic (running before tracing began, or still open at its end), ~ = implicit exit%s\n", t.Name, clock, legend)
+	fmt.Fprintf(d.w, "# %s: %s clock; times in µs; * = synthetic (running before tracing began, or still open at its end), ~ = implicit exit%s\n", t.Name, clockName(d.wall, d.cpu), legend)
 	fmt.Fprintf(d.w, "# %-7s %-20s %-7s %12s %12s  %s\n", "tid", "thread", "action", "wall", "cpu", "method")
 	d.threads = make([][]byte, len(t.Threads))
 	for i := range t.Threads {
@@ -108,14 +116,18 @@ func (d *Exporter) Begin(t *stream.Trace) error {
 }
 
 // Events writes a line per event.
-func (d *Exporter) Events(evs []stream.Event) error {
+func (d *Exporter) Events(batch *stream.Batch) error { return d.events(batch.Events) }
+
+// events is Events on the events alone, so that the batch takes no
+// register in the loop.
+func (d *Exporter) events(evs []stream.Event) error {
 	b := d.buf
 	for i := range evs {
 		ev := &evs[i]
 		b = append(b, d.threads[ev.Thread]...)
 		b = append(b, dumpAction(ev)...)
-		b = appendMicrosColumn(b, d.t.HasWall, ev.Wall)
-		b = appendMicrosColumn(b, d.t.HasCPU, ev.CPU)
+		b = appendMicrosColumn(b, d.wall, ev.Wall)
+		b = appendMicrosColumn(b, d.cpu, ev.CPU)
 		b = append(b, "  "...)
 		if ev.Depth < dumpMaxIndent {
 			b = append(b, dumpIndent[:2*ev.Depth]...)
@@ -208,7 +220,7 @@ func dumpAction(ev *stream.Event) string {
 }
 
 // Finish writes what is buffered.
-func (d *Exporter) Finish() error {
+func (d *Exporter) Finish(*stream.Trace) error {
 	_, err := d.w.Write(d.buf)
 	d.buf = d.buf[:0]
 	return err
@@ -221,4 +233,17 @@ func clipName(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// clockName names the clocks printed as a trace's key does.
+func clockName(wall, cpu bool) string {
+	switch {
+	case wall && cpu:
+		return "dual"
+	case wall:
+		return "wall"
+	case cpu:
+		return "thread-cpu"
+	}
+	return "unknown"
 }

@@ -34,22 +34,21 @@ func TestDumperLines(t *testing.T) {
 	}
 	for _, clock := range []parser.Clock{parser.ClockDual, parser.ClockWall, parser.ClockThreadCPU} {
 		tr := &stream.Trace{Name: "x.trace", Threads: threads, Frames: frames, HasWall: clock.HasWall(), HasCPU: clock.HasCPU()}
-		tr.Header = &parser.Header{Clock: clock}
 		var got bytes.Buffer
 		d := New(&got, Options{})
 		if err := d.Begin(tr); err != nil {
 			t.Fatal(err)
 		}
 		head := got.Len()
-		if err := d.Events(events[:7]); err != nil { // a batch, then one by one
+		if err := d.Events(&stream.Batch{Events: events[:7], Threads: tr.Threads, Frames: tr.Frames}); err != nil { // a batch, then one by one
 			t.Fatal(err)
 		}
 		for i := range events[7:] {
-			if err := d.Events([]stream.Event{events[7+i]}); err != nil {
+			if err := d.Events(&stream.Batch{Events: []stream.Event{events[7+i]}, Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := d.Finish(); err != nil {
+		if err := d.Finish(tr); err != nil {
 			t.Fatal(err)
 		}
 		var want strings.Builder
@@ -123,17 +122,16 @@ func TestObfuscated(t *testing.T) {
 		evs = append(evs, stream.Event{Kind: stream.End, Frame: stream.FrameID(i), Depth: int32(i), Wall: int64(9-i) * 1000})
 	}
 	run := func(frames []stream.Frame, opt Options) string {
-		tr := &stream.Trace{Name: "o.trace", Threads: []stream.Thread{{ID: 1, Name: "main"}}, Frames: frames, HasWall: true,
-			Header: &parser.Header{Clock: parser.ClockWall}}
+		tr := &stream.Trace{Name: "o.trace", Threads: []stream.Thread{{ID: 1, Name: "main"}}, Frames: frames, HasWall: true}
 		var out bytes.Buffer
 		d := New(&out, opt)
 		if err := d.Begin(tr); err != nil {
 			t.Fatal(err)
 		}
-		if err := d.Events(evs); err != nil {
+		if err := d.Events(&stream.Batch{Events: evs, Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 			t.Fatal(err)
 		}
-		if err := d.Finish(); err != nil {
+		if err := d.Finish(tr); err != nil {
 			t.Fatal(err)
 		}
 		return out.String()

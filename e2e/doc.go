@@ -46,6 +46,13 @@
 // --thread, --root and --mapping on both sides; startup phase rules; and
 // the false-positive rate of unchanged sets over 40 seeds.
 //
+// The TestRecord* tests (record_unix_test.go) run atrace2 record with the
+// fake adb of record/fakeadb (this test binary serves it, see TestMain)
+// and signal it: Ctrl-C while recording stops and keeps the trace;
+// SIGTERM, or a second Ctrl-C during the copy, stops the profiler and
+// removes the file on the device, leaves no output and ends the process
+// by the signal.
+//
 // Setup: .ci/setup-browser.sh installs chromium and runs npm ci here. The
 // browser test skips with a message when node, chromium or node_modules are
 // missing, unless ATRACE2_E2E=require (CI sets it), which turns the skip

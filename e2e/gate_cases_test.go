@@ -92,7 +92,7 @@ func TestGateMarkdownCap(t *testing.T) {
 	old := writeGateSet(t, dir, "old", app, tracegen.RunOptions{Noise: tracegen.RealisticNoise, Seed: 300}, 4)
 	slow := writeGateSet(t, dir, "slow", app, tracegen.RunOptions{Noise: tracegen.RealisticNoise, Seed: 301, Stretch: m, Factor: 4}, 4)
 	// The rules over every method fill the report; with 8000 checks each,
-	// Holm's adjustment leaves their 4-run p-values far above alpha, so the
+	// the adjustment leaves their 4-run p-values far above alpha, so the
 	// exit status 3 comes from the rule naming the stretched method (one
 	// check: 4 vs 4 completely separated, p = 2/70).
 	rules := []string{"--fail-on", "excl>+0%", "--fail-on", "incl>+0%", "--fail-on", "calls>+0", "--fail-on", `C150\.m150:excl>+0%`}

@@ -28,9 +28,10 @@ import (
 // percentage threshold when the medians' change is a margin below it.
 // Subjects in between are logged, not asserted.
 //
-// A rule's p-values are adjusted for its number of checks (Holm), at most
-// multiplied by it: with 8 runs a side, complete separation stays below
-// 0.05 for rules of up to 300 checks, which every rule here is.
+// A rule's p-values are adjusted for its number of checks (Benjamini–
+// Hochberg by default, or Holm), either way at most multiplied by it: with
+// 8 runs a side, complete separation stays below 0.05 for rules of up to
+// 300 checks, which every rule here is.
 
 // gateVerdict is one element of `diff --format json`'s gate.verdicts.
 type gateVerdict struct {
@@ -159,7 +160,7 @@ func gateMedian(xs []float64) float64 {
 // "ok" when the medians changed by less than pct−margin either way,
 // "regressed" when they grew by more than pct+margin and every new run is
 // above every old run (with gateRuns runs a side, p = 2/12870, below 0.05
-// after Holm's adjustment for up to 300 checks), "" when it cannot tell
+// after the adjustment for up to 300 checks), "" when it cannot tell
 // without the test's own statistics.
 func gateExpect(old, cur []float64, pct, margin float64) string {
 	mo, mn := gateMedian(old), gateMedian(cur)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/atrace2/atrace2/internal/testutil"
+	"github.com/atrace2/atrace2/record/fakeadb"
 )
 
 // repoRoot is the module root.
@@ -40,6 +41,7 @@ func binary(t testing.TB) string {
 }
 
 func TestMain(m *testing.M) {
+	fakeadb.Serve() // the test binary is also the fake adb of record_unix_test.go
 	code := m.Run()
 	if buildDir != "" {
 		os.RemoveAll(buildDir)

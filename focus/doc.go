@@ -4,7 +4,10 @@
 // Begin and Finish on and filters and rewrites the events (--from/--to:
 // NewWindow; --root: Root). Package convert chains them, the window
 // first, between two Counters, which count the whole stream and what the
-// focus kept (stream.FocusStats).
+// focus kept (stream.FocusStats). --thread comes before them all, as a
+// ThreadFilter that the reader of each input family applies to its
+// threads (convert drops the records of the others before its stack
+// policy).
 //
 // A stage needs the orphan frames opened at their thread's start, so a
 // focused trace is read in two passes (convert.Run): a one-read

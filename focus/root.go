@@ -26,11 +26,9 @@ import (
 type Root struct {
 	next  stream.Exporter
 	re    *regexp.Regexp
-	t     *stream.Trace
-	match []bool  // per FrameID: the frame's name matches
-	known []bool  // per FrameID: match is computed (frames added after Begin)
+	match []int8  // per FrameID: 1 when the frame's name matches, -1 when not, 0 when not yet known
 	root  []int32 // per thread: the depth of its root, -1 outside one
-	out   []stream.Event
+	out   stream.Batch
 }
 
 var _ stream.Exporter = (*Root)(nil)
@@ -41,51 +39,53 @@ func NewRoot(next stream.Exporter, re *regexp.Regexp) *Root {
 	return &Root{next: next, re: re}
 }
 
-// Begin computes the match of every frame of t and passes t on.
+// Begin forgets an earlier read and passes t on.
 func (r *Root) Begin(t *stream.Trace) error {
-	r.t = t
-	r.match, r.known = r.match[:0], r.known[:0]
-	r.grow(stream.FrameID(len(t.Frames) - 1))
-	r.root = r.root[:0]
+	r.match, r.root = r.match[:0], r.root[:0]
 	return r.next.Begin(t)
 }
 
-// grow computes the match of the frames up to id, for a frame the tables
-// did not hold at Begin.
-func (r *Root) grow(id stream.FrameID) {
-	for len(r.match) <= int(id) {
-		f := stream.FrameID(len(r.match))
-		m := int(f) < len(r.t.Frames) && r.re.MatchString(r.t.Frames[f].Name)
-		r.match = append(r.match, m)
-		r.known = append(r.known, int(f) < len(r.t.Frames))
-	}
-}
-
-// matches reports whether frame id matches, computing it if the tables
-// grew since Begin.
-func (r *Root) matches(id stream.FrameID) bool {
+// matches reports whether frame id of frames matches, the first time by
+// its name.
+func (r *Root) matches(id stream.FrameID, frames []stream.Frame) bool {
 	if int(id) >= len(r.match) {
-		r.grow(id)
+		r.match = append(r.match, make([]int8, int(id)+1-len(r.match))...)
 	}
-	if !r.known[id] && int(id) < len(r.t.Frames) {
-		r.match[id], r.known[id] = r.re.MatchString(r.t.Frames[id].Name), true
+	if r.match[id] == 0 {
+		r.match[id] = -1
+		if r.re.MatchString(frames[id].Name) {
+			r.match[id] = 1
+		}
 	}
-	return r.match[id]
+	return r.match[id] > 0
 }
 
 // Events passes on the events inside a root, depths rewritten.
-func (r *Root) Events(evs []stream.Event) error {
-	out := r.out[:0]
+func (r *Root) Events(b *stream.Batch) error {
+	out, err := r.keep(b.Events, b.Frames, r.out.Events[:0])
+	if err != nil {
+		return err
+	}
+	r.out = stream.Batch{Events: out, Threads: b.Threads, Frames: b.Frames}
+	if len(out) == 0 {
+		return nil
+	}
+	return r.next.Events(&r.out)
+}
+
+// keep appends to out the events of evs inside a root; a function of its
+// own, so that the batch takes no register in the loop.
+func (r *Root) keep(evs []stream.Event, frames []stream.Frame, out []stream.Event) ([]stream.Event, error) {
 	for _, ev := range evs {
 		if ev.Kind == stream.Enclose {
-			return ErrEnclose
+			return out, ErrEnclose
 		}
 		for int(ev.Thread) >= len(r.root) {
 			r.root = append(r.root, -1)
 		}
 		d := r.root[ev.Thread]
 		if d < 0 {
-			if ev.Kind != stream.Begin || ev.Frame < 0 || !r.matches(ev.Frame) {
+			if ev.Kind != stream.Begin || ev.Frame < 0 || !r.matches(ev.Frame, frames) {
 				continue
 			}
 			d = ev.Depth
@@ -96,12 +96,8 @@ func (r *Root) Events(evs []stream.Event) error {
 		ev.Depth -= d
 		out = append(out, ev)
 	}
-	r.out = out
-	if len(out) == 0 {
-		return nil
-	}
-	return r.next.Events(out)
+	return out, nil
 }
 
 // Finish finishes the next exporter.
-func (r *Root) Finish() error { return r.next.Finish() }
+func (r *Root) Finish(t *stream.Trace) error { return r.next.Finish(t) }

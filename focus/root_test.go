@@ -19,11 +19,12 @@ type recorder struct {
 }
 
 func (r *recorder) Begin(t *stream.Trace) error { r.t, r.evs = t, nil; return nil }
-func (r *recorder) Events(evs []stream.Event) error {
+func (r *recorder) Events(batch *stream.Batch) error {
+	evs := batch.Events
 	r.evs = append(r.evs, evs...)
 	return nil
 }
-func (r *recorder) Finish() error { r.finished = true; return nil }
+func (r *recorder) Finish(*stream.Trace) error { r.finished = true; return nil }
 
 // trace has frames named p.<letter> for each letter of names.
 func trace(names string) *stream.Trace {
@@ -107,12 +108,12 @@ func run(t *testing.T, tr *stream.Trace, pattern string, evs []stream.Event, bat
 	}
 	for len(evs) > 0 {
 		n := min(batch, len(evs))
-		if err := r.Events(slices.Clone(evs[:n])); err != nil {
+		if err := r.Events(&stream.Batch{Events: slices.Clone(evs[:n]), Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 			t.Fatal(err)
 		}
 		evs = evs[n:]
 	}
-	if err := r.Finish(); err != nil {
+	if err := r.Finish(tr); err != nil {
 		t.Fatal(err)
 	}
 	if !rec.finished {
@@ -205,7 +206,7 @@ func TestRootGrowingFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr.Frames = trace(names).Frames
-	if err := r.Events(events(names, 0, "+A@0 +C@1 +B@2 -B@3 -C@4 -A@5")); err != nil {
+	if err := r.Events(&stream.Batch{Events: events(names, 0, "+A@0 +C@1 +B@2 -B@3 -C@4 -A@5"), Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := script(names, rec.evs), "+C0@1 +B1@2 -B1@3 -C0@4"; got != want {
@@ -221,11 +222,11 @@ func TestRootBeginForgets(t *testing.T) {
 	rec := &recorder{}
 	r := focus.NewRoot(rec, regexp.MustCompile(`A`))
 	_ = r.Begin(tr)
-	_ = r.Events(events(names, 0, "+A@0 +B@1"))
+	_ = r.Events(&stream.Batch{Events: events(names, 0, "+A@0 +B@1"), Threads: tr.Threads, Frames: tr.Frames})
 	if err := r.Begin(tr); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Events(events(names, 0, "+B@0 +A@1 -A@2 -B@3")); err != nil {
+	if err := r.Events(&stream.Batch{Events: events(names, 0, "+B@0 +A@1 -A@2 -B@3"), Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := script(names, rec.evs), "+A0@1 -A0@2"; got != want {
@@ -236,8 +237,9 @@ func TestRootBeginForgets(t *testing.T) {
 func TestRootRefusesEnclose(t *testing.T) {
 	rec := &recorder{}
 	r := focus.NewRoot(rec, regexp.MustCompile(`A`))
-	_ = r.Begin(trace("A"))
-	err := r.Events([]stream.Event{{Kind: stream.Enclose}})
+	tr := trace("A")
+	_ = r.Begin(tr)
+	err := r.Events(&stream.Batch{Events: []stream.Event{{Kind: stream.Enclose}}, Threads: tr.Threads, Frames: tr.Frames})
 	if !errors.Is(err, focus.ErrEnclose) {
 		t.Fatalf("err = %v, want focus.ErrEnclose", err)
 	}

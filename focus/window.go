@@ -72,7 +72,7 @@ type window struct {
 	next    stream.Exporter
 	w       Window
 	threads []windowThread // by ThreadIndex
-	out     []stream.Event // the events sent, reused
+	out     stream.Batch   // the batch sent, its events reused
 }
 
 // phase is where a thread's events are against the window.
@@ -102,17 +102,30 @@ var _ stream.Exporter = (*window)(nil)
 // Begin forgets the threads of an earlier read.
 func (s *window) Begin(t *stream.Trace) error {
 	s.threads = make([]windowThread, len(t.Threads))
-	s.out = s.out[:0]
+	s.out.Events = s.out.Events[:0]
 	return s.next.Begin(t)
 }
 
 // Events sends what lies in the window.
-func (s *window) Events(evs []stream.Event) error {
-	out := s.out[:0]
+func (s *window) Events(b *stream.Batch) error {
+	out, err := s.cut(b.Events, s.out.Events[:0])
+	if err != nil {
+		return err
+	}
+	s.out = stream.Batch{Events: out, Threads: b.Threads, Frames: b.Frames}
+	if len(out) == 0 {
+		return nil
+	}
+	return s.next.Events(&s.out)
+}
+
+// cut appends to out what of evs lies in the window; a function of its
+// own, so that the batch takes no register in the loop.
+func (s *window) cut(evs, out []stream.Event) ([]stream.Event, error) {
 	for i := range evs {
 		ev := &evs[i]
 		if ev.Kind > stream.End {
-			return ErrEnclose
+			return out, ErrEnclose
 		}
 		th := s.thread(ev.Thread)
 		switch th.phase {
@@ -135,16 +148,12 @@ func (s *window) Events(evs []stream.Event) error {
 		th.lastCPU = ev.CPU
 		out = append(out, *ev)
 	}
-	s.out = out
-	if len(out) == 0 {
-		return nil
-	}
-	return s.next.Events(out)
+	return out, nil
 }
 
 // Finish passes through: a thread's stream ends balanced, so its frames
 // still open have ended in the window.
-func (s *window) Finish() error { return s.next.Finish() }
+func (s *window) Finish(t *stream.Trace) error { return s.next.Finish(t) }
 
 // thread finds a thread's state, growing the table for a thread Begin did
 // not list.

@@ -17,11 +17,12 @@ type recorder struct {
 }
 
 func (r *recorder) Begin(*stream.Trace) error { r.begun++; r.evs = nil; return nil }
-func (r *recorder) Events(evs []stream.Event) error {
+func (r *recorder) Events(batch *stream.Batch) error {
+	evs := batch.Events
 	r.evs = append(r.evs, evs...)
 	return nil
 }
-func (r *recorder) Finish() error { r.finished++; return nil }
+func (r *recorder) Finish(*stream.Trace) error { r.finished++; return nil }
 
 const (
 	syn = stream.Synthetic
@@ -56,13 +57,13 @@ func runWindow(t *testing.T, w Window, evs []stream.Event, batch int) []stream.E
 		n := min(batch, len(evs))
 		// The stage must not keep the batch: the caller reuses it.
 		in := slices.Clone(evs[:n])
-		if err := s.Events(in); err != nil {
+		if err := s.Events(&stream.Batch{Events: in}); err != nil {
 			t.Fatal(err)
 		}
 		clear(in)
 		evs = evs[n:]
 	}
-	if err := s.Finish(); err != nil {
+	if err := s.Finish(&stream.Trace{}); err != nil {
 		t.Fatal(err)
 	}
 	if rec.begun != 1 || rec.finished != 1 {
@@ -134,7 +135,7 @@ func TestWindowRefusesEnclose(t *testing.T) {
 	if err := s.Begin(&stream.Trace{}); err != nil {
 		t.Fatal(err)
 	}
-	err := s.Events([]stream.Event{{Kind: stream.Enclose, Flags: syn, Wall: 3}})
+	err := s.Events(&stream.Batch{Events: []stream.Event{{Kind: stream.Enclose, Flags: syn, Wall: 3}}})
 	if !errors.Is(err, ErrEnclose) {
 		t.Fatalf("got %v, want ErrEnclose", err)
 	}
@@ -340,7 +341,7 @@ func TestCounter(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range in {
-			if err := c.Events(in[i : i+1]); err != nil {
+			if err := c.Events(&stream.Batch{Events: in[i : i+1]}); err != nil {
 				t.Fatal(err)
 			}
 		}

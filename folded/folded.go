@@ -11,10 +11,11 @@
 // The numbers come from package stacks: time between two events of a
 // thread belongs to the stack open between them, so no time is counted
 // twice, recursion included, and the lines of a thread add up to its time
-// inside methods. The clock is wall time when the trace has it, else
-// thread CPU time (the same rule as the speedscope timeline), or, with
-// Options.OffCPU on a trace with both clocks, the stack's off-CPU time:
-// max(0, exclusive wall − exclusive thread CPU), clamped per stack.
+// inside methods. The value is the one Options.Value picks: by default
+// wall time when the trace has it, else thread CPU time (the same rule as
+// the speedscope timeline); or a clock; or, on a trace with both clocks,
+// the stack's off-CPU time: max(0, exclusive wall − exclusive thread
+// CPU), clamped per stack.
 //
 // Format details, chosen for the consumers above:
 //
@@ -33,8 +34,16 @@
 // Memory grows with the number of distinct stacks, not with the number of
 // records.
 //
-// [WriteSampled] writes sampled profiles (hprof text, ART profile files)
-// the same way, with sample counts as values (samples.go).
+// The tree's value schema (stacks.Values) says what VALUE is. A Counted
+// tree (a sampled profile) gives each stack's sample count, as flame
+// graphs of sampling profilers always count, and no rounding; a Timed one
+// its time in microseconds (JVM hprof cpu=times: its elapsed time, the
+// calls that file also counts being no weight). A tree whose thread ids
+// are serial numbers (Values.Serials) names the thread frame
+// "<name> (thread <serial>)", and stacks whose thread the input does not
+// record (Tree.UnknownThread) have no thread frame. A sampled stack
+// without Java frames (hprof "<empty>") is the one frame
+// samples.EmptyStackName.
 //
 // Fast path: [Write] folds the call tree into a tree of names (lineTree,
 // tree.go) and writes it depth first, which yields the lines sorted
@@ -61,51 +70,83 @@ import (
 type Options struct {
 	// NoThread leaves out the thread frame at the root of every stack.
 	NoThread bool
-	// OffCPU makes each stack's value its exclusive off-CPU time
-	// (stacks.Node.OffCPU) instead of the main clock's; the trace must
-	// have both clocks.
-	OffCPU bool
+	// Value picks each stack's value (--clock): the exclusive time on a
+	// clock, or the exclusive off-CPU time (stacks.Node.OffCPU); the
+	// trace must have the clocks it needs. The default is the trace's
+	// main clock: wall if present, else thread CPU.
+	Value stream.Value
 }
 
-// ErrNoOffCPU is returned for Options.OffCPU on a trace without both a wall
-// and a thread-CPU clock.
+// ErrNoOffCPU is returned for stream.ValueOffCPU on a trace without both a
+// wall and a thread-CPU clock.
 var ErrNoOffCPU = errors.New("folded: off-CPU time needs a trace with both the wall and the thread-CPU clock")
 
 // clock says which value of a node a line sums.
 type clock uint8
 
 const (
-	wallClock   clock = iota // exclusive wall ns
-	cpuClock                 // exclusive thread CPU ns
-	offCPUClock              // exclusive off-CPU ns
+	wallClock    clock = iota // exclusive wall ns
+	cpuClock                  // exclusive thread CPU ns
+	offCPUClock               // exclusive off-CPU ns
+	samplesClock              // samples of a Counted tree
 )
 
-// clockOf chooses the clock: off-CPU when asked, else the trace's main
-// clock (wall if present, else thread CPU).
-func clockOf(t *stream.Trace, opt Options) clock {
+// clockOf chooses the clock: the one Options.Value asks for, samples in a
+// Counted tree, else the trace's main clock (wall if present, else thread
+// CPU).
+func clockOf(tree *stacks.Tree, opt Options) clock {
+	t := tree.Trace()
 	switch {
-	case opt.OffCPU:
+	case opt.Value == stream.ValueOffCPU:
 		return offCPUClock
-	case !t.HasWall && t.HasCPU:
+	case tree.Values().Kind == stacks.Counted:
+		return samplesClock
+	case opt.Value == stream.ValueCPU, opt.Value == stream.ValueAuto && !t.HasWall && t.HasCPU:
 		return cpuClock
 	}
 	return wallClock
 }
 
-// nodeValue is node n's exclusive time on clock c.
-func nodeValue(n *stacks.Node, c clock) int64 {
+// nodeValue is node i's exclusive value on clock c.
+func nodeValue(tree *stacks.Tree, i int, c clock) int64 {
+	n := &tree.Nodes()[i]
 	switch c {
 	case cpuClock:
 		return n.CPU
 	case offCPUClock:
 		return n.OffCPU()
+	case samplesClock:
+		return tree.Samples(stacks.NodeID(i))
 	}
 	return n.Wall
 }
 
-// threadFrame is the root frame of a thread's stacks: "main (tid 4821)".
-func threadFrame(th *stream.Thread) string {
-	return clean(fmt.Sprintf("%s (tid %d)", th.Name, th.ID))
+// valueOf is what a line shows of its sum on clock c: sample counts as
+// they are, times in microseconds.
+func valueOf(c clock) func(int64) int64 {
+	if c == samplesClock {
+		return func(v int64) int64 { return v }
+	}
+	return roundMicros
+}
+
+// threadFrames are the root frames of each thread's stacks: "main (tid
+// 4821)", or "main (thread 200001)" when ids are serials; "" for the
+// thread that stands for stacks without one (Tree.UnknownThread).
+func threadFrames(tree *stacks.Tree) []string {
+	t := tree.Trace()
+	format := "%s (tid %d)"
+	if tree.Values().Serials {
+		format = "%s (thread %d)"
+	}
+	names := make([]string, len(t.Threads))
+	for i := range t.Threads {
+		names[i] = clean(fmt.Sprintf(format, t.Threads[i].Name, t.Threads[i].ID))
+	}
+	if u, ok := tree.UnknownThread(); ok {
+		names[u] = ""
+	}
+	return names
 }
 
 // lines returns the folded stacks of a call tree and their exclusive
@@ -114,20 +155,17 @@ func threadFrame(th *stream.Thread) string {
 // writes (see the package doc).
 func lines(tree *stacks.Tree, opt Options) map[string]int64 {
 	t := tree.Trace()
-	c := clockOf(t, opt)
+	c := clockOf(tree, opt)
 	names := make([]string, len(t.Frames))
 	for i := range t.Frames {
 		names[i] = clean(t.Frames[i].Name)
 	}
-	roots := make([]string, len(t.Threads))
-	for i := range t.Threads {
-		roots[i] = threadFrame(&t.Threads[i])
-	}
+	roots := threadFrames(tree)
 	sums := make(map[string]int64)
 	var buf []byte
 	var ids []stream.FrameID
 	for i, n := range tree.Nodes() {
-		v := nodeValue(&n, c)
+		v := nodeValue(tree, i, c)
 		if n.IsRoot() || v == 0 {
 			continue
 		}
@@ -159,13 +197,17 @@ func Write(w io.Writer, tree *stacks.Tree, opt Options) error {
 	if tree == nil || tree.Trace() == nil {
 		return fmt.Errorf("folded: the call tree has no trace")
 	}
-	if t := tree.Trace(); opt.OffCPU && !(t.HasWall && t.HasCPU) {
-		return ErrNoOffCPU
+	if _, _, err := tree.Clocks(opt.Value); err != nil {
+		if opt.Value == stream.ValueOffCPU {
+			return ErrNoOffCPU
+		}
+		return fmt.Errorf("folded: %w", err)
 	}
+	value := valueOf(clockOf(tree, opt))
 	if reference.Only {
-		return writeSorted(w, lines(tree, opt), roundMicros)
+		return writeSorted(w, lines(tree, opt), value)
 	}
-	return newLineTree(tree, opt).write(w, roundMicros)
+	return newLineTree(tree, opt).write(w, value)
 }
 
 // writeSorted writes "line value" rows sorted by line, dropping rows whose

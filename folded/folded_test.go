@@ -23,6 +23,9 @@ func repoRoot(t testing.TB) string { return testutil.RepoRoot(t) }
 // run converts a trace into its call tree and returns the tree and what
 // Write writes of it.
 func run(t testing.TB, path string, clock parser.Clock, opt Options) (string, *stacks.Tree) {
+	if opt.Value == stream.ValueAuto {
+		opt.Value = clockValue(clock) // the file is read whole: the clock is the view's
+	}
 	t.Helper()
 	f, err := parser.Open(path, parser.Options{Clock: clock})
 	if err != nil {
@@ -83,7 +86,7 @@ func TestPolicy(t *testing.T) {
 // tree: a second, independent path from stacks to numbers.
 func pprofLines(t *testing.T, tree *stacks.Tree, opt Options) map[string]int64 {
 	t.Helper()
-	b := pprofout.New("test")
+	b := pprofout.New(pprofout.Options{Version: "test", Value: opt.Value})
 	if err := b.Add(tree); err != nil {
 		t.Fatal(err)
 	}
@@ -157,13 +160,14 @@ func TestMatchesPprof(t *testing.T) {
 				f.Close()
 			}
 			t.Run(filepath.Base(path)+"/"+clock.String(), func(t *testing.T) {
+				v := clockValue(clock)
 				out, a := run(t, path, clock, Options{})
-				compare(t, parseFolded(t, out), pprofLines(t, a, Options{}))
+				compare(t, parseFolded(t, out), pprofLines(t, a, Options{Value: v}))
 				var merged bytes.Buffer
-				if err := Write(&merged, a, Options{NoThread: true}); err != nil {
+				if err := Write(&merged, a, Options{NoThread: true, Value: v}); err != nil {
 					t.Fatal(err)
 				}
-				compare(t, parseFolded(t, merged.String()), pprofLines(t, a, Options{NoThread: true}))
+				compare(t, parseFolded(t, merged.String()), pprofLines(t, a, Options{NoThread: true, Value: v}))
 			})
 		}
 	}
@@ -205,11 +209,11 @@ func TestRounding(t *testing.T) {
 		{Kind: b, Frame: 1, Wall: 1000}, {Kind: e, Frame: 1, Wall: 1800}, // 1500 ns in all: 2 µs
 		{Kind: b, Frame: 2, Wall: 2000}, {Kind: e, Frame: 2, Wall: 2499}, // 0 µs: left out
 	} {
-		if err := a.Events([]stream.Event{ev}); err != nil {
+		if err := a.Events(&stream.Batch{Events: []stream.Event{ev}, Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := a.Finish(); err != nil {
+	if err := a.Finish(tr); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
@@ -223,6 +227,17 @@ func TestRounding(t *testing.T) {
 
 // clocksFor is the clocks to check a trace on: its own and the thread CPU
 // clock, or only its own for the corpus under -short.
+// clockValue is the value that shows clock c alone, as --clock c does.
+func clockValue(c parser.Clock) stream.Value {
+	switch c {
+	case parser.ClockWall:
+		return stream.ValueWall
+	case parser.ClockThreadCPU:
+		return stream.ValueCPU
+	}
+	return stream.ValueAuto
+}
+
 func clocksFor(path string) []parser.Clock {
 	if testing.Short() && strings.Contains(path, "corpus") {
 		return []parser.Clock{0}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/atrace2/atrace2/samples"
 	"github.com/atrace2/atrace2/samples/samplegen"
-	"github.com/atrace2/atrace2/stacks"
 )
 
 func foldSampled(t *testing.T, text []byte, opt Options) string {
@@ -15,12 +14,12 @@ func foldSampled(t *testing.T, text []byte, opt Options) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := stacks.FromSamples("x", p)
+	s, err := p.Tree("x")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := WriteSampled(&buf, s, opt); err != nil {
+	if err := Write(&buf, s, opt); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()

@@ -36,18 +36,21 @@ type lineEdge struct{ parent, name int32 }
 // newLineTree folds a call tree on the clock of opt (clockOf).
 func newLineTree(tree *stacks.Tree, opt Options) *lineTree {
 	t := tree.Trace()
-	c := clockOf(t, opt)
+	c := clockOf(tree, opt)
 	nodes := tree.Nodes()
 	lt := &lineTree{ids: make(map[string]int32), nodes: make([]lineNode, 1, len(nodes)+1)}
 	lt.nodes[0] = lineNode{name: -1, first: -1, next: -1}
 	frameName, framesShare := lt.intern(len(t.Frames), func(i int) string { return clean(t.Frames[i].Name) })
-	threadName, threadsShare := lt.intern(len(t.Threads), func(i int) string { return threadFrame(&t.Threads[i]) })
+	roots := threadFrames(tree)
+	threadName, threadsShare := lt.intern(len(t.Threads), func(i int) string { return roots[i] })
 	// Two call-tree nodes have one line only if frames or threads share a
-	// name, if the threads are left out, or through an orphan frame (which
-	// has the line of an ordinary call). Without those, every node gets a
-	// line node of its own, and the child index, a large part of this
-	// function's time, is not needed (BenchmarkFolded).
-	merge := framesShare || threadsShare || opt.NoThread || hasOrphan(nodes)
+	// name, if the threads are left out (or some are: the stacks of no
+	// known thread), or through an orphan frame (which has the line of an
+	// ordinary call). Without those, every node gets a line node of its
+	// own, and the child index, a large part of this function's time, is
+	// not needed (BenchmarkFolded).
+	_, someNoThread := tree.UnknownThread()
+	merge := framesShare || threadsShare || opt.NoThread || someNoThread || hasOrphan(nodes)
 	if merge {
 		lt.child = make(map[lineEdge]int32, len(nodes))
 	}
@@ -57,13 +60,13 @@ func newLineTree(tree *stacks.Tree, opt Options) *lineTree {
 		switch {
 		case !n.IsRoot():
 			at[i] = lt.add(at[n.Parent], frameName[n.Frame])
-		case opt.NoThread:
+		case opt.NoThread || roots[n.Thread] == "":
 			at[i] = 0
 		default:
 			at[i] = lt.add(0, threadName[n.Thread])
 		}
 		if !n.IsRoot() {
-			lt.nodes[at[i]].sum += nodeValue(n, c)
+			lt.nodes[at[i]].sum += nodeValue(tree, i, c)
 		}
 	}
 	return lt

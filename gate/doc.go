@@ -21,11 +21,14 @@
 //
 //	[METHOD_PATTERN:]METRIC[.CLOCK]>THRESHOLD
 //	phase:NAME[:CLOCK]>THRESHOLD
+//	metric:NAME>THRESHOLD
 //
 //	incl>+2ms                      every method's inclusive time (and the totals), on the traces' first clock
 //	com\.example\..*:excl.cpu>+10%  exclusive thread CPU time of the methods the pattern matches
 //	calls>+5                       five more calls than before
 //	phase:first-frame>+5%          the first-frame startup phase, on the wall clock
+//	metric:timeNs>+5%              a Jetpack Benchmark metric of every benchmark (package benchdata)
+//	metric:allocationCount>+10     ten allocations more, in the metric's own unit
 //
 // METRIC is incl, excl or calls; CLOCK is wall, cpu or offcpu (calls have
 // none). THRESHOLD is a duration (+2ms, +500us, +1.5s: the units of Go's
@@ -38,7 +41,11 @@
 // the thread totals. The threshold follows the last '>' of the rule and
 // the pattern ends at the last ':' before the metric, so a pattern may
 // hold ':' and '>'. A rule that starts with "phase:" is a phase rule (to
-// match methods by the pattern "phase", write "(?:phase):incl>…").
+// match methods by the pattern "phase", write "(?:phase):incl>…"), and one
+// that starts with "metric:" a metric rule (likewise). A metric rule's
+// THRESHOLD is a percentage, a number in the metric's unit (decimals
+// allowed: +0.5), or, when the metric's name ends with Ns, Us or Ms (timeNs,
+// timeToInitialDisplayMs), a duration converted to that unit.
 //
 // # Verdicts
 //
@@ -49,11 +56,12 @@
 // −∞ %). Then:
 //
 //   - regressed: the change passes the threshold, each side has at least
-//     MinRuns (3) runs, and the Mann–Whitney U test gives p < alpha
-//     (--alpha, 0.05 by default). This fails the CI job (exit 3).
-//   - inconclusive: the change passes the threshold but the test is not
-//     significant, or a side has fewer than 3 runs. Passes by default;
-//     --inconclusive=fail makes it fail (exit 4).
+//     MinRuns (3) runs, and the Mann–Whitney U test's p-value, adjusted
+//     for the rule's number of checks, is below alpha (--alpha, 0.05 by
+//     default). This fails the CI job (exit 3).
+//   - inconclusive: the change passes the threshold but the adjusted
+//     p-value is not below alpha, or a side has fewer than 3 runs. Passes
+//     by default; --inconclusive=fail makes it fail (exit 4).
 //   - improved: the change passes the threshold downward (Delta below
 //     −threshold). Reported, never fails.
 //   - ok: otherwise.
@@ -78,4 +86,36 @@
 // is ever regressed at alpha 0.05, only inconclusive; 3 vs 5 (p ≥ 0.036)
 // and 4 vs 4 (p ≥ 0.029) can reach 0.05, but only when every new run is
 // slower than every old one; 5 vs 5 (p ≥ 0.008) tolerates two crossings.
+//
+// # Many checks
+//
+// A rule without a pattern checks every method: hundreds of tests, of
+// which a few pass at alpha 0.05 by chance in every pair of unchanged run
+// sets. So Family adjusts the p-values of one rule's checks for their
+// number m before comparing them with alpha (Options.Adjust, --adjust):
+//
+//   - bh (Benjamini–Hochberg, the default): sorted, the k-th smallest
+//     becomes min over j ≥ k of m/j·p_(j). With no change anywhere it
+//     fails a rule with probability at most alpha, like Holm (under no
+//     change a false discovery is any discovery), when the checks are
+//     independent or positively dependent, as the times of methods of
+//     one run are. When a change moves
+//     many checks together, as a slower method moves the inclusive time
+//     of every caller, their small p-values lift each other: five checks
+//     of 29 completely separated at 5 runs a side (p = 2/252 each) adjust
+//     to 29/5·2/252 = 0.046. What it bounds beyond that is the expected
+//     share of false regressions among those reported, not the chance of
+//     any.
+//   - holm: the k-th smallest becomes max over j ≤ k of (m−j+1)·p_(j):
+//     the chance of any false regression stays at most alpha whatever
+//     the other checks do, but one check alone needs p < alpha/m, which
+//     5 runs a side never reach for m > 6.
+//   - none: p as it is, for a rule naming one method or a few.
+//
+// Both keep an unchanged run set from failing more than alpha of the time
+// (e2e TestGateNoChange measures it on generated runs). When the smallest p-value the run
+// counts allow, adjusted, stays at or above alpha for every inconclusive
+// check of a rule, no run set of that size could make it regress: Family
+// returns an Undecided, which says so and how many runs a side would let
+// it decide.
 package gate

@@ -1,9 +1,7 @@
 package gate
 
 import (
-	"cmp"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -19,14 +17,15 @@ type SubjectKind uint8
 
 // Subject kinds.
 const (
-	Method SubjectKind = iota + 1 // one method, all threads combined
-	Total                         // the thread totals
-	Phase                         // a startup phase (package startup)
+	Method          SubjectKind = iota + 1 // one method, all threads combined
+	Total                                  // the thread totals
+	Phase                                  // a startup phase (package startup)
+	BenchmarkMetric                        // a Jetpack Benchmark metric (package benchdata)
 )
 
-var subjectKinds = [...]string{Method: "method", Total: "total", Phase: "phase"}
+var subjectKinds = [...]string{Method: "method", Total: "total", Phase: "phase", BenchmarkMetric: "metric"}
 
-// String returns "method", "total" or "phase".
+// String returns "method", "total", "phase" or "metric".
 func (k SubjectKind) String() string {
 	if int(k) < len(subjectKinds) && subjectKinds[k] != "" {
 		return subjectKinds[k]
@@ -40,15 +39,19 @@ func (k SubjectKind) MarshalText() ([]byte, error) { return []byte(k.String()), 
 // Series is one subject's values on one metric, one value per run (a run
 // where the method is absent counts 0).
 type Series struct {
-	Subject string // method label as report prints it, "total", or the phase name
+	Subject string // method label as report prints it, "total", the phase name, or the metric's name
+	// Group names what the series belongs to when the checks of one run
+	// of the gate come from several, such as the benchmark of
+	// `diff` over benchmark results; "" otherwise. Results keep it.
+	Group string
 	// Signature is a method's signature, "" for totals and phases. The
 	// label of an overloaded method ends with it; a rule's pattern is
 	// matched against the label with and without it.
 	Signature string
 	Kind      SubjectKind
-	Metric    string    // "excl", "incl", "calls", "phase"
-	Clock     string    // "wall", "cpu", "offcpu" ("" for calls)
-	Old, New  []float64 // ns or counts, one per run
+	Metric    string    // "excl", "incl", "calls", "phase", "metric"
+	Clock     string    // "wall", "cpu", "offcpu" ("" for calls and metrics)
+	Old, New  []float64 // ns or counts (a metric's unit), one per run
 }
 
 // Verdict is the outcome of one rule on one series.
@@ -72,6 +75,7 @@ const (
 // Result is the verdict of one rule on one series.
 type Result struct {
 	Rule      string      `json:"rule"` // Rule.Text
+	Group     string      `json:"group,omitempty"`
 	Subject   string      `json:"subject"`
 	Kind      SubjectKind `json:"kind"`
 	Metric    string      `json:"metric"`
@@ -82,22 +86,27 @@ type Result struct {
 	Delta     float64     `json:"delta"` // NewMedian − OldMedian
 	Pct       *float64    `json:"pct"`   // 100·Delta/OldMedian; nil when OldMedian is 0
 	P         *float64    `json:"p"`     // nil with fewer than MinRuns runs per side
-	// PAdjusted is P adjusted for the rule's other checks (Evaluate: Holm),
-	// the p-value the verdict uses; P itself when Judge is called alone.
+	// PAdjusted is P adjusted for the rule's other checks (Family, by
+	// Options.Adjust), the p-value the verdict uses; P itself when Judge
+	// is called alone.
 	PAdjusted *float64 `json:"p_adjusted"`
 	Threshold string   `json:"threshold"` // as given
 }
 
 // Applies reports whether r checks s. A phase rule applies to the series
-// of its phase on its clock. A method rule applies to the series of its
+// of its phase on its clock, a metric rule to the series of its metric. A
+// method rule applies to the series of its
 // metric and clock (a rule with Clock "" to every clock) whose subject is
 // a method its pattern matches, or, without a pattern, to every method
 // and to the totals. The pattern is unanchored (^ and $ anchor it) and is
 // tried on the label without the signature ("pkg.Class.method") and with
 // it ("pkg.Class.method(I)V"): a method matches when either does.
 func (r *Rule) Applies(s *Series) bool {
-	if r.Metric == "phase" {
+	switch r.Metric {
+	case "phase":
 		return s.Kind == Phase && s.Subject == r.Phase && s.Clock == r.Clock
+	case "metric":
+		return s.Kind == BenchmarkMetric && s.Subject == r.MetricName
 	}
 	if s.Kind != Method && s.Kind != Total || s.Metric != r.Metric {
 		return false
@@ -127,7 +136,7 @@ func (r *Rule) Applies(s *Series) bool {
 // medians 0.
 func Judge(r *Rule, s *Series, alpha float64) Result {
 	res := Result{
-		Rule: r.Text, Subject: s.Subject, Kind: s.Kind, Metric: s.Metric, Clock: s.Clock,
+		Rule: r.Text, Group: s.Group, Subject: s.Subject, Kind: s.Kind, Metric: s.Metric, Clock: s.Clock,
 		Threshold: thresholdText(r.Text),
 	}
 	if len(s.Old) == 0 || len(s.New) == 0 {
@@ -169,6 +178,8 @@ func passes(t Threshold, old, delta float64) (up, down bool) {
 		change, limit = delta, float64(t.Nanos)
 	case Count:
 		change, limit = delta, float64(t.Count)
+	case Amount:
+		change, limit = delta, t.Amount
 	case Percent:
 		limit = t.Percent
 		switch {
@@ -193,56 +204,91 @@ func thresholdText(text string) string {
 	return ""
 }
 
-// Evaluate judges every series by every rule that applies to it, in the
-// order of rules, then of series.
-func Evaluate(rules []Rule, series []Series, alpha float64) []Result {
-	var out []Result
-	for i := range rules {
-		first := len(out)
-		for j := range series {
-			if rules[i].Applies(&series[j]) {
-				out = append(out, Judge(&rules[i], &series[j], alpha))
-			}
-		}
-		adjust(out[first:], alpha)
-	}
-	return out
+// Options are the gate's statistics: the significance level and the
+// adjustment for many checks.
+type Options struct {
+	Alpha  float64    // 0: 0.05
+	Adjust Adjustment // the zero value is BH
 }
 
-// adjust turns the p-values of one rule's checks into Holm's adjusted
-// p-values and gives the verdicts again by them. A rule over every method
-// tests hundreds of them: at alpha 0.05 a few would pass the test by chance
-// in every pair of unchanged run sets, and the gate would fail without a
-// change. Holm's step-down adjustment keeps the chance that a rule gives any
-// false regression at most alpha, whatever the number of its checks, and
-// is uniformly more powerful than Bonferroni's. Sorted by p, the k-th
-// smallest (k from 0) of m becomes max over j ≤ k of min(1, (m−j)·p_j).
-func adjust(rs []Result, alpha float64) {
-	var idx []int
-	for i := range rs {
-		if rs[i].P != nil {
-			idx = append(idx, i)
+func (o Options) alpha() float64 {
+	if o.Alpha == 0 {
+		return 0.05
+	}
+	return o.Alpha
+}
+
+// Evaluation is what Evaluate gives: the verdicts, and the rules that
+// cannot decide at the run counts given.
+type Evaluation struct {
+	Results   []Result
+	Undecided []Undecided
+}
+
+// Evaluate judges every series by every rule that applies to it, in the
+// order of rules, then of series; each rule's checks are one family
+// (Family).
+func Evaluate(rules []Rule, series []Series, opt Options) Evaluation {
+	var ev Evaluation
+	for i := range rules {
+		var checks []Check
+		for j := range series {
+			if rules[i].Applies(&series[j]) {
+				checks = append(checks, Check{&rules[i], &series[j]})
+			}
+		}
+		rs, u := Family(checks, opt)
+		ev.Results = append(ev.Results, rs...)
+		if u != nil {
+			ev.Undecided = append(ev.Undecided, *u)
 		}
 	}
-	m := len(idx)
-	if m < 2 {
-		return
+	return ev
+}
+
+// Check is one rule applied to one series.
+type Check struct {
+	Rule   *Rule
+	Series *Series
+}
+
+// Family judges checks that belong together, normally every check of one
+// rule (the caller may give each its own copy of the rule, such as one
+// whose clock defaults differently per benchmark), and adjusts their
+// p-values for their number with opt.Adjust before the verdicts compare
+// them with alpha. A rule over every method tests hundreds of them: at
+// alpha 0.05 a few would pass the test by chance in every pair of
+// unchanged run sets, and the gate would fail without a change. It returns
+// the results in the order of checks and, when the family has inconclusive
+// verdicts that no result at these run counts could make regressions, an
+// Undecided naming the first check's rule.
+func Family(checks []Check, opt Options) ([]Result, *Undecided) {
+	alpha := opt.alpha()
+	rs := make([]Result, len(checks))
+	ns := make([][2]int, len(checks))
+	var idx []int
+	var ps []float64
+	for i, c := range checks {
+		rs[i] = Judge(c.Rule, c.Series, alpha)
+		ns[i] = [2]int{len(c.Series.Old), len(c.Series.New)}
+		if rs[i].P != nil {
+			idx = append(idx, i)
+			ps = append(ps, *rs[i].P)
+		}
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(*rs[a].P, *rs[b].P) })
-	run := 0.0
-	for j, i := range idx {
-		run = max(run, min(1, float64(m-j)**rs[i].P))
-		adj := run
-		rs[i].PAdjusted = &adj
-		switch rs[i].Verdict {
+	for k, adj := range opt.Adjust.adjusted(ps) {
+		res := &rs[idx[k]]
+		res.PAdjusted = &adj
+		switch res.Verdict {
 		case Regressed, Inconclusive: // the change passed the threshold upward
 			if adj < alpha {
-				rs[i].Verdict = Regressed
+				res.Verdict = Regressed
 			} else {
-				rs[i].Verdict = Inconclusive
+				res.Verdict = Inconclusive
 			}
 		}
 	}
+	return rs, undecided(rs, ns, opt.Adjust, alpha)
 }
 
 // Outcome sums up the verdicts of a run of the gate.

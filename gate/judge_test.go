@@ -201,7 +201,7 @@ func TestEvaluateSummarize(t *testing.T) {
 		{Subject: "a.fast", Kind: Method, Metric: "incl", Clock: "wall", Old: ms(1, 1, 1), New: ms(3, 3, 3)},
 		{Subject: "a.fast", Kind: Method, Metric: "calls", Old: []float64{1, 1, 1}, New: []float64{1, 1, 1}},
 	}
-	rs := Evaluate(rules, series, 0.05)
+	rs := Evaluate(rules, series, Options{Alpha: 0.05}).Results
 	type key struct {
 		rule, subject string
 		v             Verdict
@@ -209,7 +209,7 @@ func TestEvaluateSummarize(t *testing.T) {
 	want := []key{
 		{"calls>+5", "a.fast", OK},
 		{`fast:incl>+1ms`, "a.fast", Inconclusive}, // 3 vs 3: p = 0.1
-		{"incl>+50%", "a.slow", Regressed},         // 5 vs 5: p = 2/252, Holm's 2·p = 0.016
+		{"incl>+50%", "a.slow", Regressed},         // 5 vs 5: p = 2/252, BH's (and Holm's) 2·p = 0.016
 		{"incl>+50%", "a.fast", Inconclusive},
 	}
 	if len(rs) != len(want) {
@@ -295,7 +295,7 @@ func TestEvaluateHolm(t *testing.T) {
 		{Subject: "a.five", Kind: Method, Metric: "excl", Clock: "wall", Old: ms(1, 1, 1, 1, 1), New: ms(2, 2, 2, 2, 2)},
 		{Subject: "a.four", Kind: Method, Metric: "excl", Clock: "wall", Old: ms(1, 1, 1, 1), New: ms(2, 2, 2, 2)},
 	}
-	rs := Evaluate(r, series, 0.05)
+	rs := Evaluate(r, series, Options{Alpha: 0.05, Adjust: Holm}).Results
 	want := []struct {
 		p, adj float64
 		v      Verdict

@@ -19,9 +19,10 @@ const (
 	Duration Kind = iota + 1 // a time: +2ms (incl, excl, phase)
 	Percent                  // a share of the old median: +10% (every metric)
 	Count                    // a number of calls: +5 (calls only)
+	Amount                   // an amount in a benchmark metric's unit: +10, +0.5 (metric rules only)
 )
 
-// String returns "duration", "percent" or "count".
+// String returns "duration", "percent", "count" or "amount".
 func (k Kind) String() string {
 	switch k {
 	case Duration:
@@ -30,6 +31,8 @@ func (k Kind) String() string {
 		return "percent"
 	case Count:
 		return "count"
+	case Amount:
+		return "amount"
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -41,6 +44,10 @@ type Threshold struct {
 	Nanos   int64   // Duration
 	Percent float64 // Percent: 10 for +10%
 	Count   int64   // Count
+	// Amount is in the metric's own unit: a plain number (+10 allocations)
+	// or a duration converted to the unit a time metric's name ends with
+	// (+2ms is 2000000 for timeNs, 2 for timeToInitialDisplayMs).
+	Amount float64
 }
 
 // Rule is one --fail-on rule.
@@ -48,7 +55,10 @@ type Rule struct {
 	Text    string         // as given
 	Pattern *regexp.Regexp // nil: every method, and the thread totals
 	Phase   string         // non-empty: a startup phase rule "phase:NAME:CLOCK>..."
-	Metric  string         // "incl", "excl", "calls", or "phase"
+	// MetricName is a benchmark metric rule's metric ("metric:NAME>…"),
+	// such as timeNs or allocationCount.
+	MetricName string
+	Metric     string // "incl", "excl", "calls", "phase", or "metric"
 	// Clock is "wall", "cpu" or "offcpu"; "" for calls, and for incl and
 	// excl rules that name no clock: the caller sets it to the traces'
 	// first clock before Evaluate (Applies compares it as a string).
@@ -60,25 +70,33 @@ type Rule struct {
 const (
 	methodGrammar = "[METHOD_PATTERN:]METRIC[.CLOCK]>THRESHOLD"
 	phaseGrammar  = "phase:NAME[:CLOCK]>THRESHOLD"
+	metricGrammar = "metric:NAME>THRESHOLD"
 )
 
-var phaseName = regexp.MustCompile(`^[a-z-]+$`)
+var (
+	phaseName  = regexp.MustCompile(`^[a-z-]+$`)
+	metricName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+)
 
-// ParseRule parses a rule, `[METHOD_PATTERN:]METRIC[.CLOCK]>THRESHOLD` or
-// `phase:NAME[:CLOCK]>THRESHOLD` (see the package doc). The threshold
-// follows the last '>'; the pattern is everything before the last ':' that
-// precedes it. The phase name is not checked against the known phases
-// (startup.Names): any lower-case name with '-' is accepted here.
+// ParseRule parses a rule, `[METHOD_PATTERN:]METRIC[.CLOCK]>THRESHOLD`,
+// `phase:NAME[:CLOCK]>THRESHOLD` or `metric:NAME>THRESHOLD` (see the
+// package doc). The threshold follows the last '>'; the pattern is
+// everything before the last ':' that precedes it. The phase name is not
+// checked against the known phases (startup.Names): any lower-case name
+// with '-' is accepted here; nor is a metric's name against the metrics of
+// the benchmarks.
 func ParseRule(s string) (Rule, error) {
 	r := Rule{Text: s}
 	i := strings.LastIndexByte(s, '>')
 	if i < 0 {
-		return Rule{}, fmt.Errorf("rule %q: expected %s or %s, as in incl>+2ms", s, methodGrammar, phaseGrammar)
+		return Rule{}, fmt.Errorf("rule %q: expected %s, %s or %s, as in incl>+2ms", s, methodGrammar, phaseGrammar, metricGrammar)
 	}
 	left, thr := strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+1:])
 	var err error
 	if name, ok := strings.CutPrefix(left, "phase:"); ok {
 		err = r.parsePhase(name)
+	} else if name, ok := strings.CutPrefix(left, "metric:"); ok {
+		err = r.parseMetric(name)
 	} else {
 		err = r.parseMethod(left)
 	}
@@ -104,6 +122,29 @@ func (r *Rule) parsePhase(s string) error {
 		r.Clock = clock
 	}
 	return nil
+}
+
+func (r *Rule) parseMetric(name string) error {
+	if !metricName.MatchString(name) {
+		return fmt.Errorf("metric name %q: expected the name of a benchmark metric, as in metric:timeNs>+5%%", name)
+	}
+	r.MetricName, r.Metric = name, "metric"
+	return nil
+}
+
+// metricUnit is the duration a time metric's value counts, by the suffix
+// of its name (timeNs, timeToInitialDisplayMs, frameDurationCpuMs), and 0
+// for other metrics.
+func metricUnit(name string) time.Duration {
+	switch {
+	case strings.HasSuffix(name, "Ns"):
+		return time.Nanosecond
+	case strings.HasSuffix(name, "Us"):
+		return time.Microsecond
+	case strings.HasSuffix(name, "Ms"):
+		return time.Millisecond
+	}
+	return 0
 }
 
 func (r *Rule) parseMethod(s string) error {
@@ -163,6 +204,9 @@ func (r *Rule) parseThreshold(s string) error {
 	if strings.HasPrefix(v, "-") || strings.HasPrefix(v, "+") {
 		return fmt.Errorf("threshold %q: expected an increase such as +2ms (improvements are reported without a rule)", s)
 	}
+	if r.Metric == "metric" {
+		return r.parseAmount(s, v)
+	}
 	switch {
 	case strings.HasSuffix(v, "%"):
 		p, err := strconv.ParseFloat(v[:len(v)-1], 64)
@@ -189,5 +233,33 @@ func (r *Rule) parseThreshold(s string) error {
 		}
 		r.Threshold = Threshold{Kind: Duration, Nanos: int64(d)}
 	}
+	return nil
+}
+
+// parseAmount parses a metric rule's threshold v (s as given): a
+// percentage, a number in the metric's unit, or a duration for a metric
+// whose name says its unit (metricUnit).
+func (r *Rule) parseAmount(s, v string) error {
+	if p, ok := strings.CutSuffix(v, "%"); ok {
+		x, err := strconv.ParseFloat(p, 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+			return fmt.Errorf("threshold %q: expected a percentage such as +10%%", s)
+		}
+		r.Threshold = Threshold{Kind: Percent, Percent: x}
+		return nil
+	}
+	if x, err := strconv.ParseFloat(v, 64); err == nil && v != "" && strings.Trim(v, "0123456789.") == "" {
+		r.Threshold = Threshold{Kind: Amount, Amount: x}
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return fmt.Errorf("threshold %q: expected a percentage (+5%%), a number in the metric's unit (+10) or, for a time metric, a duration (+2ms)", s)
+	}
+	unit := metricUnit(r.MetricName)
+	if unit == 0 {
+		return fmt.Errorf("threshold %q is a duration: %s has no unit of time in its name (…Ns, …Us or …Ms); give a number in its unit or a percentage", s, r.MetricName)
+	}
+	r.Threshold = Threshold{Kind: Amount, Amount: float64(d) / float64(unit)}
 	return nil
 }

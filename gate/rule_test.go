@@ -40,6 +40,14 @@ func TestParseRule(t *testing.T) {
 		{"phase:first-frame>+5%", "", "first-frame", "phase", "wall", Threshold{Kind: Percent, Percent: 5}},
 		{"phase:bind:cpu>+2ms", "", "bind", "phase", "cpu", Threshold{Kind: Duration, Nanos: 2 * ms}},
 		{"phase:bind:offcpu>1ms", "", "bind", "phase", "offcpu", Threshold{Kind: Duration, Nanos: ms}},
+		// Metric rules: the name goes to MetricName (checked below).
+		{"metric:timeNs>+5%", "", "", "metric", "", Threshold{Kind: Percent, Percent: 5}},
+		{"metric:allocationCount>+10", "", "", "metric", "", Threshold{Kind: Amount, Amount: 10}},
+		{"metric:allocationCount>0.5", "", "", "metric", "", Threshold{Kind: Amount, Amount: 0.5}},
+		{"metric:timeNs>+2ms", "", "", "metric", "", Threshold{Kind: Amount, Amount: 2e6}},
+		{"metric:timeToInitialDisplayMs>+20ms", "", "", "metric", "", Threshold{Kind: Amount, Amount: 20}},
+		{"metric:timeToInitialDisplayMs>+1500us", "", "", "metric", "", Threshold{Kind: Amount, Amount: 1.5}},
+		{"metric:gcTimeUs>1ms", "", "", "metric", "", Threshold{Kind: Amount, Amount: 1000}},
 	} {
 		r, err := ParseRule(tc.in)
 		if err != nil {
@@ -50,6 +58,9 @@ func TestParseRule(t *testing.T) {
 		if r.Pattern != nil {
 			pat = r.Pattern.String()
 		}
+		if name, ok := strings.CutPrefix(tc.in, "metric:"); ok && r.MetricName != name[:strings.IndexByte(name, '>')] {
+			t.Errorf("ParseRule(%q): metric name %q", tc.in, r.MetricName)
+		}
 		if r.Text != tc.in || pat != tc.pattern || r.Phase != tc.phase || r.Metric != tc.metric || r.Clock != tc.clock || r.Threshold != tc.thr {
 			t.Errorf("ParseRule(%q) = text %q pattern %q phase %q metric %q clock %q threshold %+v,\nwant pattern %q phase %q metric %q clock %q threshold %+v",
 				tc.in, r.Text, pat, r.Phase, r.Metric, r.Clock, r.Threshold, tc.pattern, tc.phase, tc.metric, tc.clock, tc.thr)
@@ -59,8 +70,8 @@ func TestParseRule(t *testing.T) {
 
 func TestParseRuleErrors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
-		{"incl+2ms", `rule "incl+2ms": expected [METHOD_PATTERN:]METRIC[.CLOCK]>THRESHOLD or phase:NAME[:CLOCK]>THRESHOLD, as in incl>+2ms`},
-		{"", `rule "": expected [METHOD_PATTERN:]METRIC[.CLOCK]>THRESHOLD or phase:NAME[:CLOCK]>THRESHOLD, as in incl>+2ms`},
+		{"incl+2ms", `rule "incl+2ms": expected [METHOD_PATTERN:]METRIC[.CLOCK]>THRESHOLD, phase:NAME[:CLOCK]>THRESHOLD or metric:NAME>THRESHOLD, as in incl>+2ms`},
+		{"", `rule "": expected [METHOD_PATTERN:]METRIC[.CLOCK]>THRESHOLD, phase:NAME[:CLOCK]>THRESHOLD or metric:NAME>THRESHOLD, as in incl>+2ms`},
 		{"incl>", `rule "incl>": no threshold after '>': expected a duration (+2ms), a percentage (+10%) or a count (+5)`},
 		{"wall>+2ms", `rule "wall>+2ms": metric "wall": expected incl, excl or calls, optionally with .wall, .cpu or .offcpu ([METHOD_PATTERN:]METRIC[.CLOCK]>THRESHOLD)`},
 		{">+2ms", `rule ">+2ms": metric "": expected incl, excl or calls, optionally with .wall, .cpu or .offcpu ([METHOD_PATTERN:]METRIC[.CLOCK]>THRESHOLD)`},
@@ -89,6 +100,13 @@ func TestParseRuleErrors(t *testing.T) {
 		{"incl>+", `rule "incl>+": threshold "+": expected a duration (+2ms), a percentage (+10%) or a count (+5)`},
 		{"incl>+3000000h", `rule "incl>+3000000h": threshold "+3000000h": expected a duration (+2ms), a percentage (+10%) or a count (+5)`},
 		{"calls>+2ms", `rule "calls>+2ms": threshold "+2ms" is a duration: calls takes a count (+5) or a percentage (+10%)`},
+		{"metric:>+5%", `rule "metric:>+5%": metric name "": expected the name of a benchmark metric, as in metric:timeNs>+5%`},
+		{"metric:time ns>+5%", `rule "metric:time ns>+5%": metric name "time ns": expected the name of a benchmark metric, as in metric:timeNs>+5%`},
+		{"metric:allocationCount>+2ms", `rule "metric:allocationCount>+2ms": threshold "+2ms" is a duration: allocationCount has no unit of time in its name (…Ns, …Us or …Ms); give a number in its unit or a percentage`},
+		{"metric:timeNs>-5%", `rule "metric:timeNs>-5%": threshold "-5%": expected an increase such as +2ms (improvements are reported without a rule)`},
+		{"metric:timeNs>+x", `rule "metric:timeNs>+x": threshold "+x": expected a percentage (+5%), a number in the metric's unit (+10) or, for a time metric, a duration (+2ms)`},
+		{"metric:timeNs>1e3", `rule "metric:timeNs>1e3": threshold "1e3": expected a percentage (+5%), a number in the metric's unit (+10) or, for a time metric, a duration (+2ms)`},
+		{"metric:timeNs>NaN%", `rule "metric:timeNs>NaN%": threshold "NaN%": expected a percentage such as +10%`},
 	} {
 		_, err := ParseRule(tc.in)
 		if err == nil {
@@ -105,9 +123,12 @@ func TestParseRuleErrors(t *testing.T) {
 // unit: parsing it must give the same rule.
 func canonical(r *Rule) string {
 	var b strings.Builder
-	if r.Metric == "phase" {
+	switch r.Metric {
+	case "phase":
 		b.WriteString("phase:" + r.Phase + ":" + r.Clock)
-	} else {
+	case "metric":
+		b.WriteString("metric:" + r.MetricName)
+	default:
 		if r.Pattern != nil {
 			b.WriteString(r.Pattern.String() + ":")
 		}
@@ -124,6 +145,8 @@ func canonical(r *Rule) string {
 		b.WriteString(strconv.FormatFloat(t.Percent, 'g', -1, 64) + "%")
 	case Count:
 		b.WriteString(strconv.FormatInt(t.Count, 10))
+	case Amount:
+		b.WriteString(strconv.FormatFloat(t.Amount, 'f', -1, 64))
 	}
 	return b.String()
 }
@@ -136,7 +159,7 @@ func sameRule(a, b *Rule) bool {
 	if b.Pattern != nil {
 		pb = "p" + b.Pattern.String()
 	}
-	return pa == pb && a.Phase == b.Phase && a.Metric == b.Metric && a.Clock == b.Clock && a.Threshold == b.Threshold
+	return pa == pb && a.Phase == b.Phase && a.MetricName == b.MetricName && a.Metric == b.Metric && a.Clock == b.Clock && a.Threshold == b.Threshold
 }
 
 // FuzzParseRule: no input panics; an error is one line naming the rule; a
@@ -148,6 +171,7 @@ func FuzzParseRule(f *testing.F) {
 		"incl>+2ms", "excl.cpu>2ms", "incl.offcpu>+500us", "calls>+5", "calls>+10%",
 		`com\.example\..*:incl.cpu>+10%`, `(?i:foo):excl>+1ms`, `a>b:incl>+1ms`,
 		"phase:first-frame>+5%", "phase:bind:cpu>+2ms", "incl>-2ms", "(:incl>+2ms", "incl>+1.5s",
+		"metric:timeNs>+5%", "metric:allocationCount>+0.5", "metric:timeToInitialDisplayMs>+20ms",
 	} {
 		f.Add(s)
 	}
@@ -174,15 +198,23 @@ func FuzzParseRule(f *testing.F) {
 		}
 		th := r.Threshold
 		switch {
-		case th.Nanos < 0 || th.Count < 0 || th.Percent < 0 || math.IsNaN(th.Percent) || math.IsInf(th.Percent, 0):
+		case th.Nanos < 0 || th.Count < 0 || th.Percent < 0 || math.IsNaN(th.Percent) || math.IsInf(th.Percent, 0) ||
+			th.Amount < 0 || math.IsNaN(th.Amount) || math.IsInf(th.Amount, 0):
 			t.Fatalf("ParseRule(%q): threshold %+v", s, th)
-		case th.Kind == Count && r.Metric != "calls", th.Kind == Duration && r.Metric == "calls":
+		case th.Kind == Count && r.Metric != "calls", th.Kind == Duration && (r.Metric == "calls" || r.Metric == "metric"),
+			th.Kind == Amount && r.Metric != "metric":
 			t.Fatalf("ParseRule(%q): %s threshold for %s", s, th.Kind, r.Metric)
 		}
 		ser := Series{Subject: "a.B.c", Signature: "()V", Kind: Method, Metric: r.Metric, Clock: r.Clock,
 			Old: []float64{1, 2, 3}, New: []float64{0, 5, 7}}
-		if r.Metric == "phase" {
+		switch r.Metric {
+		case "phase":
 			ser.Subject, ser.Kind = r.Phase, Phase
+		case "metric":
+			ser.Subject, ser.Kind = r.MetricName, BenchmarkMetric
+		}
+		if !r.Applies(&ser) && r.Pattern == nil {
+			t.Fatalf("ParseRule(%q) does not apply to its own series %+v", s, ser)
 		}
 		_ = r.Applies(&ser)
 		if res := Judge(&r, &ser, 0.05); res.Rule != s || res.Verdict == "" {

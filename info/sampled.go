@@ -64,49 +64,32 @@ type SampledThread struct {
 	CPUNanos     int64  `json:"cpu_time_ns,omitempty"` // deprecated: ElapsedNanos
 }
 
-// NewSampled describes the sampled profile s, read from the input called
-// name; gz says whether the input was gzip-compressed.
-func NewSampled(name string, s *stacks.Sampled, gz bool) *Sampled {
+// NewSampled describes the tree of a sampled profile from what its file
+// states (stacks.Tree.Source), read from the input called name; gz says
+// whether the input was gzip-compressed.
+func NewSampled(name string, s *stacks.Tree, gz bool) *Sampled {
 	p := s.Source()
 	r := &Sampled{
-		File: name, Sampled: true, Format: p.Format.String(), Compressed: gz, Created: p.Created,
-		Timed: s.Timed(), Stacks: len(p.Samples), Count: p.SampleCount(), CountOf: "samples", StatedTotal: p.Total,
-		StatedElapsed: p.TotalTimeNanos, StatedCPU: p.TotalTimeNanos, Frames: len(p.Frames), MaxDepth: p.MaxDepth,
-		DepthLimited: p.DepthLimited, Truncated: p.Truncated,
+		File: name, Sampled: true, Format: p.Format, Compressed: gz, Created: p.Created,
+		Timed: s.Values().Kind == stacks.Timed, Stacks: p.Stacks, Count: p.Count, CountOf: "samples", StatedTotal: p.StatedCount,
+		ElapsedNanos: p.TimeNanos, CPUNanos: p.TimeNanos,
+		StatedElapsed: p.StatedTimeNanos, StatedCPU: p.StatedTimeNanos, Frames: p.Frames, MaxDepth: p.MaxDepth,
+		DepthLimited: p.DepthLimited, CutStacks: p.CutStacks, Truncated: p.Truncated,
 		Unlisted: []Unlisted{}, Notes: append([]string{}, p.Notes...), Deobf: newDeobf(s.Trace()),
 		Focus: newFocus(s.Trace()),
 	}
 	for _, u := range p.Unlisted {
 		r.Unlisted = append(r.Unlisted, Unlisted(u))
 	}
-	r.Threads = make([]SampledThread, len(p.Threads), len(p.Threads)+1)
-	for i, th := range p.Threads {
-		r.Threads[i] = SampledThread{ID: th.ID, Name: th.Name, Group: th.Group, Listed: true}
-	}
-	var none SampledThread
-	for i, smp := range p.Samples {
-		row := &none
-		if smp.Thread >= 0 {
-			row = &r.Threads[smp.Thread]
-		}
-		row.Stacks++
-		row.Count += smp.Count
-		row.ElapsedNanos += smp.TimeNanos
-		r.ElapsedNanos += smp.TimeNanos
-		if p.CutStack(i) {
-			r.CutStacks++
-		}
-	}
 	if r.Timed {
 		r.CountOf = "calls"
 	}
-	if none.Stacks > 0 {
-		none.Name = stacks.UnknownThreadName
-		r.Threads = append(r.Threads, none)
+	for _, th := range p.Threads {
+		r.Threads = append(r.Threads, SampledThread{ID: th.ID, Name: th.Name, Group: th.Group, Listed: th.Listed,
+			Stacks: th.Stacks, Count: th.Count, ElapsedNanos: th.TimeNanos, CPUNanos: th.TimeNanos})
 	}
-	r.CPUNanos = r.ElapsedNanos
-	for i := range r.Threads {
-		r.Threads[i].CPUNanos = r.Threads[i].ElapsedNanos
+	if r.Threads == nil {
+		r.Threads = []SampledThread{}
 	}
 	if r.Focus != nil { // the threads --thread dropped have no samples left
 		r.Threads = slices.DeleteFunc(r.Threads, func(th SampledThread) bool { return th.Stacks == 0 })

@@ -3,14 +3,11 @@ package info
 import (
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/atrace2/atrace2/internal/units"
-	"github.com/atrace2/atrace2/mapping"
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/stream"
 )
@@ -73,15 +70,15 @@ type Deobf struct {
 // newDeobf is the report of the map that named t's frames, nil when none
 // did.
 func newDeobf(t *stream.Trace) *Deobf {
-	m, c := t.Mapping, &t.Deobf
-	if m == nil {
+	d := t.Deobf
+	if d == nil {
 		return nil
 	}
 	return &Deobf{
-		Mapping: m.Name, MapID: m.ID,
-		Mapped: c[mapping.Mapped], NameOnly: c[mapping.NameOnly], Ambiguous: c[mapping.Ambiguous],
-		ClassOnly: c[mapping.ClassOnly], Untouched: c[mapping.Untouched],
-		summary: strings.TrimPrefix(t.DeobfSummary(), "deobfuscated with "),
+		Mapping: d.Map, MapID: d.MapID,
+		Mapped: d.Mapped, NameOnly: d.NameOnly, Ambiguous: d.Ambiguous,
+		ClassOnly: d.ClassOnly, Untouched: d.Untouched,
+		summary: strings.TrimPrefix(d.Summary(), "deobfuscated with "),
 	}
 }
 
@@ -112,25 +109,26 @@ type TraceThread struct {
 }
 
 // NewTrace describes the method trace t, read from the input called name,
-// once it has been converted (or analysed).
-func NewTrace(name string, t *stream.Trace) *Trace {
-	h := t.Header
+// once it has been converted (or analysed): the file's layout as its
+// header h says, the process and the events as t has them.
+func NewTrace(name string, h *parser.Header, t *stream.Trace) *Trace {
+	pr := &t.Process
 	r := &Trace{
 		File: name, Variant: h.Format(), Version: h.RecordVersion,
 		DataVersion: fmt.Sprintf("%#02x", h.DataVersion), Compressed: h.Compressed,
-		Clock: h.Clock.String(), ClockFrom: h.ClockFrom, VM: h.VM(), PID: h.PID(),
-		StartTimeMicros: h.StartTime, StartIsEpoch: h.EpochStart(),
+		Clock: h.Clock.String(), ClockFrom: h.ClockFrom, VM: h.VM(), PID: pr.PID,
+		StartTimeMicros: pr.StartMicros, StartIsEpoch: pr.Epoch,
 		WallNanos: t.WallEnd, Bytes: t.Size, Records: h.Records, RecordSize: h.RecordSize,
 		ThreadsListed: len(h.Threads), MethodsListed: len(h.Methods), MethodsUsed: len(t.Frames),
 		DataFileOverflow: h.DataFileOverflow(), Sampling: t.Sampling.Likely, IntervalNanos: t.Sampling.Interval,
-		Repairs: t.Stats, Deobfuscation: newDeobf(t), Focus: newFocus(t), Warnings: append([]string{}, h.Warnings...),
+		Repairs: t.Stats, Deobfuscation: newDeobf(t), Focus: newFocus(t), Warnings: append([]string{}, t.Warnings...),
 	}
-	r.KeyElapsedNanos, r.KeyElapsedFrom = keyElapsed(h)
+	r.KeyElapsedNanos, r.KeyElapsedFrom = h.Elapsed()
 	if i := int(t.Sampling.Thread); t.Sampling.Likely && i >= 0 && i < len(t.Threads) {
 		r.IntervalTID, r.IntervalThread = uint32(t.Threads[i].ID), t.Threads[i].Name
 	}
 	if r.StartIsEpoch {
-		r.StartDate = time.UnixMicro(int64(h.StartTime)).UTC().Format("2006-01-02 15:04:05.000000 UTC")
+		r.StartDate = time.UnixMicro(int64(pr.StartMicros)).UTC().Format("2006-01-02 15:04:05.000000 UTC")
 	}
 	for _, th := range t.Threads {
 		r.CPUNanos += th.LastCPU
@@ -230,24 +228,4 @@ func yesNo(b bool, yes string) string {
 		return yes
 	}
 	return "no"
-}
-
-// keyElapsed returns the elapsed time the key's summary states, and the
-// option that states it; 0 and "" when it states none or a malformed one.
-func keyElapsed(h *parser.Header) (int64, string) {
-	for _, o := range []struct {
-		key   string
-		scale int64
-	}{{"elapsed-time-usec", 1000}, {"elapsed-time-nsec", 1}} {
-		v, ok := h.Option(o.key)
-		if !ok {
-			continue
-		}
-		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil || n < 0 || n > math.MaxInt64/o.scale {
-			continue
-		}
-		return n * o.scale, o.key
-	}
-	return 0, ""
 }

@@ -4,29 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"testing"
-
-	"github.com/atrace2/atrace2/parser"
 )
-
-func TestKeyElapsed(t *testing.T) {
-	for _, c := range []struct {
-		opts []parser.Option
-		ns   int64
-		from string
-	}{
-		{nil, 0, ""},
-		{[]parser.Option{{Key: "elapsed-time-usec", Value: "22620000"}}, 22620000000, "elapsed-time-usec"},
-		{[]parser.Option{{Key: "elapsed-time-nsec", Value: "1500"}}, 1500, "elapsed-time-nsec"},
-		{[]parser.Option{{Key: "elapsed-time-usec", Value: "x"}}, 0, ""},
-		{[]parser.Option{{Key: "elapsed-time-usec", Value: "-1"}}, 0, ""},
-		{[]parser.Option{{Key: "elapsed-time-usec", Value: "9223372036854775807"}}, 0, ""},
-	} {
-		ns, from := keyElapsed(&parser.Header{Options: c.opts})
-		if ns != c.ns || from != c.from {
-			t.Errorf("%v: got %d %q, want %d %q", c.opts, ns, from, c.ns, c.from)
-		}
-	}
-}
 
 // TestWallTimeRow: info shows the wall time measured from the records and
 // the key's, labelled, and only the measured one when the key has none.

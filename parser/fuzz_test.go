@@ -46,7 +46,7 @@ func (c *balanceChecker) event(ev *stream.Event) error {
 	return nil
 }
 
-func (c *balanceChecker) Finish() error {
+func (c *balanceChecker) Finish(*stream.Trace) error {
 	for _, d := range c.depth {
 		if d != 0 {
 			panic("invariant violation: frames left open")
@@ -184,7 +184,8 @@ func sameAnalysis(t *testing.T, data []byte) {
 	}
 }
 
-func (x *balanceChecker) Events(evs []stream.Event) error {
+func (x *balanceChecker) Events(batch *stream.Batch) error {
+	evs := batch.Events
 	for i := range evs {
 		if err := x.event(&evs[i]); err != nil {
 			return err

@@ -2,9 +2,9 @@ package parser
 
 import (
 	"bytes"
+	"math"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -57,12 +57,6 @@ type Header struct {
 	threadIndex map[ThreadID]int32 // record id (low 16 bits of the tid; V2: the tid) → Threads index
 	v2          *v2Meta            // ART V2: what the reader needs to frame the blocks
 	inBand      bool               // streaming, not scanned: the first reader applies the definitions (Options.SkipStreamingScan)
-	// live is set, and never changes, when the tables grow while a reader
-	// runs (inBand at open): mu then guards them, and Method and Thread
-	// return copies, so that the reader can apply definitions on its own
-	// goroutine while a consumer looks entries up on another.
-	live bool
-	mu   sync.RWMutex
 }
 
 // Option is one key=value line of the key text.
@@ -110,22 +104,33 @@ func (h *Header) PID() int {
 // shown as a date (docs/formats.md §6.3).
 func (h *Header) EpochStart() bool { return h.VM() == "dalvik" }
 
+// Elapsed returns the trace's length as its key states it, in ns, and the
+// option that states it (elapsed-time-usec, or elapsed-time-nsec); 0 and
+// "" when it states none or a malformed one.
+func (h *Header) Elapsed() (int64, string) {
+	for _, o := range []struct {
+		key   string
+		scale int64
+	}{{"elapsed-time-usec", 1000}, {"elapsed-time-nsec", 1}} {
+		v, ok := h.Option(o.key)
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n < 0 || n > math.MaxInt64/o.scale {
+			continue
+		}
+		return n * o.scale, o.key
+	}
+	return 0, ""
+}
+
 // DataFileOverflow reports data-file-overflow=true: every thread stopped
 // recording when the buffer filled.
 func (h *Header) DataFileOverflow() bool { v, _ := h.Option("data-file-overflow"); return v == "true" }
 
 // Method returns the method with the given id.
 func (h *Header) Method(id MethodID) (*Method, bool) {
-	if h.live {
-		h.mu.RLock()
-		defer h.mu.RUnlock()
-		i, ok := h.methodIndex[id]
-		if !ok {
-			return nil, false
-		}
-		m := h.Methods[i]
-		return &m, true
-	}
 	i, ok := h.methodIndex[id]
 	if !ok {
 		return nil, false
@@ -138,16 +143,6 @@ func (h *Header) Method(id MethodID) (*Method, bool) {
 // truncated to 16 bits while *threads prints it whole (docs/formats.md §7). ART V2
 // records carry the whole tid, which must match exactly.
 func (h *Header) Thread(id ThreadID) (*Thread, bool) {
-	if h.live {
-		h.mu.RLock()
-		defer h.mu.RUnlock()
-		i, ok := h.threadIndex[h.threadKey(id)]
-		if !ok {
-			return nil, false
-		}
-		t := h.Threads[i]
-		return &t, true
-	}
 	i, ok := h.threadIndex[h.threadKey(id)]
 	if !ok {
 		return nil, false

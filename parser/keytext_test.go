@@ -100,3 +100,25 @@ func TestKeyFileDevZero(t *testing.T) {
 		t.Errorf("/dev/zero: %v", err)
 	}
 }
+
+// TestElapsed: the key's elapsed time, in µs or ns; a malformed or
+// overflowing value is none.
+func TestElapsed(t *testing.T) {
+	for _, c := range []struct {
+		opts []parser.Option
+		ns   int64
+		from string
+	}{
+		{nil, 0, ""},
+		{[]parser.Option{{Key: "elapsed-time-usec", Value: "22620000"}}, 22620000000, "elapsed-time-usec"},
+		{[]parser.Option{{Key: "elapsed-time-nsec", Value: "1500"}}, 1500, "elapsed-time-nsec"},
+		{[]parser.Option{{Key: "elapsed-time-usec", Value: "x"}}, 0, ""},
+		{[]parser.Option{{Key: "elapsed-time-usec", Value: "-1"}}, 0, ""},
+		{[]parser.Option{{Key: "elapsed-time-usec", Value: "9223372036854775807"}}, 0, ""},
+	} {
+		ns, from := (&parser.Header{Options: c.opts}).Elapsed()
+		if ns != c.ns || from != c.from {
+			t.Errorf("%v: got %d %q, want %d %q", c.opts, ns, from, c.ns, c.from)
+		}
+	}
+}

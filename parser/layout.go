@@ -171,6 +171,14 @@ func (h *Header) mergeKeyFile(name string) error {
 	if err := parseKeyReader(k, f, 0, "key file"); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	h.mergeKey(k)
+	return nil
+}
+
+// mergeKey takes the key text read apart in k (a .sec file, ART V2's
+// summary): its version, its options after h's, and the threads and
+// methods h does not define.
+func (h *Header) mergeKey(k *Header) {
 	h.KeyVersion = k.KeyVersion
 	h.Options = append(h.Options, k.Options...)
 	for _, t := range k.Threads {
@@ -183,7 +191,6 @@ func (h *Header) mergeKeyFile(name string) error {
 			h.addMethod(m)
 		}
 	}
-	return nil
 }
 
 // inferredClock is ClockFrom for a clock guessed from the record size.
@@ -204,10 +211,11 @@ func (e *ClockError) Error() string {
 // settleClock applies --clock and checks the clock against the record
 // layout: a single-time record cannot carry two clocks.
 func (h *Header) settleClock(opt Options) error {
-	if opt.Clock != ClockUnknown {
-		// A clock the file states can only be narrowed (read one of two
-		// times); a guessed one (no summary) can be replaced outright.
-		if h.ClockFrom != inferredClock && h.ClockFrom != inferredClockV2 && !subClock(opt.Clock, h.Clock) {
+	if opt.Clock != ClockUnknown && !subClock(opt.Clock, h.Clock) {
+		// The caller picks what it shows of the clocks the file records;
+		// a clock that is not among them replaces a guessed one (no
+		// summary), and is an error against one the file states.
+		if h.ClockFrom != inferredClock && h.ClockFrom != inferredClockV2 {
 			return &ClockError{Have: h.Clock, Want: opt.Clock}
 		}
 		h.Clock, h.ClockFrom = opt.Clock, "--clock"
@@ -215,7 +223,7 @@ func (h *Header) settleClock(opt Options) error {
 	if h.RecordVersion < 3 && h.Clock == ClockDual {
 		return formatErr(h.DataOffset, "clock dual needs two times per record, but data version %d records hold one (%d bytes); use --clock wall or --clock thread-cpu", h.RecordVersion, h.RecordSize)
 	}
-	if h.RecordVersion == 3 && h.Clock != ClockDual && h.ClockFrom != "--clock" {
+	if h.RecordVersion == 3 && h.Clock != ClockDual && opt.Clock == ClockUnknown {
 		h.warn("version 3 records hold two times but the clock is %s; reading only that one (--clock dual reads both)", h.Clock)
 	}
 	return nil

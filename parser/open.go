@@ -11,9 +11,14 @@ import (
 
 // Options adjust how a trace is read.
 type Options struct {
-	// Clock overrides the clock the file states or implies. It is needed for
-	// a streaming file without its summary, where the clock is only guessed
-	// from the record size.
+	// Clock is the clock the caller will show (--clock). A file is read
+	// with every time it records, and Clock must be among them: a
+	// ClockError otherwise. It is also the clock of a file that does not
+	// state one (a streaming or ART V2 file without its summary), whose
+	// clock is otherwise guessed (from the record size, or the threads'
+	// first times): a Clock that is not among the guessed one's times
+	// replaces it. Either way it silences the warnings about the guess
+	// and about a two-time layout read for one of its times.
 	Clock Clock
 	// TimeUnit overrides the unit of an ART V2 trace's times
 	// (time.Microsecond or time.Nanosecond). By default it is read from the

@@ -117,11 +117,10 @@ type Definition struct {
 // Define adds a definition to the tables. A later definition of the same
 // method or thread replaces an earlier one, and a thread defined between
 // the records replaces the summary's entry for it (docs/formats.md §8.2).
+// A Reader calls it on its caller's goroutine as it meets each definition
+// (Options.SkipStreamingScan), so no other goroutine may read the tables
+// while such a Reader reads.
 func (h *Header) Define(d Definition) {
-	if h.live {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-	}
 	if d.IsThread {
 		h.addThread(d.Thread)
 		return
@@ -190,7 +189,7 @@ func findSummary(s *source, h *Header) (bool, error) {
 	if err := parseSummary(s, h, start, s.size-start, nil); err != nil {
 		return false, err
 	}
-	h.DataEnd, h.inBand, h.live = start, true, true
+	h.DataEnd, h.inBand = start, true
 	return true, nil
 }
 

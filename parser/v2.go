@@ -297,7 +297,7 @@ func (h *Header) settleV2Clock(opt Options) error {
 	if h.v2.k == 2 && h.Clock == ClockDual {
 		return formatErr(h.DataOffset-dataHeaderSize+4, "clock dual needs two times per record, but V2 version %d records hold one; use --clock wall or --clock thread-cpu", h.RecordVersion)
 	}
-	if h.v2.k == 3 && h.Clock != ClockDual && h.ClockFrom != "--clock" {
+	if h.v2.k == 3 && h.Clock != ClockDual && opt.Clock == ClockUnknown {
 		h.warn("V2 version 5 records hold two times but the clock is %s; reading only that one (--clock dual reads both)", h.Clock)
 	}
 	if v, ok := h.Option("num-method-calls"); ok && h.LostBytes == 0 {

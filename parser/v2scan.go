@@ -212,18 +212,7 @@ func (sc *v2Scan) summary(start int64) error {
 		return err
 	}
 	h.HasSummary = true
-	h.KeyVersion = sum.KeyVersion
-	h.Options = append(h.Options, sum.Options...)
-	for _, t := range sum.Threads {
-		if _, ok := h.Thread(t.ID); !ok {
-			h.addThread(t)
-		}
-	}
-	for _, m := range sum.Methods {
-		if _, ok := h.Method(m.ID); !ok {
-			h.addMethod(m)
-		}
-	}
+	h.mergeKey(sum)
 	if h.KeyVersion != h.RecordVersion {
 		h.warn("the V2 summary says version %d but the header says %d", h.KeyVersion, h.RecordVersion)
 	}

@@ -163,9 +163,23 @@ func TestStreamingWithoutSummary(t *testing.T) {
 	if h.Clock != parser.ClockDual || h.HasSummary || len(h.Warnings) != 1 || !slices.Equal(got, expected(tr, parser.ClockDual)) {
 		t.Errorf("inferred: clock %v summary %v warnings %q", h.Clock, h.HasSummary, h.Warnings)
 	}
+	// --clock wall is among the guessed clocks: the guess stands, read
+	// whole, without its warning.
 	h, got, err = readAll(t, data, parser.Options{Clock: parser.ClockWall})
-	if err != nil || h.Clock != parser.ClockWall || len(h.Warnings) != 0 || !slices.Equal(got, expected(tr, parser.ClockWall)) {
+	if err != nil || h.Clock != parser.ClockDual || len(h.Warnings) != 0 || !slices.Equal(got, expected(tr, parser.ClockDual)) {
 		t.Errorf("--clock wall: clock %v warnings %q err %v", h.Clock, h.Warnings, err)
+	}
+	// A one-time record is guessed wall; --clock thread-cpu replaces the
+	// guess: the time is thread CPU time.
+	tr2 := tracegen.Small(2, "wall", "art")
+	data2 := tr2.Streaming(tracegen.StreamOptions{NoSummary: true})
+	h, got, err = readAll(t, data2, parser.Options{Clock: parser.ClockThreadCPU})
+	wantCPU := expected(tr2, parser.ClockWall)
+	for i := range wantCPU {
+		wantCPU[i].CPU, wantCPU[i].Wall = wantCPU[i].Wall, 0
+	}
+	if err != nil || h.Clock != parser.ClockThreadCPU || h.ClockFrom != "--clock" || len(h.Warnings) != 0 || !slices.Equal(got, wantCPU) {
+		t.Errorf("--clock thread-cpu of a guessed wall clock: clock %v from %q warnings %q err %v", h.Clock, h.ClockFrom, h.Warnings, err)
 	}
 
 	tr1 := tracegen.Small(2, "thread-cpu", "art")
@@ -186,11 +200,14 @@ func TestStreamingWithoutSummary(t *testing.T) {
 	}
 }
 
+// TestClockOverride: a clock the file states is read whole whatever
+// Options.Clock says, if it is among the file's clocks; the guessed clock
+// of a file without its summary is replaced (TestStreamingWithoutSummary).
 func TestClockOverride(t *testing.T) {
 	tr := tracegen.Small(3, "dual", "art")
 	h, got, err := readAll(t, tr.Regular(), parser.Options{Clock: parser.ClockThreadCPU})
-	if err != nil || h.Clock != parser.ClockThreadCPU || !slices.Equal(got, expected(tr, parser.ClockThreadCPU)) {
-		t.Errorf("narrowing dual to thread-cpu: clock %v err %v", h.Clock, err)
+	if err != nil || h.Clock != parser.ClockDual || h.ClockFrom != "key text" || len(h.Warnings) != 0 || !slices.Equal(got, expected(tr, parser.ClockDual)) {
+		t.Errorf("thread-cpu of a dual-clock trace: clock %v from %q, warnings %q, err %v", h.Clock, h.ClockFrom, h.Warnings, err)
 	}
 	tr = tracegen.Small(2, "wall", "art")
 	var ce *parser.ClockError

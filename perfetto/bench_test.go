@@ -58,7 +58,7 @@ func benchPerfetto(b *testing.B, rewind bool) {
 		e = perfetto.New(w, perfetto.Options{})
 		out := convert.Timeline(e, nil)
 		if rewind {
-			out.Rewind = func() error { w.n = 0; return nil }
+			out.Restart = func() error { w.n = 0; return nil }
 		}
 		run(b, data, out)
 	}
@@ -79,9 +79,9 @@ func BenchmarkConvertOnly(b *testing.B) {
 
 type nopExporter struct{}
 
-func (nopExporter) Begin(*stream.Trace) error { return nil }
-func (nopExporter) event(*stream.Event) error { return nil }
-func (nopExporter) Finish() error             { return nil }
+func (nopExporter) Begin(*stream.Trace) error  { return nil }
+func (nopExporter) event(*stream.Event) error  { return nil }
+func (nopExporter) Finish(*stream.Trace) error { return nil }
 
 func run(tb testing.TB, data []byte, out convert.Output) {
 	f, err := parser.NewFile("large.trace", bytes.NewReader(data), int64(len(data)), parser.Options{})
@@ -104,12 +104,13 @@ type recording struct {
 // Begin forgets the events of an earlier read, as every exporter does.
 func (r *recording) Begin(t *stream.Trace) error { r.t, r.events = t, r.events[:0]; return nil }
 
-func (r *recording) Events(evs []stream.Event) error {
+func (r *recording) Events(batch *stream.Batch) error {
+	evs := batch.Events
 	r.events = append(r.events, evs...)
 	return nil
 }
 
-func (r *recording) Finish() error { return nil }
+func (r *recording) Finish(*stream.Trace) error { return nil }
 
 // BenchmarkExporterOnly replays the 100 MB trace's recorded event stream
 // into the Perfetto exporter: the writer's own cost, without the parser
@@ -129,19 +130,20 @@ func BenchmarkExporterOnly(b *testing.B) {
 		// In batches, as the converter hands them over.
 		for evs := rec.events; len(evs) > 0; {
 			n := min(len(evs), 1024)
-			if err := e.Events(evs[:n]); err != nil {
+			if err := e.Events(&stream.Batch{Events: evs[:n], Threads: rec.t.Threads, Frames: rec.t.Frames}); err != nil {
 				b.Fatal(err)
 			}
 			evs = evs[n:]
 		}
-		if err := e.Finish(); err != nil {
+		if err := e.Finish(rec.t); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(rec.events)), "ns/event")
 }
 
-func (x nopExporter) Events(evs []stream.Event) error {
+func (x nopExporter) Events(batch *stream.Batch) error {
+	evs := batch.Events
 	for i := range evs {
 		if err := x.event(&evs[i]); err != nil {
 			return err

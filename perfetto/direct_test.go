@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/perfetto"
 	"github.com/atrace2/atrace2/stream"
 )
@@ -17,7 +16,7 @@ import (
 // fakeTrace is a one-thread dual-clock trace with two methods.
 func fakeTrace() *stream.Trace {
 	return &stream.Trace{
-		Name: "x.trace", Header: &parser.Header{Clock: parser.ClockDual, StartTime: 1000},
+		Name: "x.trace", Process: stream.Process{StartMicros: 1000},
 		HasWall: true, HasCPU: true,
 		Threads: []stream.Thread{{Index: 0, ID: 5, Name: "main"}},
 		Frames: []stream.Frame{
@@ -37,6 +36,7 @@ func TestEventDoesNotAllocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var now int64
+	b := &stream.Batch{Events: make([]stream.Event, 1), Threads: tr.Threads, Frames: tr.Frames}
 	call := func() {
 		for _, ev := range []stream.Event{
 			{Kind: stream.Begin, Frame: 0, Depth: 0},
@@ -46,7 +46,8 @@ func TestEventDoesNotAllocate(t *testing.T) {
 		} {
 			now += 3000
 			ev.Wall, ev.CPU = now, now/2
-			if err := e.Events([]stream.Event{ev}); err != nil {
+			b.Events[0] = ev
+			if err := e.Events(b); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -57,7 +58,7 @@ func TestEventDoesNotAllocate(t *testing.T) {
 	if n := testing.AllocsPerRun(10_000, call); n != 0 {
 		t.Errorf("%v allocations per call, want 0", n)
 	}
-	if err := e.Finish(); err != nil {
+	if err := e.Finish(tr); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -68,7 +69,8 @@ func TestEventDoesNotAllocate(t *testing.T) {
 func TestTimeGoingBackwards(t *testing.T) {
 	var buf bytes.Buffer
 	e := perfetto.New(&buf, perfetto.Options{})
-	if err := e.Begin(fakeTrace()); err != nil {
+	tr := fakeTrace()
+	if err := e.Begin(tr); err != nil {
 		t.Fatal(err)
 	}
 	for _, ev := range []stream.Event{
@@ -79,11 +81,11 @@ func TestTimeGoingBackwards(t *testing.T) {
 		{Kind: stream.Begin, Frame: 0, Wall: 6000},
 		{Kind: stream.End, Frame: 0, Wall: 9000},
 	} {
-		if err := e.Events([]stream.Event{ev}); err != nil {
+		if err := e.Events(&stream.Batch{Events: []stream.Event{ev}, Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := e.Finish(); err != nil {
+	if err := e.Finish(tr); err != nil {
 		t.Fatal(err)
 	}
 	res, err := decodeTP(buf.Bytes())

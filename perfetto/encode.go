@@ -117,12 +117,12 @@ func (e *Exporter) begin(th *thread, ev *stream.Event, ts, cpu int64) {
 	set := &th.interned
 	if e.args[ev.Frame] {
 		set = &th.withArgs
-		b = appendFrameArgs(b, &e.t.Frames[ev.Frame], ev.Frame)
+		b = appendFrameArgs(b, &e.tables.Frames[ev.Frame], ev.Frame)
 	}
 	b = endMsg(b, te)
 	if !set.has(ev.Frame) {
 		set.add(ev.Frame, &e.spare)
-		fr := &e.t.Frames[ev.Frame]
+		fr := &e.tables.Frames[ev.Frame]
 		var d int
 		b, d = beginInterned(b, fr, iid)
 		if e.args[ev.Frame] {

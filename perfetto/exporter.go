@@ -38,6 +38,13 @@ type Options struct {
 	// ProcessName names the process track. "" uses the trace's file name
 	// without its directory and its .trace / .gz extensions.
 	ProcessName string
+	// Value picks the clocks written (--clock). By default, and for
+	// stream.ValueOffCPU, every clock the trace has: the timeline on wall
+	// time, else thread CPU time, and with both clocks each thread's CPU
+	// time as a counter and each slice's off-CPU time as an arg. One clock
+	// alone puts the timeline on it. A clock the trace lacks is an error
+	// (a *stream.ValueError) at Begin.
+	Value stream.Value
 
 	// reference writes every event with the general encoders, as the
 	// atrace2_reference build tag does: tests compare the two.
@@ -48,7 +55,10 @@ type Options struct {
 type Exporter struct {
 	w   io.Writer
 	opt Options
-	t   *stream.Trace
+	t   *stream.Trace // as Begin got it
+	// tables are those of the batch being written (stream.Batch):
+	// threads start and methods are learnt from them.
+	tables *stream.Batch
 
 	cpuTimeline bool   // no wall clock: timestamps are thread-CPU times
 	counter     bool   // events carry the thread-time counter
@@ -104,19 +114,24 @@ func New(w io.Writer, opts Options) *Exporter {
 }
 
 // Begin forgets what an earlier Begin started, including output not yet
-// written (a read that starts over once convert.Output.Rewind has taken
+// written (a read that starts over once convert.Output.Restart has taken
 // back what was), and writes the process track. Each thread's packet
 // sequence and tracks start just before its first event, and each method
-// is learnt at its first begin: in a single read of the trace the tables
-// grow as the events come, and two reads write the same bytes this way.
+// is learnt at its first begin, from the batch's tables: in a single read
+// of the trace Begin gets none, and two reads write the same bytes this
+// way.
 func (e *Exporter) Begin(t *stream.Trace) error {
 	*e = Exporter{w: e.w, opt: e.opt, out: e.out[:0], pkt: e.pkt[:0]}
 	e.t = t
-	e.cpuTimeline = !t.HasWall && t.HasCPU
-	e.counter = t.HasWall && t.HasCPU
+	wall, cpu, err := e.opt.Value.Clocks(t)
+	if err != nil {
+		return err
+	}
+	e.cpuTimeline = !wall && cpu
+	e.counter = wall && cpu
 	e.setStart()
 	e.pid = NoPID
-	if pid := t.Header.PID(); pid > 0 && pid <= 1<<31-1 {
+	if pid := t.Process.PID; pid > 0 && pid <= 1<<31-1 {
 		e.pid = int32(pid)
 	}
 	e.uuidBase = 0xA7<<56 | uint64(e.pid)<<24
@@ -141,7 +156,7 @@ func (e *Exporter) track(ev *stream.Event) error {
 	}
 	for f := len(e.listed); f <= int(ev.Frame); f++ {
 		// Small arrays read on every begin, rather than the large Frame.
-		fr := &e.t.Frames[f]
+		fr := &e.tables.Frames[f]
 		e.listed = append(e.listed, fr.Listed)
 		e.args = append(e.args, renamed(fr) || fr.Synthesized)
 		e.spare += sparePerFrame
@@ -165,7 +180,7 @@ func (e *Exporter) startThread(i int) error {
 // setStart chooses the BOOTTIME of the trace start: the header start time,
 // unless it is too large for int64 nanoseconds plus the trace's span.
 func (e *Exporter) setStart() {
-	start := e.t.Header.StartTime
+	start := e.t.Process.StartMicros
 	if start >= 1<<53 {
 		e.warnf("header start time %d µs is out of range: the timeline starts at 0", start)
 		start = 0
@@ -175,7 +190,9 @@ func (e *Exporter) setStart() {
 
 // Events writes a batch of slice begins and ends:
 // runs of common events in the fast encoding, the others one by one.
-func (e *Exporter) Events(evs []stream.Event) error {
+func (e *Exporter) Events(b *stream.Batch) error {
+	e.tables = b
+	evs := b.Events
 	for i := 0; i < len(evs); i++ {
 		if !reference.Only && !e.opt.reference {
 			if i += e.fastRun(evs[i:]); i == len(evs) {
@@ -219,12 +236,13 @@ func (e *Exporter) general(ev *stream.Event) error {
 }
 
 // Finish writes what is buffered and notes the folded frames.
-func (e *Exporter) Finish() error {
+func (e *Exporter) Finish(t *stream.Trace) error {
+	e.tables = nil
 	if e.folded > 0 {
-		deepest := &e.t.Threads[0]
-		for i := range e.t.Threads {
-			if e.t.Threads[i].MaxDepth > deepest.MaxDepth {
-				deepest = &e.t.Threads[i]
+		deepest := &t.Threads[0]
+		for i := range t.Threads {
+			if t.Threads[i].MaxDepth > deepest.MaxDepth {
+				deepest = &t.Threads[i]
 			}
 		}
 		e.warnf("%d frames nested deeper than %d levels were folded into their ancestor at depth %d (see its debug.folded_frames arg), because trace_processor drops deeper slices; the deepest stack has %d frames (thread %q)",

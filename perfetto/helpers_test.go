@@ -90,7 +90,7 @@ type recorder struct {
 
 func (r *recorder) Begin(t *stream.Trace) error {
 	r.t = t
-	r.base = int64(t.Header.StartTime) * 1000
+	r.base = int64(t.Process.StartMicros) * 1000
 	r.cpuOnly = !t.HasWall && t.HasCPU
 	r.dual = t.HasWall && t.HasCPU
 	r.slices = make([][]tpSlice, len(t.Threads))
@@ -201,7 +201,7 @@ func (r *recorder) endSlice(sl *tpSlice, ev *stream.Event, ts int64) {
 	}
 }
 
-func (r *recorder) Finish() error { return nil }
+func (r *recorder) Finish(*stream.Trace) error { return nil }
 
 // threadTracks returns the decoded thread tracks in the order they were
 // described, with their slices in the order they began.
@@ -259,7 +259,8 @@ func checkSlices(t *testing.T, x *exported) {
 	}
 }
 
-func (x *recorder) Events(evs []stream.Event) error {
+func (x *recorder) Events(batch *stream.Batch) error {
+	evs := batch.Events
 	for i := range evs {
 		if err := x.event(&evs[i]); err != nil {
 			return err

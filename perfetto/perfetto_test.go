@@ -334,7 +334,7 @@ func TestClocksAndTracks(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			x := export(t, openText(t, "/some/dir/"+c.name+".trace", c.src), perfetto.Options{})
-			start := int64(x.trace.Header.StartTime) * 1000
+			start := int64(x.trace.Process.StartMicros) * 1000
 			for seq, rt := range x.got.Realtime {
 				if !c.realtime || rt != start {
 					t.Errorf("sequence %d declares REALTIME %d (start %d, want REALTIME: %v)", seq, rt, start, c.realtime)

@@ -62,7 +62,7 @@ func (e *Exporter) writeThreadStart(i int) error {
 	if err := e.marshal(e.firstPacket(i)); err != nil {
 		return err
 	}
-	th := &e.t.Threads[i]
+	th := &e.tables.Threads[i]
 	td := &pb.TrackDescriptor{
 		Uuid: proto.Uint64(e.threadUUID(i)),
 		Thread: &pb.ThreadDescriptor{
@@ -138,7 +138,7 @@ func (e *Exporter) firstPacket(i int) *pb.TracePacket {
 // wrote gettimeofday, ART a monotonic clock (docs/outputs.md §2.5). A start after
 // 2001 in µs cannot be an uptime either.
 func (e *Exporter) epochStart() bool {
-	return e.baseNs > 0 && (e.t.Header.EpochStart() || e.baseNs/1000 > 1e15)
+	return e.baseNs > 0 && (e.t.Process.Epoch || e.baseNs/1000 > 1e15)
 }
 
 // marshal appends a packet built from the generated types.

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/perfetto"
 	"github.com/atrace2/atrace2/stream"
 )
@@ -20,7 +19,7 @@ import (
 // itself.
 func renamedTrace() *stream.Trace {
 	return &stream.Trace{
-		Name: "r.trace", Header: &parser.Header{Clock: parser.ClockDual, StartTime: 1000},
+		Name: "r.trace", Process: stream.Process{StartMicros: 1000},
 		HasWall: true, HasCPU: true,
 		Threads: []stream.Thread{{Index: 0, ID: 5, Name: "main"}, {Index: 1, ID: 6, Name: "worker"}},
 		Frames: []stream.Frame{
@@ -69,10 +68,10 @@ func exportDirect(t *testing.T, tr *stream.Trace, evs []stream.Event, opt perfet
 	if err := e.Begin(tr); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Events(evs); err != nil {
+	if err := e.Events(&stream.Batch{Events: evs, Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Finish(); err != nil {
+	if err := e.Finish(tr); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

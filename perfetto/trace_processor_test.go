@@ -305,10 +305,10 @@ const (
 //   - debug.synthetic says why the converter began or ended a frame, and
 //     debug.exception = true marks a frame left by an exception.
 func expectSlices(tr *stream.Trace, evs []stream.Event) map[string]*tpThreadRows {
-	base := int64(tr.Header.StartTime) * 1000
+	base := int64(tr.Process.StartMicros) * 1000
 	cpuTimeline := !tr.HasWall && tr.HasCPU
 	dual := tr.HasWall && tr.HasCPU
-	pid := tr.Header.PID()
+	pid := tr.Process.PID
 	if pid <= 0 || pid > math.MaxInt32 {
 		pid = tpNoPID
 	}

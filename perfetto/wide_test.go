@@ -9,6 +9,7 @@ import (
 	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/perfetto"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // TestWideTraceMemory checks that what the exporter keeps per thread does
@@ -43,12 +44,12 @@ func exporterAllocs(t *testing.T, data []byte) uint64 {
 	}
 	for evs := rec.events; len(evs) > 0; {
 		n := min(len(evs), 1024)
-		if err := e.Events(evs[:n]); err != nil {
+		if err := e.Events(&stream.Batch{Events: evs[:n], Threads: rec.t.Threads, Frames: rec.t.Frames}); err != nil {
 			t.Fatal(err)
 		}
 		evs = evs[n:]
 	}
-	if err := e.Finish(); err != nil {
+	if err := e.Finish(rec.t); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)

@@ -91,7 +91,7 @@ func BenchmarkPprofBuild(b *testing.B) {
 						if cold {
 							fresh(b)
 						}
-						bld := pprofout.New("bench")
+						bld := pprofout.New(pprofout.Options{Version: "bench"})
 						if err := bld.Add(a); err != nil {
 							b.Fatal(err)
 						}

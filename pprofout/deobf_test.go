@@ -10,7 +10,6 @@ import (
 
 	"github.com/atrace2/atrace2/pprofout"
 	"github.com/atrace2/atrace2/samples"
-	"github.com/atrace2/atrace2/stacks"
 	"github.com/atrace2/atrace2/stream"
 )
 
@@ -64,7 +63,7 @@ func TestRenamedFrames(t *testing.T) {
 		"com.ex.Bare.run ":                           {Obfuscated: "c.a"},
 	})
 	newBuilder := func() *pprofout.Builder {
-		b := pprofout.New(testVersion)
+		b := pprofout.New(pprofout.Options{Version: testVersion})
 		if err := b.Add(tr); err != nil {
 			t.Fatal(err)
 		}
@@ -123,11 +122,11 @@ func TestRenamedSameName(t *testing.T) {
 			fr[i].Obfuscated, fr[i].ObfuscatedSignature, fr[i].Synthesized = "a.b.c", "(I)V", true
 		}
 	}
-	b := pprofout.New(testVersion)
+	b := pprofout.New(pprofout.Options{Version: testVersion})
 	if err := b.Add(tr); err != nil {
 		t.Fatal(err)
 	}
-	b2 := pprofout.New(testVersion)
+	b2 := pprofout.New(pprofout.Options{Version: testVersion})
 	if err := b2.Add(tr); err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +168,7 @@ func TestRenamedSampled(t *testing.T) {
 		Total:    6,
 		MaxDepth: 3,
 	}
-	s, err := stacks.FromSamples("s.hprof", p)
+	s, err := p.Tree("s.hprof")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -157,7 +157,7 @@ type encoder struct {
 	pending *treeTables // the tree whose nodes are the samples (see Add)
 	stack   *stackIDs   // the ids of the pending tree's stacks (node)
 	strs    stringTable
-	labels  [][]byte // by label id: the encoded label fields of a sample
+	labels  [][]byte // by label id × 2 + cut: the encoded label fields of a sample
 	out     []byte   // encoded, not yet written
 	msg     []byte   // scratch: a message's body
 	sub     []byte   // scratch: a nested message's or packed field's body
@@ -170,7 +170,7 @@ func (e *encoder) profile(meta *profile.Profile) {
 	for _, st := range meta.SampleType {
 		e.message(fieldSampleType, e.valueType(e.msg[:0], st))
 	}
-	c := e.b.commonClocks()
+	c := e.b.sampleTypes()
 	if tt := e.pending; tt != nil {
 		if !e.b.walkStacks {
 			e.stack = newStackIDs(tt.depth)
@@ -238,17 +238,17 @@ func (e *encoder) strings(meta *profile.Profile) {
 		t.add(st.Type)
 		t.add(st.Unit)
 	}
-	e.labels = make([][]byte, len(e.b.labels))
+	e.labels = make([][]byte, 2*len(e.b.labels))
 	if tt := e.pending; tt != nil {
 		nodes := tt.tree.Nodes()
 		for i := range nodes {
 			if !nodes[i].IsRoot() {
-				e.label(tt.label(&nodes[i]))
+				e.label(tt.label(&nodes[i]), false)
 			}
 		}
 	}
 	for i := range e.samples {
-		e.label(e.samples[i].label)
+		e.label(e.samples[i].label, e.samples[i].cut)
 	}
 	for _, m := range meta.Mapping {
 		t.add(m.File)
@@ -272,22 +272,36 @@ func (e *encoder) strings(meta *profile.Profile) {
 	t.add(meta.DocURL)
 }
 
-// label encodes a label set the first time a sample has it, adding its
-// strings to the table.
-func (e *encoder) label(id int32) {
-	if e.labels[id] != nil {
+// label encodes a label set, with the truncated label when cut, the first
+// time a sample has it, adding its strings to the table: the string
+// labels first, by key ("synthesized" < "synthetic" < "thread" <
+// "truncated"), then the number label.
+func (e *encoder) label(id int32, cut bool) {
+	at := 2 * id
+	if cut {
+		at++
+	}
+	if e.labels[at] != nil {
 		return
 	}
 	t, lk := &e.strs, &e.b.labels[id]
-	var enc []byte
-	if lk.synthesized { // "synthesized" sorts before "synthetic"
+	enc := []byte{} // not nil: a sample may have no label
+	if lk.synthesized {
 		enc = appendLabel(enc, t.add(LabelSynthesized), t.add(SynthesizedTrue), 0)
 	}
-	if lk.synth != "" { // "synthetic" sorts before "thread"
+	if lk.synth != "" {
 		enc = appendLabel(enc, t.add(LabelSynthetic), t.add(lk.synth), 0)
 	}
-	enc = appendLabel(enc, t.add(LabelThread), t.add(lk.thread), 0)
-	e.labels[id] = appendLabel(enc, t.add(LabelTID), 0, lk.tid)
+	if !lk.noThread {
+		enc = appendLabel(enc, t.add(LabelThread), t.add(lk.thread), 0)
+	}
+	if cut {
+		enc = appendLabel(enc, t.add(LabelTruncated), t.add(TruncatedDepth), 0)
+	}
+	if !lk.noThread {
+		enc = appendLabel(enc, t.add(lk.numKey()), 0, lk.tid)
+	}
+	e.labels[at] = enc
 }
 
 // stringTable is a profile's string table: each string once, by first use.
@@ -334,19 +348,23 @@ func (e *encoder) flush() error {
 }
 
 // sample encodes one Sample of the builder's as a field of the Profile.
-func (e *encoder) sample(s *sampleAcc, c clocks) {
+func (e *encoder) sample(s *sampleAcc, c sampleTypes) {
 	ids, n := e.sub[:0], 0
 	for i := s.path; i >= 0; i = e.b.paths[i].parent {
 		ids = binary.AppendUvarint(ids, uint64(e.b.paths[i].loc)+1)
 		n++
 	}
 	e.sub = ids
-	e.encodeSample(ids, n, c.values(s.calls, s.cpu, s.wall, s.off), s.label)
+	at := 2 * s.label
+	if s.cut {
+		at++
+	}
+	e.encodeSample(ids, n, c.values(s.calls, s.cpu, s.wall, s.off), at)
 }
 
 // node encodes the Sample of a pending tree's node i as a field of the
 // Profile: the node's own values and its frames' locations.
-func (e *encoder) node(tt *treeTables, nodes []stacks.Node, i int, c clocks) {
+func (e *encoder) node(tt *treeTables, nodes []stacks.Node, i int, c sampleTypes) {
 	nd := &nodes[i]
 	ids, ok := e.stack.push(nodes, i, uint64(tt.loc(nd))+1)
 	n := int(nd.Depth)
@@ -358,7 +376,7 @@ func (e *encoder) node(tt *treeTables, nodes []stacks.Node, i int, c clocks) {
 		}
 		e.sub = ids
 	}
-	e.encodeSample(ids, n, c.values(nd.Calls, nd.CPU, nd.Wall, nd.OffCPU()), tt.label(nd))
+	e.encodeSample(ids, n, c.values(nd.Calls, nd.CPU, nd.Wall, nd.OffCPU()), 2*tt.label(nd))
 }
 
 // stackIDs keeps the location ids of the stacks of the nodes encoded
@@ -416,8 +434,9 @@ type sampleValues struct {
 	n int
 }
 
-// values are the values of a sample, in the order of the sample types.
-func (c clocks) values(calls, cpu, wall, off int64) sampleValues {
+// values are the values of a sample, in the order of the sample types:
+// calls (or samples, in a Counted tree's profile) first.
+func (c sampleTypes) values(calls, cpu, wall, off int64) sampleValues {
 	sv := sampleValues{n: 1}
 	sv.v[0] = uint64(calls)
 	if c.cpu {
@@ -438,7 +457,7 @@ func (c clocks) values(calls, cpu, wall, off int64) sampleValues {
 // encodeSample encodes a Sample as a field of the Profile, straight into
 // the output: its n location ids (ids holds them, leaf first, as varints;
 // a location's id is its index in locList plus one, Builder.location), its
-// values and its labels.
+// values and its labels (e.labels[label]).
 func (e *encoder) encodeSample(ids []byte, n int, sv sampleValues, label int32) {
 	var vb [4 * binary.MaxVarintLen64]byte
 	vals := vb[:0]
@@ -544,7 +563,7 @@ func appendLabel(b []byte, key, str, num int64) []byte {
 	l := appendOpt(m[:0], fieldLabelKey, uint64(key))
 	l = appendOpt(l, fieldLabelStr, uint64(str))
 	l = appendOpt(l, fieldLabelNum, uint64(num))
-	l = appendOpt(l, fieldLabelNumUnit, 0) // tid has no unit: left out
+	l = appendOpt(l, fieldLabelNumUnit, 0) // tid and thread_serial have no unit: left out
 	return appendBytes(b, fieldSampleLabel, l)
 }
 

@@ -119,7 +119,7 @@ func TestWriteChecks(t *testing.T) {
 
 // TestEmpty: a builder with no trace has no profile to give.
 func TestEmpty(t *testing.T) {
-	if _, err := pprofout.New("v").Profile(); err == nil {
+	if _, err := pprofout.New(pprofout.Options{Version: "v"}).Profile(); err == nil {
 		t.Error("Profile of an empty builder: no error")
 	}
 }

@@ -76,7 +76,7 @@ func build(t testing.TB, paths ...string) *profile.Profile {
 // builder adds trace files to a new Builder.
 func builder(t testing.TB, paths ...string) *pprofout.Builder {
 	t.Helper()
-	return addTo(t, pprofout.New(testVersion), paths...)
+	return addTo(t, pprofout.New(pprofout.Options{Version: testVersion}), paths...)
 }
 
 // addTo adds trace files to b.

@@ -30,9 +30,13 @@
 // Profile or Write takes its samples (pending, in Add); every other tree
 // can be released once Add has taken its samples.
 //
-// A [SampledBuilder] does the same for sampled profiles (hprof text, ART
-// profile files; samples.go): sample type samples/count, or calls and wall
-// for JVM hprof cpu=times.
+// What a sample holds follows the tree's value schema (stacks.Values;
+// counted.go): a Counted tree (a sampled profile) gives the one sample
+// type samples/count; a Timed one calls and the times of its clocks. A
+// tree with frames on their running lines (Values.RunningLines) gets a
+// location per method and line, one whose threads carry serial numbers
+// (Values.Serials) the label thread_serial instead of tid, and a tree
+// with a Source comments on where it came from instead of the repairs.
 //
 // Fast paths, each with its reference path, which the build tag
 // atrace2_reference selects (and tests, for one Builder: reference,
@@ -55,7 +59,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/google/pprof/profile"
 	"github.com/klauspost/compress/gzip"
@@ -102,10 +105,11 @@ const (
 // Builder collects the samples of one or more traces. Its memory grows with
 // the number of distinct stacks, not with the length of the traces.
 type Builder struct {
+	value   stream.Value // Options.Value
 	version string
 	mapping *profile.Mapping
 	funcs   map[funcKey]*profile.Function
-	locs    map[*profile.Function]*profile.Location
+	locs    map[locKey]*profile.Location
 	locList []*profile.Location
 	paths   []pathEntry
 	pathIdx map[pathEntry]int32 // path entry → its index in paths
@@ -125,6 +129,9 @@ type Builder struct {
 	// taking its ids from its parent's (stackIDs): the reference that
 	// TestStackIDs compares them with.
 	walkStacks bool
+	// counts and nanos sum the sampled profiles' counts and times
+	// (mergeable).
+	counts, nanos int64
 }
 
 // referencePath reports whether b takes the reference paths.
@@ -137,6 +144,13 @@ type funcKey struct {
 	synthesized        bool // the frame's mark, which a sample's label takes from its leaf
 }
 
+// locKey de-duplicates locations: a function and a line in it (0 when the
+// location is the function's, Builder.location).
+type locKey struct {
+	fn   *profile.Function
+	line int64
+}
+
 // pathEntry is an interned stack: a location on top of a parent stack (-1
 // for none). Interning makes equal stacks of different traces one key.
 type pathEntry struct {
@@ -144,11 +158,15 @@ type pathEntry struct {
 	loc    int32 // index into Builder.locList
 }
 
-// labelKey is the labels of a sample: its thread, whether the converter
-// completed its frame and whether a mapping marks its frame synthesized.
+// labelKey is the labels of a sample: its thread (none for the stacks of
+// no known thread), whether the converter completed its frame and whether
+// a mapping marks its frame synthesized. A sample's truncated label is
+// not part of it (sampleAcc.cut).
 type labelKey struct {
 	thread      string
 	tid         int64
+	serial      bool // tid is a thread serial number (LabelThreadSerial)
+	noThread    bool // no thread labels: the input does not say which thread
 	synth       string
 	synthesized bool
 }
@@ -162,41 +180,56 @@ func sampleKeyOf(label, path int32) sampleKey {
 	return sampleKey(uint32(label))<<32 | sampleKey(uint32(path))
 }
 
-// sampleAcc holds one sample's sums.
+// sampleAcc holds one sample's sums: calls is the calls of a Timed tree's
+// stacks, or the samples of a Counted tree's. cut is set when the first
+// node of the sample may miss outer frames (LabelTruncated): two nodes of
+// one stack and label set share a sample whatever their trees' depth
+// limits.
 type sampleAcc struct {
 	path, label           int32
+	cut                   bool
 	calls, cpu, wall, off int64
 }
 
 // traceInfo is what the header and comments need from each trace.
 type traceInfo struct {
 	t           *stream.Trace
-	synthetics  int // samples of this trace that carry LabelSynthetic
-	synthesized int // samples of this trace that carry LabelSynthesized
+	tree        *stacks.Tree // for its Source and UnknownThread, not its nodes
+	shown       clocks       // the clocks of the trace that the profile shows (Options.Value)
+	synthetics  int          // samples of this trace that carry LabelSynthetic
+	synthesized int          // samples of this trace that carry LabelSynthesized
 }
 
-// New returns an empty builder; version is the atrace2 version written in
-// the profile's comment.
-func New(version string) *Builder {
+// New returns an empty builder: opt.Version is the atrace2 version written
+// in the profile's comment, opt.Value picks its time sample types.
+func New(opt Options) *Builder {
 	return &Builder{
-		version: version,
+		version: opt.Version,
+		value:   opt.Value,
 		mapping: &profile.Mapping{ID: 1, HasFunctions: true, HasFilenames: true},
 		funcs:   make(map[funcKey]*profile.Function),
-		locs:    make(map[*profile.Function]*profile.Location),
+		locs:    make(map[locKey]*profile.Location),
 		labelOf: make(map[labelKey]int32),
 	}
 }
 
-// Options change the profile Write writes.
+// Options change the profile a Builder builds.
 type Options struct {
 	// Version is the atrace2 version written in the profile's comments.
 	Version string
+	// Value picks the time sample types (--clock): by default every clock
+	// the traces have, wall the default sample type when they have it,
+	// and offcpu when they have both; one clock alone; or, on traces with
+	// both clocks, all of them with offcpu the default sample type. A
+	// trace that lacks a clock Value needs is an error (a
+	// *stream.ValueError) at Add.
+	Value stream.Value
 }
 
 // Write writes the pprof profile of one finished call tree, gzipped:
-// New(opt.Version), Add(tree), then Builder.Write.
+// New(opt), Add(tree), then Builder.Write.
 func Write(w io.Writer, tree *stacks.Tree, opt Options) error {
-	b := New(opt.Version)
+	b := New(opt)
 	if err := b.Add(tree); err != nil {
 		return err
 	}
@@ -224,8 +257,15 @@ func (b *Builder) Add(tree *stacks.Tree) error {
 	if b.built {
 		return errors.New("pprof: Add after Profile")
 	}
+	wall, cpu, err := tree.Clocks(b.value)
+	if err != nil {
+		return fmt.Errorf("pprof: %w", err)
+	}
+	if err := b.mergeable(tree); err != nil {
+		return err
+	}
 	b.materialize()
-	info := traceInfo{t: t}
+	info := traceInfo{t: t, tree: tree, shown: clocks{cpu: cpu, wall: wall, off: cpu && wall}}
 	tt, shared, err := b.tables(tree, &info)
 	if err != nil {
 		return err
@@ -233,7 +273,7 @@ func (b *Builder) Add(tree *stacks.Tree) error {
 	if shared || b.referencePath() {
 		b.indexSamples() // the reference path: every sample through the index
 	}
-	if !b.referencePath() && b.index == nil && len(b.samples) == 0 {
+	if !b.referencePath() && b.index == nil && len(b.samples) == 0 && tt.nodeSamples {
 		b.pending = tt
 	} else {
 		b.addSamples(tt)
@@ -245,25 +285,38 @@ func (b *Builder) Add(tree *stacks.Tree) error {
 // treeTables is what Add works out of a tree before its samples: each
 // frame's location and each thread's label sets.
 type treeTables struct {
-	tree *stacks.Tree
+	tree  *stacks.Tree
+	shown clocks // the clocks of the tree's trace the profile shows
 	// by frame: location index + 1, with locSynthesized set when a
 	// mapping marks the frame, so that the samples read the mark with
-	// the location; 0 for a frame no node has
+	// the location; 0 for a frame no sample's stack has
 	locOf []uint32
 	// by thread and label kind: the label set's id + 1, 0 for none
 	labelsOf [][labelKinds]int32
 	depth    int // the deepest node's Depth
+	// nodeSamples says that every node but the roots is a sample of its
+	// own, with the values of a Timed tree's node and no truncated
+	// label: the fast path's condition (Add).
+	nodeSamples bool
 }
 
 // tables checks a tree's nodes and interns their locations and label sets
 // in node order, counting in info the samples that carry the synthetic and
 // synthesized labels. shared reports that two nodes, of this tree or of
 // this and an earlier one, may share a sample (indexSamples).
+//
+// A node is a sample when it holds a value (isSample): every node of a
+// tree of events does; the nodes of a sampled profile's tree that only
+// lead to deeper stacks do not. Locations are numbered in the order the
+// samples' stacks first use them, outermost frame first.
 func (b *Builder) tables(tree *stacks.Tree, info *traceInfo) (tt *treeTables, shared bool, err error) {
 	t := tree.Trace()
 	nodes := tree.Nodes()
-	tt = &treeTables{tree: tree, locOf: make([]uint32, len(t.Frames)),
-		labelsOf: make([][labelKinds]int32, len(t.Threads))}
+	tt = &treeTables{tree: tree, shown: info.shown, locOf: make([]uint32, len(t.Frames)),
+		labelsOf: make([][labelKinds]int32, len(t.Threads)), nodeSamples: tree.Values().Kind == stacks.Timed}
+	unknown, hasUnknown := tree.UnknownThread()
+	serial := tree.Values().Serials
+	var located []bool // by node: its whole stack has locations; nil while every sample's parent is one
 	for i := range nodes {
 		n := &nodes[i]
 		if n.IsRoot() {
@@ -272,15 +325,21 @@ func (b *Builder) tables(tree *stacks.Tree, info *traceInfo) (tt *treeTables, sh
 		if n.Parent < 0 || int(n.Parent) >= i || int(n.Frame) >= len(t.Frames) || n.Frame < 0 {
 			return nil, false, fmt.Errorf("pprof: invariant violation: node %d has parent %d and frame %d", i, n.Parent, n.Frame)
 		}
-		tt.depth = max(tt.depth, int(n.Depth))
-		if tt.locOf[n.Frame] == 0 {
-			fr := &t.Frames[n.Frame]
-			loc, sh := b.location(fr)
-			shared = shared || sh
-			tt.locOf[n.Frame] = uint32(loc) + 1
-			if fr.Synthesized {
-				tt.locOf[n.Frame] |= locSynthesized
+		if !isSample(tree, i) {
+			tt.nodeSamples = false
+			if located == nil {
+				located = make([]bool, len(nodes))
+				for j := range i {
+					located[j] = true // every node before is a sample or a root
+				}
 			}
+			continue
+		}
+		tt.depth = max(tt.depth, int(n.Depth))
+		if located == nil {
+			shared = b.locate(tt, n.Frame) || shared
+		} else {
+			shared = b.locateStack(tt, located, i) || shared
 		}
 		kind := syntheticKind(n)
 		if kind != 0 {
@@ -291,11 +350,15 @@ func (b *Builder) tables(tree *stacks.Tree, info *traceInfo) (tt *treeTables, sh
 			kind |= synthesizedKind
 			info.synthesized++
 		}
+		if tree.Cut(stacks.NodeID(i)) {
+			tt.nodeSamples = false
+		}
 		ls := &tt.labelsOf[n.Thread][kind]
 		if *ls == 0 {
 			th := &t.Threads[n.Thread]
-			label, sh := b.label(labelKey{thread: th.Name, tid: int64(th.ID),
-				synth: syntheticValues[kind&^synthesizedKind], synthesized: kind&synthesizedKind != 0})
+			label, sh := b.label(labelKey{thread: th.Name, tid: int64(th.ID), serial: serial,
+				noThread: hasUnknown && n.Thread == unknown,
+				synth:    syntheticValues[kind&^synthesizedKind], synthesized: kind&synthesizedKind != 0})
 			shared = shared || sh
 			*ls = label + 1
 		}
@@ -303,12 +366,51 @@ func (b *Builder) tables(tree *stacks.Tree, info *traceInfo) (tt *treeTables, sh
 	return tt, shared, nil
 }
 
+// isSample reports whether node i of a tree holds a value: calls or time,
+// or samples.
+func isSample(tree *stacks.Tree, i int) bool {
+	n := &tree.Nodes()[i]
+	return n.Calls != 0 || n.Wall != 0 || n.CPU != 0 || tree.Samples(stacks.NodeID(i)) != 0
+}
+
+// locate gives frame f its location, if it has none yet; shared reports
+// that the location existed (another frame has it).
+func (b *Builder) locate(tt *treeTables, f stream.FrameID) (shared bool) {
+	if tt.locOf[f] != 0 {
+		return false
+	}
+	fr := &tt.tree.Trace().Frames[f]
+	loc, shared := b.location(fr, tt.tree.Values().RunningLines)
+	tt.locOf[f] = uint32(loc) + 1
+	if fr.Synthesized {
+		tt.locOf[f] |= locSynthesized
+	}
+	return shared
+}
+
+// locateStack gives every frame of node i's stack its location, outermost
+// first, from below the deepest node whose stack has them all already.
+func (b *Builder) locateStack(tt *treeTables, located []bool, i int) (shared bool) {
+	nodes := tt.tree.Nodes()
+	var todo []int
+	for j := i; !located[j]; j = int(nodes[j].Parent) {
+		todo = append(todo, j)
+	}
+	for k := len(todo) - 1; k >= 0; k-- {
+		j := todo[k]
+		shared = b.locate(tt, nodes[j].Frame) || shared
+		located[j] = true
+	}
+	return shared
+}
+
 // loc returns the location index of a node's frame, which tables interned.
 func (tt *treeTables) loc(n *stacks.Node) int32 {
 	return int32(tt.locOf[n.Frame]&^locSynthesized) - 1
 }
 
-// label returns the label set of a node, which tables interned.
+// label returns the label set of a node, which tables interned; only
+// samples have one.
 func (tt *treeTables) label(n *stacks.Node) int32 {
 	kind := syntheticKind(n)
 	if tt.locOf[n.Frame]&locSynthesized != 0 {
@@ -317,10 +419,12 @@ func (tt *treeTables) label(n *stacks.Node) int32 {
 	return tt.labelsOf[n.Thread][kind] - 1
 }
 
-// addSamples adds the nodes of a tree to the samples, interning their
-// stacks.
+// addSamples adds the nodes of a tree that are samples (isSample) to the
+// samples, interning their stacks.
 func (b *Builder) addSamples(tt *treeTables) {
-	t, nodes := tt.tree.Trace(), tt.tree.Nodes()
+	tree := tt.tree
+	nodes := tree.Nodes()
+	counted := tree.Values().Kind == stacks.Counted
 	nodePath := make([]int32, len(nodes))
 	if len(b.samples) == 0 {
 		// Sized up front: growing them leaves garbage as large as
@@ -331,14 +435,27 @@ func (b *Builder) addSamples(tt *treeTables) {
 	}
 	for i := range nodes {
 		n := &nodes[i]
-		if n.IsRoot() {
-			nodePath[i] = -1
+		if n.IsRoot() || tt.locOf[n.Frame] == 0 || nodePath[n.Parent] == noPath {
+			nodePath[i] = noPath // a root, or in no sample's stack
+			if n.IsRoot() {
+				nodePath[i] = -1
+			}
 			continue
 		}
 		nodePath[i] = b.path(nodePath[n.Parent], tt.loc(n))
-		b.addNode(t, n, tt.label(n), nodePath[i])
+		if !isSample(tree, i) {
+			continue
+		}
+		calls := n.Calls
+		if counted {
+			calls = tree.Samples(stacks.NodeID(i))
+		}
+		b.addNode(tt.shown, n, calls, tt.label(n), nodePath[i], tree.Cut(stacks.NodeID(i)))
 	}
 }
+
+// noPath marks, in addSamples, a node in no sample's stack.
+const noPath = -2
 
 // materialize copies the pending tree, if any, into the samples (see Add).
 // Its nodes are distinct samples: no index is needed.
@@ -381,29 +498,31 @@ func (b *Builder) indexSamples() {
 	}
 }
 
-// addNode adds one node's values to its sample.
-func (b *Builder) addNode(t *stream.Trace, n *stacks.Node, label, path int32) {
+// addNode adds one node's values on the shown clocks to its sample: calls
+// are its calls, or its samples in a Counted tree; cut says its stack may
+// miss outer frames.
+func (b *Builder) addNode(shown clocks, n *stacks.Node, calls int64, label, path int32, cut bool) {
 	i := int32(len(b.samples))
 	if b.index == nil {
-		b.samples = append(b.samples, sampleAcc{path: path, label: label})
+		b.samples = append(b.samples, sampleAcc{path: path, label: label, cut: cut})
 	} else {
 		k := sampleKeyOf(label, path)
 		if j, ok := b.index[k]; ok {
 			i = j
 		} else {
-			b.samples = append(b.samples, sampleAcc{path: path, label: label})
+			b.samples = append(b.samples, sampleAcc{path: path, label: label, cut: cut})
 			b.index[k] = i
 		}
 	}
 	s := &b.samples[i]
-	s.calls += n.Calls
-	if t.HasCPU {
+	s.calls += calls
+	if shown.cpu {
 		s.cpu += n.CPU
 	}
-	if t.HasWall {
+	if shown.wall {
 		s.wall += n.Wall
 	}
-	if t.HasWall && t.HasCPU {
+	if shown.off {
 		s.off += n.OffCPU()
 	}
 }
@@ -453,14 +572,21 @@ func (b *Builder) path(parent, loc int32) int32 {
 
 // location returns the index of the location of a frame, creating its
 // function and location on first sight; shared reports that the location
-// existed (another frame has it). A method has one location: the trace
-// records no call-site lines, only (in Dalvik traces) the method's first
-// line.
-func (b *Builder) location(fr *stream.Frame) (index int32, shared bool) {
+// existed (another frame has it). A method trace records no call-site
+// lines, only (in Dalvik traces) the method's first line: a method has
+// one location, on that line, which is its function's start line too.
+// A frame on its running line (running) is a location per method and
+// line, and its function has no start line: pprof's default granularity
+// merges the lines of one method.
+func (b *Builder) location(fr *stream.Frame, running bool) (index int32, shared bool) {
 	k := funcKey{name: fr.Name, file: fr.File, synthesized: fr.Synthesized,
 		system: systemName(fr)}
+	var line int64
 	if fr.HasLine && fr.Line > 0 {
-		k.line = int64(fr.Line)
+		line = int64(fr.Line)
+	}
+	if !running {
+		k.line = line
 	}
 	fn, ok := b.funcs[k]
 	if !ok {
@@ -468,12 +594,16 @@ func (b *Builder) location(fr *stream.Frame) (index int32, shared bool) {
 			Filename: k.file, StartLine: k.line}
 		b.funcs[k] = fn
 	}
-	if loc, ok := b.locs[fn]; ok {
+	lk := locKey{fn, line}
+	if loc, ok := b.locs[lk]; ok {
 		return int32(loc.ID - 1), true
 	}
+	if line > 0 {
+		b.mapping.HasLineNumbers = true
+	}
 	loc := &profile.Location{ID: uint64(len(b.locList) + 1), Mapping: b.mapping,
-		Line: []profile.Line{{Function: fn, Line: k.line}}}
-	b.locs[fn] = loc
+		Line: []profile.Line{{Function: fn, Line: line}}}
+	b.locs[lk] = loc
 	b.locList = append(b.locList, loc)
 	return int32(loc.ID - 1), false
 }
@@ -498,16 +628,6 @@ func systemName(fr *stream.Frame) string {
 		return fr.Name + " " + fr.Signature
 	}
 	return ""
-}
-
-// anySynthesized reports whether a mapping marked any of the frames.
-func anySynthesized(frames []stream.Frame) bool {
-	for i := range frames {
-		if frames[i].Synthesized {
-			return true
-		}
-	}
-	return false
 }
 
 // WriteProfile checks p and writes it gzipped, as profile.proto files are
@@ -538,19 +658,15 @@ func traceName(t *stream.Trace) string {
 	return t.Name
 }
 
-// durationNanos is a trace's wall span; a trace without a wall clock falls
-// back to the elapsed time its key states.
-func durationNanos(t *stream.Trace) int64 {
-	if t.HasWall {
+// durationNanos is a trace's wall span; a profile that shows no wall time
+// of it takes the elapsed time its key states.
+func durationNanos(ti *traceInfo) int64 {
+	t := ti.t
+	if ti.shown.wall {
 		return t.WallEnd
 	}
-	if t.Header == nil {
-		return 0
-	}
-	if v, ok := t.Header.Option("elapsed-time-usec"); ok {
-		if us, err := strconv.ParseInt(v, 10, 64); err == nil && us > 0 && us < 1<<53 {
-			return us * 1000
-		}
+	if ns := t.Process.Elapsed; ns < 1<<53*1000 {
+		return ns
 	}
 	return 0
 }

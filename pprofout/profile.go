@@ -8,21 +8,32 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/atrace2/atrace2/internal/units"
+	"github.com/atrace2/atrace2/stacks"
+	"github.com/atrace2/atrace2/stream"
 )
 
-// clocks says which time sample types a profile holds: off is the off-CPU
-// time, derived from the other two.
+// clocks says which clocks of a trace a profile shows (Options.Value): off
+// is the off-CPU time, derived from the other two.
 type clocks struct{ cpu, wall, off bool }
 
-// commonClocks is the set of clocks every trace has. Merged traces keep
-// only those, as pprof itself does when it merges profiles
-// (CompatibilizeSampleTypes): a zero CPU time for a wall-only trace would
-// be a lie, not a measurement.
-func (b *Builder) commonClocks() clocks {
-	c := clocks{cpu: true, wall: true}
+// sampleTypes says which sample types a profile holds after the first:
+// calls, or samples when the trees are Counted (the one type then); off is
+// the off-CPU time, derived from the other two.
+type sampleTypes struct{ counted, cpu, wall, off bool }
+
+// sampleTypes follows the trees' value schema (stacks.Values): a Counted
+// tree's profile holds samples; a Timed one's holds calls and the clocks
+// every trace has. Merged traces keep only those, as pprof itself does
+// when it merges profiles (CompatibilizeSampleTypes): a zero CPU time for
+// a wall-only trace would be a lie, not a measurement.
+func (b *Builder) sampleTypes() sampleTypes {
+	if len(b.traces) > 0 && b.traces[0].tree.Values().Kind == stacks.Counted {
+		return sampleTypes{counted: true}
+	}
+	c := sampleTypes{cpu: true, wall: true}
 	for _, ti := range b.traces {
-		c.cpu = c.cpu && ti.t.HasCPU
-		c.wall = c.wall && ti.t.HasWall
+		c.cpu = c.cpu && ti.shown.cpu
+		c.wall = c.wall && ti.shown.wall
 	}
 	c.off = c.cpu && c.wall
 	return c
@@ -47,16 +58,20 @@ func (b *Builder) build(withSamples bool) (*profile.Profile, error) {
 	if b.built {
 		return nil, errors.New("pprof: the profile was built already")
 	}
-	c := b.commonClocks()
+	c := b.sampleTypes()
+	first := TypeCalls
+	if c.counted {
+		first = TypeSamples
+	}
 	p := &profile.Profile{
-		SampleType: []*profile.ValueType{{Type: TypeCalls, Unit: "count"}},
-		PeriodType: &profile.ValueType{Type: TypeCalls, Unit: "count"},
+		SampleType: []*profile.ValueType{{Type: first, Unit: "count"}},
+		PeriodType: &profile.ValueType{Type: first, Unit: "count"},
 		Period:     1,
 		Mapping:    []*profile.Mapping{b.mapping},
 		Location:   b.locList,
 		Function:   make([]*profile.Function, len(b.funcs)),
 	}
-	p.DefaultSampleType = TypeCalls
+	p.DefaultSampleType = first
 	if c.cpu {
 		p.SampleType = append(p.SampleType, &profile.ValueType{Type: TypeCPU, Unit: "nanoseconds"})
 		p.DefaultSampleType = TypeCPU
@@ -66,15 +81,16 @@ func (b *Builder) build(withSamples bool) (*profile.Profile, error) {
 		p.DefaultSampleType = TypeWall
 	}
 	if c.off {
-		// After wall, which stays the default: a profile of old and one
-		// of new still compare (-diff_base keeps the common types).
+		// After wall, which stays the default unless Options.Value picks
+		// offcpu: a profile of old and one of new still compare
+		// (-diff_base keeps the common types).
 		p.SampleType = append(p.SampleType, &profile.ValueType{Type: TypeOffCPU, Unit: "nanoseconds"})
+		if b.value == stream.ValueOffCPU {
+			p.DefaultSampleType = TypeOffCPU
+		}
 	}
 	for _, fn := range b.funcs {
 		p.Function[fn.ID-1] = fn
-		if fn.StartLine > 0 {
-			b.mapping.HasLineNumbers = true
-		}
 	}
 	b.mapping.File = b.mappingFile()
 	// The indexes are not needed any more; let the collector have them
@@ -92,10 +108,10 @@ func (b *Builder) build(withSamples bool) (*profile.Profile, error) {
 }
 
 // samplesInto turns the sums into samples, in first-seen order.
-func (b *Builder) samplesInto(p *profile.Profile, c clocks) {
-	sets := make([]labelSet, len(b.labels))
+func (b *Builder) samplesInto(p *profile.Profile, c sampleTypes) {
+	sets := make([]labelSet, 2*len(b.labels))
 	for i, lk := range b.labels {
-		sets[i] = newLabelSet(lk)
+		sets[2*i], sets[2*i+1] = newLabelSet(lk, false), newLabelSet(lk, true)
 	}
 	samples := b.samples
 	p.Sample = make([]*profile.Sample, len(samples))
@@ -116,7 +132,10 @@ func (b *Builder) samplesInto(p *profile.Profile, c clocks) {
 		if c.off {
 			v = append(v, acc.off)
 		}
-		lb := sets[acc.label]
+		lb := sets[2*acc.label]
+		if acc.cut {
+			lb = sets[2*acc.label+1]
+		}
 		s := &structs[i]
 		*s = profile.Sample{Location: stacks.of(acc.path), Value: v, Label: lb.str, NumLabel: lb.num}
 		p.Sample[i] = s
@@ -132,18 +151,38 @@ type labelSet struct {
 	num map[string][]int64
 }
 
-func newLabelSet(k labelKey) labelSet {
-	ls := labelSet{
-		str: map[string][]string{LabelThread: {k.thread}},
-		num: map[string][]int64{LabelTID: {k.tid}},
+// newLabelSet makes the maps of a label set, with the truncated label when
+// cut; a sample without labels has nil maps.
+func newLabelSet(k labelKey, cut bool) labelSet {
+	var ls labelSet
+	add := func(key, v string) {
+		if ls.str == nil {
+			ls.str = map[string][]string{}
+		}
+		ls.str[key] = []string{v}
+	}
+	if !k.noThread {
+		add(LabelThread, k.thread)
+		ls.num = map[string][]int64{k.numKey(): {k.tid}}
 	}
 	if k.synth != "" {
-		ls.str[LabelSynthetic] = []string{k.synth}
+		add(LabelSynthetic, k.synth)
 	}
 	if k.synthesized {
-		ls.str[LabelSynthesized] = []string{SynthesizedTrue}
+		add(LabelSynthesized, SynthesizedTrue)
+	}
+	if cut {
+		add(LabelTruncated, TruncatedDepth)
 	}
 	return ls
+}
+
+// numKey is the key of the label set's thread id: tid, or thread_serial.
+func (k *labelKey) numKey() string {
+	if k.serial {
+		return LabelThreadSerial
+	}
+	return LabelTID
 }
 
 // stackArena hands out the location lists of interned stacks, leaf first
@@ -188,11 +227,12 @@ func (a *stackArena) of(path int32) []*profile.Location {
 func (b *Builder) header(p *profile.Profile) {
 	for _, ti := range b.traces {
 		t := ti.t
-		p.DurationNanos += durationNanos(t)
-		if t.Header == nil || !t.Header.EpochStart() || t.Header.StartTime == 0 || t.Header.StartTime >= 1<<62/1000 {
+		p.DurationNanos += durationNanos(&ti)
+		start := t.Process.StartMicros
+		if !t.Process.Epoch || start == 0 || start >= 1<<62/1000 {
 			continue
 		}
-		if ns := int64(t.Header.StartTime) * 1000; p.TimeNanos == 0 || ns < p.TimeNanos {
+		if ns := int64(start) * 1000; p.TimeNanos == 0 || ns < p.TimeNanos {
 			p.TimeNanos = ns
 		}
 	}
@@ -212,16 +252,20 @@ func (b *Builder) mappingFile() string {
 }
 
 // comments says where the profile came from and every repair that shaped
-// it, per trace: pprof prints them in -top, -raw and the web UI.
-func (b *Builder) comments(c clocks) []string {
+// it, per trace: pprof prints them in -top, -raw and the web UI. A tree
+// with a Source (a sampled profile) says what its file states instead
+// (sourceComments).
+func (b *Builder) comments(c sampleTypes) []string {
 	var out []string
 	for _, ti := range b.traces {
 		t, name := ti.t, traceName(ti.t)
+		if src := ti.tree.Source(); src != nil {
+			out = append(out, b.sourceComments(ti.tree, src, name)...)
+			continue
+		}
 		out = append(out, fmt.Sprintf("converted by atrace2 %s from %s", b.version, name))
-		if t.Header != nil {
-			for _, w := range t.Header.Warnings {
-				out = append(out, fmt.Sprintf("%s: warning: %s", name, w))
-			}
+		for _, w := range t.Warnings {
+			out = append(out, fmt.Sprintf("%s: warning: %s", name, w))
 		}
 		if s := t.Stats.Summary(); s != "" {
 			out = append(out, fmt.Sprintf("%s: repaired: %s", name, s))
@@ -237,13 +281,13 @@ func (b *Builder) comments(c clocks) []string {
 			out = append(out, fmt.Sprintf("%s: looks like a sampling-mode trace (about %s between samples): calls count sampled entries and times are approximate",
 				name, units.Duration(t.Sampling.Interval)))
 		}
-		if !c.cpu && t.HasCPU {
+		if !c.cpu && ti.shown.cpu {
 			out = append(out, fmt.Sprintf("%s: cpu/nanoseconds left out: not every merged trace has a thread-CPU clock", name))
 		}
-		if !c.wall && t.HasWall {
+		if !c.wall && ti.shown.wall {
 			out = append(out, fmt.Sprintf("%s: wall/nanoseconds left out: not every merged trace has a wall clock", name))
 		}
-		if !c.off && t.HasWall && t.HasCPU {
+		if !c.off && ti.shown.off {
 			out = append(out, fmt.Sprintf("%s: offcpu/nanoseconds left out: not every merged trace has both clocks", name))
 		}
 	}

@@ -18,32 +18,37 @@ import (
 )
 
 // sampledTree reads generated profile text into its tree.
-func sampledTree(t testing.TB, name string, text []byte) *stacks.Sampled {
+func sampledTree(t testing.TB, name string, text []byte) *stacks.Tree {
 	t.Helper()
 	p, err := samples.Read(bytes.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := stacks.FromSamples(name, p)
+	s, err := p.Tree(name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
-// buildSampled builds, writes and reads back the profile of trees.
-func buildSampled(t testing.TB, trees ...*stacks.Sampled) *profile.Profile {
+// buildSampled builds, writes and reads back the profile of trees, and
+// checks that Builder.Write's encoder writes the library's bytes for it.
+func buildSampled(t testing.TB, trees ...*stacks.Tree) *profile.Profile {
 	t.Helper()
-	b := pprofout.NewSampled(testVersion)
-	for _, s := range trees {
-		if err := b.Add(s); err != nil {
-			t.Fatal(err)
+	build := func() *pprofout.Builder {
+		b := pprofout.New(pprofout.Options{Version: testVersion})
+		for _, s := range trees {
+			if err := b.Add(s); err != nil {
+				t.Fatal(err)
+			}
 		}
+		return b
 	}
-	p, err := b.Profile()
+	p, err := build().Profile()
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkBuilderWrite(t, p, build())
 	var buf bytes.Buffer
 	if err := pprofout.WriteProfile(&buf, p); err != nil {
 		t.Fatal(err)
@@ -169,7 +174,7 @@ func TestSampledMerge(t *testing.T) {
 
 // TestSampledRefusesMix: counted samples and timed calls do not add up.
 func TestSampledRefusesMix(t *testing.T) {
-	b := pprofout.NewSampled(testVersion)
+	b := pprofout.New(pprofout.Options{Version: testVersion})
 	if err := b.Add(sampledTree(t, "a.hprof", samplegen.Fixture().Dalvik())); err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +182,7 @@ func TestSampledRefusesMix(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "cannot be merged") {
 		t.Errorf("err = %v", err)
 	}
-	if _, err := pprofout.NewSampled(testVersion).Profile(); err == nil {
+	if _, err := pprofout.New(pprofout.Options{Version: testVersion}).Profile(); err == nil {
 		t.Error("an empty builder made a profile")
 	}
 }
@@ -249,19 +254,15 @@ func BenchmarkSampled(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		s, err := stacks.FromSamples("big.hprof", sp)
+		s, err := sp.Tree("big.hprof")
 		if err != nil {
 			b.Fatal(err)
 		}
-		bld := pprofout.NewSampled(testVersion)
+		bld := pprofout.New(pprofout.Options{Version: testVersion})
 		if err := bld.Add(s); err != nil {
 			b.Fatal(err)
 		}
-		p, err := bld.Profile()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := pprofout.WriteProfile(io.Discard, p); err != nil {
+		if err := bld.Write(io.Discard); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -57,7 +57,7 @@ func TestBuilderWrite(t *testing.T) {
 	}
 	for name, paths := range cases {
 		t.Run(name, func(t *testing.T) {
-			p, err := addTo(t, pprofout.Reference(pprofout.New(testVersion)), paths...).Profile()
+			p, err := addTo(t, pprofout.Reference(pprofout.New(pprofout.Options{Version: testVersion})), paths...).Profile()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +84,7 @@ func TestStackIDs(t *testing.T) {
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			var want, got bytes.Buffer
-			err := addTo(t, pprofout.WalkStacks(pprofout.New(testVersion)), path).WriteEncoded(&want)
+			err := addTo(t, pprofout.WalkStacks(pprofout.New(pprofout.Options{Version: testVersion})), path).WriteEncoded(&want)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,7 +165,7 @@ func TestIndexSamples(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			var want, got bytes.Buffer
-			p, err := addTo(t, pprofout.Reference(pprofout.New(testVersion)), paths...).Profile()
+			p, err := addTo(t, pprofout.Reference(pprofout.New(pprofout.Options{Version: testVersion})), paths...).Profile()
 			if err != nil {
 				t.Fatal(err)
 			}

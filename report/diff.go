@@ -171,7 +171,8 @@ type DiffOptions struct {
 	Rules             []gate.Rule
 	Extra             []gate.Series
 	Alpha             float64
-	InconclusiveFails bool // an inconclusive verdict fails the gate
+	Adjust            gate.Adjustment // of each rule's p-values; the zero value is gate.BH
+	InconclusiveFails bool            // an inconclusive verdict fails the gate
 }
 
 // Diff compares two profiles method by method; methods are matched by name
@@ -210,6 +211,32 @@ func (p *Profile) Flat() *Flat {
 // with a p-value when each side has at least MinRunsForP runs. One run per
 // side is Diff. Methods are matched by name and signature.
 func DiffRuns(olds, news []*Flat, opt DiffOptions) (*DiffReport, error) {
+	d, err := diffRuns(olds, news, opt)
+	if err != nil {
+		return nil, err
+	}
+	if len(opt.Rules) > 0 {
+		checks, err := d.ruleChecks(opt.Rules, opt.Extra, "", false)
+		if err != nil {
+			return nil, err
+		}
+		d.r.Gate = judgeChecks(opt, checks, false)
+	}
+	d.finish(opt)
+	return d.r, nil
+}
+
+// runsDiff is a diff of two sets of runs before its rows are filtered and
+// sorted, with what the gate needs: the runs joined and their clocks.
+type runsDiff struct {
+	r       *DiffReport
+	j       *joined
+	clocks  []Basis
+	noCalls bool
+}
+
+// diffRuns compares the runs, rules aside.
+func diffRuns(olds, news []*Flat, opt DiffOptions) (*runsDiff, error) {
 	if len(olds) == 0 || len(news) == 0 {
 		return nil, errors.New("report: a diff needs at least one run on each side")
 	}
@@ -263,19 +290,18 @@ func DiffRuns(olds, news []*Flat, opt DiffOptions) (*DiffReport, error) {
 			r.NewOnly++
 		}
 	}
-	if len(opt.Rules) > 0 {
-		g, err := j.judge(clocks, noCalls, opt)
-		if err != nil {
-			return nil, err
-		}
-		r.Gate = g
-	}
+	return &runsDiff{r: r, j: j, clocks: clocks, noCalls: noCalls}, nil
+}
+
+// finish hides the rows under the threshold, sorts them and keeps the
+// first opt.Limit.
+func (d *runsDiff) finish(opt DiffOptions) {
+	r := d.r
 	r.filter(opt.Threshold.limit(int64(r.Total[0].Old)))
-	sortDiff(r.Rows, opt.Sort)
+	sortDiff(r.Rows, r.Sort)
 	if opt.Limit > 0 && len(r.Rows) > opt.Limit {
 		r.Rows = r.Rows[:opt.Limit]
 	}
-	return r, nil
 }
 
 // sideName names a side in headers: the trace's name, or "N old runs"

@@ -188,17 +188,27 @@ func TestDiffRunsGate(t *testing.T) {
 			t.Errorf("first verdict %+v", v)
 		}
 	}
-	// Rules see every method and the totals, whatever --limit shows.
-	r, err := DiffRuns(olds, news, DiffOptions{Rules: rules(t, "incl>+50%"), Limit: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var subjects []string
-	for _, v := range r.Gate.Verdicts {
-		subjects = append(subjects, v.Verdict+" "+v.Subject)
-	}
-	if got := fmt.Sprint(subjects); got != "[inconclusive total inconclusive com.ex.App.main inconclusive com.ex.App.work ok com.ex.App.extra]" {
-		t.Errorf("incl>+50%% on every subject: %s", got)
+	// Rules see every method and the totals, whatever --limit shows. At
+	// alpha 0.1 the three changes of p = 2/35 among 4 checks adjust to
+	// 4/3·2/35 = 0.076 under BH (regressed), 4·2/35 = 0.23 under Holm.
+	for adj, want := range map[gate.Adjustment]string{
+		gate.BH:   "[regressed total regressed com.ex.App.main regressed com.ex.App.work ok com.ex.App.extra]",
+		gate.Holm: "[inconclusive total inconclusive com.ex.App.main inconclusive com.ex.App.work ok com.ex.App.extra]",
+	} {
+		r, err := DiffRuns(olds, news, DiffOptions{Rules: rules(t, "incl>+50%"), Limit: 1, Alpha: 0.1, Adjust: adj})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var subjects []string
+		for _, v := range r.Gate.Verdicts {
+			subjects = append(subjects, v.Verdict+" "+v.Subject)
+			if v.Verdict != "ok" && math.Abs(*v.PAdjusted-map[gate.Adjustment]float64{gate.BH: 4.0 / 3 * 2 / 35, gate.Holm: 4 * 2.0 / 35}[adj]) > 1e-15 {
+				t.Errorf("%s: %s adjusted p %g", adj, v.Subject, *v.PAdjusted)
+			}
+		}
+		if got := fmt.Sprint(subjects); got != want {
+			t.Errorf("%s: incl>+50%% on every subject: %s, want %s", adj, got, want)
+		}
 	}
 	if (&GateReport{Outcome: OutcomeInconclusive}).Exit() != OutcomePass || (*GateReport)(nil).Exit() != OutcomePass {
 		t.Error("Exit without --inconclusive=fail or without rules")
@@ -223,10 +233,13 @@ func TestDiffRunsRuleErrors(t *testing.T) {
 }
 
 // TestDiffRunsGolden writes the hand-worked set with two rules in every
-// format (go test ./report -run Golden -update rewrites the files).
+// format (go test ./report -run Golden -update rewrites the files), under
+// Holm's adjustment: incl>+50% cannot decide with 3 and 4 runs (the
+// smallest p they allow, 2/35, is 4·2/35 = 0.23 for its 4 checks; with 5
+// runs a side 4·2/252 = 0.032 < 0.1, with 4 4·2/70 = 0.11).
 func TestDiffRunsGolden(t *testing.T) {
 	olds, news := runSet(t)
-	r, err := DiffRuns(olds, news, DiffOptions{Rules: rules(t, "work:excl>+20us", "incl>+50%", "calls>+1"), Alpha: 0.1})
+	r, err := DiffRuns(olds, news, DiffOptions{Rules: rules(t, "work:excl>+20us", "incl>+50%", "calls>+1"), Alpha: 0.1, Adjust: gate.Holm})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,6 +260,11 @@ func TestDiffRunsGolden(t *testing.T) {
 	}
 	if doc.Tests != len(r.Gate.Verdicts) || doc.Failures != r.Gate.Regressed || len(doc.Suites) != 3 {
 		t.Errorf("junit: %d tests, %d failures, %d suites", doc.Tests, doc.Failures, len(doc.Suites))
+	}
+	want := []gate.Undecided{{Rule: "incl>+50%", Checks: 4, OldRuns: 3, NewRuns: 4, MinP: ptr(2.0 / 35), MinPAdjusted: ptr(4 * 2.0 / 35), RunsNeeded: 5}}
+	if got := r.Gate.Undecided; len(got) != 1 || got[0].Rule != want[0].Rule || got[0].Checks != 4 || got[0].OldRuns != 3 || got[0].NewRuns != 4 ||
+		math.Abs(*got[0].MinP-*want[0].MinP) > 1e-15 || math.Abs(*got[0].MinPAdjusted-*want[0].MinPAdjusted) > 1e-15 || got[0].RunsNeeded != 5 {
+		t.Errorf("undecided: %+v, want %+v", got, want)
 	}
 }
 
@@ -345,3 +363,5 @@ func TestDiffSamplingNotes(t *testing.T) {
 		}
 	}
 }
+
+func ptr(x float64) *float64 { return &x }

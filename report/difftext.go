@@ -90,34 +90,56 @@ func (r *DiffReport) writeGate(w *bufio.Writer, opt TextOptions) {
 	if g == nil {
 		return
 	}
-	fmt.Fprintf(w, "\ngate: %s: %s, %s: %d regressed, %d inconclusive, %d improved, %d ok; alpha %s",
+	w.WriteString("\n")
+	writeGateHead(w, g, r.hasP())
+	if tb := gateTable(g.Verdicts, false); len(tb.rows) > 0 {
+		w.WriteString("\n")
+		leftOut(tb.write(w, opt)).write(w, opt.Width)
+	}
+	w.WriteString("\n")
+}
+
+// writeGateHead prints the gate's summary line, what P ADJ is (withP: the
+// runs have p-values), and the rules that cannot decide.
+func writeGateHead(w *bufio.Writer, g *GateReport, withP bool) {
+	fmt.Fprintf(w, "gate: %s: %s, %s: %d regressed, %d inconclusive, %d improved, %d ok; alpha %s",
 		gateWords(g), plural(int64(len(g.Rules)), "rule"), plural(int64(len(g.Verdicts)), "check"),
 		g.Regressed, g.Inconclusive, g.Improved, g.OK, strconv.FormatFloat(g.Alpha, 'g', -1, 64))
 	if g.InconclusiveFails {
 		w.WriteString("; inconclusive fails")
 	}
 	w.WriteString("\n")
-	if r.hasP() {
-		w.WriteString("P ADJ: each rule's p-values adjusted for its number of checks (Holm), compared with alpha\n")
+	if withP {
+		w.WriteString("P ADJ: " + adjustWords(g.Adjust) + ", compared with alpha\n")
 	}
+	for _, u := range g.Undecided {
+		w.WriteString("gate: " + UndecidedLine(u, g) + "\n")
+	}
+}
+
+// gateTable lays out the verdicts other than ok (sorted last).
+func gateTable(vs []Verdict, benchmarks bool) *table {
 	tb := &table{header: []string{"VERDICT", "RULE", "METRIC", "OLD", "NEW", "Δ", "Δ%", "P ADJ", "SUBJECT"}, left: []bool{true, true, true},
 		drop: []int{0, 3, 1, 2, 2, 0, 0, 0}} // on a narrow terminal: the rule, then the old and new values, then the metric
-	for _, v := range g.Verdicts {
+	for _, v := range vs {
 		if v.Verdict == string(gate.OK) {
+			if benchmarks {
+				continue // sorted by benchmark first
+			}
 			break // sorted last
 		}
 		c := v.Clock
-		if v.Metric == "calls" {
+		switch v.Metric {
+		case "calls":
 			c = Samples.String() // a count
+		case "metric":
+			tb.add(v.Verdict, v.Rule, "metric", metricf(v.Old), metricf(v.New), signedMetricf(v.Delta), signedPercent(v.Pct), pCell(v.PAdjusted), v.Subject)
+			continue
 		}
 		tb.add(v.Verdict, v.Rule, metricWords(v), valuef(c, v.Old), valuef(c, v.New), signedValuef(c, v.Delta),
 			signedPercent(v.Pct), pCell(v.PAdjusted), v.Subject)
 	}
-	if len(tb.rows) > 0 {
-		w.WriteString("\n")
-		leftOut(tb.write(w, opt)).write(w, opt.Width)
-	}
-	w.WriteString("\n")
+	return tb
 }
 
 // gateWords is the gate's result in one word or two.
@@ -137,4 +159,21 @@ func gateWords(g *GateReport) string {
 // metricWords names a verdict's metric: "excl wall", "calls", "phase wall".
 func metricWords(v Verdict) string {
 	return strings.TrimSpace(v.Metric + " " + v.Clock)
+}
+
+// metricf formats a benchmark metric's value, in the metric's own unit:
+// four significant digits (5.543, 477.8, 65), whole numbers from 10,000 on
+// with separators.
+func metricf(v float64) string {
+	if math.Abs(v) >= 10000 {
+		return count(int64(math.Round(v)))
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+func signedMetricf(v float64) string {
+	if v > 0 {
+		return "+" + metricf(v)
+	}
+	return metricf(v)
 }

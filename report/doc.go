@@ -36,16 +36,18 @@
 //
 // # Clocks
 //
-// Reports show every clock the trace has (wall, thread CPU) after the
-// --clock narrowing. Sorting, thresholds and diff's text table use the
-// first clock: wall when the trace has it, else thread CPU. CSV and JSON
-// always carry every clock. [Profile.UseOffCPU] puts the derived clock
-// [OffCPU] first, followed by wall (--clock offcpu, top --sort offcpu).
+// Reports show every clock the trace has (wall, thread CPU), or those
+// that [Profile.Use] picks (--clock: a clock alone, or off-CPU time).
+// Sorting, thresholds and diff's text table use the first clock: wall
+// when the trace has it, else thread CPU. CSV and JSON carry every clock
+// shown. [Profile.UseOffCPU] puts the derived clock [OffCPU] first,
+// followed by wall (--clock offcpu, top --sort offcpu).
 //
 // # Sampled profiles
 //
-// [NewSampledProfile] reads the tree of a sampled profile (stacks.Sampled:
-// hprof text, ART profile files). Its one "clock" is [Samples], a count:
+// [NewProfile] reads the tree of a sampled profile (hprof text, ART profile
+// files) as any other: the tree's value schema (stacks.Values) says it
+// counts samples. Its one "clock" is then [Samples], a count:
 // the same computations apply, text prints counts instead of durations,
 // CSV names the columns _count, and the JSON fields named _ns hold counts.
 // Samples count no calls, so CallsUnknown is set: text leaves the calls

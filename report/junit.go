@@ -27,13 +27,24 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	Name       string           `xml:"name,attr"`
+	Tests      int              `xml:"tests,attr"`
+	Failures   int              `xml:"failures,attr"`
+	Errors     int              `xml:"errors,attr"`
+	Skipped    int              `xml:"skipped,attr"`
+	Time       string           `xml:"time,attr"`
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Cases      []junitCase      `xml:"testcase"`
+	SystemOut  string           `xml:"system-out,omitempty"`
+}
+
+type junitProperties struct {
+	Property []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type junitCase struct {
@@ -59,12 +70,17 @@ func (r *DiffReport) WriteJUnit(w io.Writer) error {
 		suites := make(map[string]*junitSuite)
 		for _, rule := range g.Rules {
 			if suites[rule] == nil {
-				doc.Suites = append(doc.Suites, junitSuite{Name: rule, Time: "0"})
+				doc.Suites = append(doc.Suites, junitSuite{Name: rule, Time: "0", Properties: gateProperties(g)})
 				suites[rule] = nil // filled below, once the slice stops growing
 			}
 		}
 		for i := range doc.Suites {
 			suites[doc.Suites[i].Name] = &doc.Suites[i]
+		}
+		for _, u := range g.Undecided {
+			if s := suites[u.Rule]; s != nil {
+				s.SystemOut = UndecidedLine(u, g)
+			}
 		}
 		for _, v := range g.Verdicts {
 			s := suites[v.Rule]
@@ -72,7 +88,7 @@ func (r *DiffReport) WriteJUnit(w io.Writer) error {
 				continue
 			}
 			c := junitCase{Name: v.Subject + " (" + metricWords(v) + ")", Classname: "atrace2.diff." + v.Kind, Time: "0"}
-			msg := verdictMessage(v)
+			msg := verdictMessage(v, g.Adjust)
 			switch gate.Verdict(v.Verdict) {
 			case gate.Regressed:
 				c.Failure = &junitMessage{Message: msg, Type: v.Verdict, Text: msg}
@@ -111,19 +127,41 @@ func (r *DiffReport) WriteJUnit(w io.Writer) error {
 	return nil
 }
 
+// gateProperties name the gate's statistics in each rule's test suite:
+// alpha and the adjustment ("bh", "holm" or "none").
+func gateProperties(g *GateReport) *junitProperties {
+	return &junitProperties{Property: []junitProperty{
+		{Name: "alpha", Value: strconv.FormatFloat(g.Alpha, 'g', -1, 64)},
+		{Name: "adjust", Value: g.Adjust.String()},
+	}}
+}
+
 // verdictMessage describes a verdict in one line: "regressed: incl wall
-// 12 ms → 15 ms (+3 ms, +25.0%), p 0.0079, threshold +10%".
-func verdictMessage(v Verdict) string {
-	c := v.Clock
-	if v.Metric == "calls" {
-		c = Samples.String()
-	}
-	s := fmt.Sprintf("%s: %s %s → %s (%s, %s)", v.Verdict, metricWords(v), valuef(c, v.Old), valuef(c, v.New),
-		signedValuef(c, v.Delta), signedPercent(v.Pct))
+// 12 ms → 15 ms (+3 ms, +25.0%), p 0.046 (adjusted: Benjamini–Hochberg),
+// threshold +10%".
+func verdictMessage(v Verdict, a gate.Adjustment) string {
+	o, n, d := verdictValues(v)
+	s := fmt.Sprintf("%s: %s %s → %s (%s, %s)", v.Verdict, metricWords(v), o, n, d, signedPercent(v.Pct))
 	if v.PAdjusted != nil {
-		s += ", p " + strconv.FormatFloat(*v.PAdjusted, 'g', 4, 64) + " (adjusted)"
+		s += ", p " + strconv.FormatFloat(*v.PAdjusted, 'g', 4, 64)
+		if a != gate.None {
+			s += " (adjusted: " + a.Name() + ")"
+		}
 	} else {
 		s += fmt.Sprintf(", no p-value (fewer than %d runs per side)", MinRunsForP)
 	}
 	return s + ", threshold " + v.Threshold
+}
+
+// verdictValues are a verdict's old and new medians and their change
+// ("12 ms", "15 ms", "+3 ms"); a benchmark metric's in its own unit.
+func verdictValues(v Verdict) (old, new, delta string) {
+	if v.Metric == "metric" {
+		return metricf(v.Old), metricf(v.New), signedMetricf(v.Delta)
+	}
+	c := v.Clock
+	if v.Metric == "calls" {
+		c = Samples.String()
+	}
+	return valuef(c, v.Old), valuef(c, v.New), signedValuef(c, v.Delta)
 }

@@ -43,65 +43,102 @@ func (r *DiffReport) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 	if r.OldRuns != nil || r.NewRuns != nil {
 		b.WriteString("; medians of the runs")
 		if r.hasP() {
-			b.WriteString(", p from a two-sided Mann–Whitney U test (in the verdicts, adjusted for each rule's number of checks: Holm)")
+			b.WriteString(", p from a two-sided Mann–Whitney U test")
+			switch g := r.Gate; {
+			case g == nil:
+			case g.Adjust == gate.None:
+				b.WriteString(" (in the verdicts not adjusted for each rule's number of checks: --adjust none)")
+			default:
+				b.WriteString(" (in the verdicts, adjusted for each rule's number of checks: " + g.Adjust.Name() + ")")
+			}
 		}
 	}
 	b.WriteString("\n\n")
 	if g := r.Gate; g != nil {
-		fmt.Fprintf(&b, "%s with %s: **%s regressed**, %s inconclusive, %s improved, %s ok (alpha %g%s).\n\n",
-			plural(int64(len(g.Verdicts)), "check"), plural(int64(len(g.Rules)), "rule"),
-			count(int64(g.Regressed)), count(int64(g.Inconclusive)), count(int64(g.Improved)), count(int64(g.OK)),
-			g.Alpha, map[bool]string{true: ", inconclusive fails"}[g.InconclusiveFails])
-		var lines []string
-		for _, v := range g.Verdicts {
-			if v.Verdict == string(gate.OK) {
-				break
-			}
-			mc := v.Clock
-			if v.Metric == "calls" {
-				mc = Samples.String()
-			}
-			lines = append(lines, mdRow(v.Verdict, mdCode(v.Rule), metricWords(v), valuef(mc, v.Old), valuef(mc, v.New),
-				signedValuef(mc, v.Delta), signedPercent(v.Pct), pCell(v.PAdjusted), mdCode(v.Subject)))
+		mdGateHead(&b, g)
+		// The verdicts take at most half of what is left, so that a gate
+		// of thousands of checks still shows the largest changes.
+		vlimit := limit - reserve
+		if len(r.Rows) > 0 {
+			vlimit = b.Len() + (limit-reserve-b.Len())/2
 		}
-		if len(lines) > 0 {
-			head := mdRow("verdict", "rule", "metric", "old", "new", "Δ", "Δ%", "p adj", "subject") + "|---|---|---|--:|--:|--:|--:|--:|---|\n"
-			// The verdicts take at most half of what is left, so that a
-			// gate of thousands of checks still shows the largest changes.
-			vlimit := limit - reserve
-			if len(r.Rows) > 0 {
-				vlimit = b.Len() + (limit-reserve-b.Len())/2
-			}
-			mdTable(&b, head, lines, vlimit, "verdicts")
-		}
+		mdVerdicts(&b, g.Verdicts, false, vlimit)
 	}
 	if len(r.Rows) > 0 && b.Len() < limit-reserve {
 		fmt.Fprintf(&b, "### Methods by the change in %s\n\n", sortWords(r.Sort, c))
-		withP := r.hasP()
-		head := []string{"old excl", "new excl", "Δ excl", "Δ%"}
-		if withP {
-			head = append(head, "p")
-		}
-		head = append(head, "old incl", "new incl", "Δ incl", "Δ%")
-		if withP {
-			head = append(head, "p")
-		}
-		head = append(head, "method")
-		align := strings.Repeat("--:|", len(head)-1) + "---|"
-		var lines []string
-		for i := range r.Rows {
-			row := &r.Rows[i]
-			lines = append(lines, mdRow(append(changeCells(row, c, withP), mdCode(label(row.Method, row.Signature, row.Overloaded)))...))
-		}
-		mdTable(&b, mdRow(head...)+"|"+align+"\n", lines, limit-reserve, "methods")
-		if more := r.Methods - len(r.Rows) - r.Hidden; more > 0 || r.Hidden > 0 {
-			fmt.Fprintf(&b, "%d more methods not shown (--limit), %d under the threshold.\n", more, r.Hidden)
-		}
+		r.mdMethods(&b, limit-reserve)
 	}
 	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
 	return nil
+}
+
+// mdGateHead writes the gate's summary line and the rules that cannot
+// decide.
+func mdGateHead(b *bytes.Buffer, g *GateReport) {
+	fmt.Fprintf(b, "%s with %s: **%s regressed**, %s inconclusive, %s improved, %s ok (alpha %g%s).\n\n",
+		plural(int64(len(g.Verdicts)), "check"), plural(int64(len(g.Rules)), "rule"),
+		count(int64(g.Regressed)), count(int64(g.Inconclusive)), count(int64(g.Improved)), count(int64(g.OK)),
+		g.Alpha, map[bool]string{true: ", inconclusive fails"}[g.InconclusiveFails])
+	for _, u := range g.Undecided {
+		b.WriteString("- " + mdText(UndecidedLine(u, g)) + "\n")
+	}
+	if len(g.Undecided) > 0 {
+		b.WriteString("\n")
+	}
+}
+
+// mdVerdicts writes the verdicts other than ok, in the order of vs, with
+// a benchmark column when benchmarks, under limit bytes.
+func mdVerdicts(b *bytes.Buffer, vs []Verdict, benchmarks bool, limit int) {
+	var lines []string
+	for _, v := range vs {
+		if v.Verdict == string(gate.OK) {
+			continue
+		}
+		o, n, d := verdictValues(v)
+		cells := []string{v.Verdict}
+		if benchmarks {
+			cells = append(cells, mdCode(v.Benchmark))
+		}
+		cells = append(cells, mdCode(v.Rule), metricWords(v), o, n, d, signedPercent(v.Pct), pCell(v.PAdjusted), mdCode(v.Subject))
+		lines = append(lines, mdRow(cells...))
+	}
+	if len(lines) == 0 {
+		return
+	}
+	head := mdRow("verdict", "rule", "metric", "old", "new", "Δ", "Δ%", "p adj", "subject") + "|---|---|---|--:|--:|--:|--:|--:|---|\n"
+	if benchmarks {
+		head = mdRow("verdict", "benchmark", "rule", "metric", "old", "new", "Δ", "Δ%", "p adj", "subject") + "|---|---|---|---|--:|--:|--:|--:|--:|---|\n"
+	}
+	mdTable(b, head, lines, limit, "verdicts")
+}
+
+// mdMethods writes the methods table, largest changes first, under limit
+// bytes.
+func (r *DiffReport) mdMethods(b *bytes.Buffer, limit int) {
+	c := r.Clocks[0]
+	withP := r.hasP()
+	head := []string{"old excl", "new excl", "Δ excl", "Δ%"}
+	if withP {
+		head = append(head, "p")
+	}
+	head = append(head, "old incl", "new incl", "Δ incl", "Δ%")
+	if withP {
+		head = append(head, "p")
+	}
+	head = append(head, "method")
+	align := strings.Repeat("--:|", len(head)-1) + "---|"
+	var lines []string
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		lines = append(lines, mdRow(append(changeCells(row, c, withP), mdCode(label(row.Method, row.Signature, row.Overloaded)))...))
+	}
+	mdTable(b, mdRow(head...)+"|"+align+"\n", lines, limit, "methods")
+	if more := r.Methods - len(r.Rows) - r.Hidden; more > 0 || r.Hidden > 0 {
+		fmt.Fprintf(b, "%d more methods not shown (--limit), %d under the threshold.\n", more, r.Hidden)
+	}
 }
 
 // mdTable writes a table's header and as many lines as keep b under

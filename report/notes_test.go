@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/stacks"
 	"github.com/atrace2/atrace2/stream"
 )
@@ -24,7 +23,7 @@ func sampledProfile(t *testing.T, s stream.Sampling) *Profile {
 func oneCallEach(t *testing.T, s stream.Sampling, methods ...string) *Profile {
 	t.Helper()
 	tr := &stream.Trace{Name: "s.trace", HasWall: true, Sampling: s,
-		Threads: []stream.Thread{{Index: 0, ID: parser.ThreadID(1), Name: "main"}}}
+		Threads: []stream.Thread{{Index: 0, ID: stream.ThreadID(1), Name: "main"}}}
 	var evs []stream.Event
 	for i, m := range methods {
 		tr.Frames = append(tr.Frames, stream.Frame{ID: stream.FrameID(i), Name: m})
@@ -34,10 +33,10 @@ func oneCallEach(t *testing.T, s stream.Sampling, methods ...string) *Profile {
 	if err := a.Begin(tr); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Events(evs); err != nil {
+	if err := a.Events(&stream.Batch{Events: evs, Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Finish(); err != nil {
+	if err := a.Finish(tr); err != nil {
 		t.Fatal(err)
 	}
 	p, err := NewProfile(a.Tree())

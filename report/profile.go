@@ -115,18 +115,33 @@ var ErrNoClock = errors.New("the trace has neither a wall nor a thread-CPU clock
 // the thread-CPU clock it is derived from.
 var ErrNoOffCPU = errors.New("off-CPU time needs a trace with both the wall and the thread-CPU clock")
 
-// NewProfile annotates a finished call tree.
+// NewProfile annotates a finished call tree. Its clocks follow the tree's
+// value schema (stacks.Values): a Timed tree has the clocks its trace has
+// (JVM hprof cpu=times, which counts calls and elapsed time per stack,
+// so reads exactly like a wall-clock method trace); a Counted one (a
+// sampled profile) has the one "clock" Samples, and its calls are unknown
+// (CallsUnknown). Inclusive values, recursion and the parent and child
+// shares are computed alike, from counts instead of times.
 func NewProfile(tree *stacks.Tree) (*Profile, error) {
 	if tree == nil || tree.Trace() == nil {
 		return nil, errors.New("report: the call tree has no trace")
 	}
 	t := tree.Trace()
 	p := &Profile{Name: t.Name, Threads: t.Threads, nodes: tree.Nodes(), unknownThread: -1, Focus: t.Focus.Summary()}
-	if t.HasWall {
-		p.Clocks = append(p.Clocks, Wall)
+	if u, ok := tree.UnknownThread(); ok {
+		p.unknownThread = int(u)
 	}
-	if t.HasCPU {
-		p.Clocks = append(p.Clocks, CPU)
+	counted := tree.Values().Kind == stacks.Counted
+	switch {
+	case counted:
+		p.Clocks, p.CallsUnknown = []Basis{Samples}, true
+	default:
+		if t.HasWall {
+			p.Clocks = append(p.Clocks, Wall)
+		}
+		if t.HasCPU {
+			p.Clocks = append(p.Clocks, CPU)
+		}
 	}
 	if len(p.Clocks) == 0 {
 		return nil, ErrNoClock
@@ -139,7 +154,12 @@ func NewProfile(tree *stacks.Tree) (*Profile, error) {
 	self := make([]times, len(p.nodes))
 	dual := t.HasWall && t.HasCPU
 	for i := range p.nodes {
-		if nd := &p.nodes[i]; !nd.IsRoot() {
+		nd := &p.nodes[i]
+		switch {
+		case nd.IsRoot():
+		case counted:
+			self[i][Samples.slot()] = tree.Samples(stacks.NodeID(i))
+		default:
 			self[i] = times{Wall: nd.Wall, CPU: nd.CPU}
 			if dual {
 				self[i][OffCPU.slot()] = nd.OffCPU()
@@ -147,7 +167,46 @@ func NewProfile(tree *stacks.Tree) (*Profile, error) {
 		}
 	}
 	p.annotate(frameMethod, self)
+	if src := tree.Source(); src != nil && src.CutStacks > 0 {
+		p.Notes = append(p.Notes, fmt.Sprintf("%s of %d reach the profiler's depth limit (%d frames) and may miss outer frames: inclusive values of outer methods are lower bounds",
+			plural(int64(src.CutStacks), "stack"), src.Stacks, src.MaxDepth))
+	}
 	return p, nil
+}
+
+// Use makes the profile show the value v picks (--clock): a clock alone,
+// the off-CPU time (UseOffCPU), or with stream.ValueAuto every clock the
+// trace has. It is an error (a *stream.ValueError, or ErrNoOffCPU) when
+// the profile lacks a clock v needs, and for a sampled profile, whose
+// values are counts, any value but stream.ValueAuto.
+func (p *Profile) Use(v stream.Value) error {
+	var b Basis
+	switch v {
+	case stream.ValueAuto:
+		return nil
+	case stream.ValueOffCPU:
+		return p.UseOffCPU()
+	case stream.ValueWall:
+		b = Wall
+	case stream.ValueCPU:
+		b = CPU
+	default:
+		return &stream.ValueError{Value: v}
+	}
+	if !slices.Contains(p.Clocks, b) {
+		return &stream.ValueError{Value: v, HasWall: slices.Contains(p.Clocks, Wall), HasCPU: slices.Contains(p.Clocks, CPU)}
+	}
+	p.Clocks = []Basis{b}
+	return nil
+}
+
+// knownThreads is the number of threads that are real threads, not the
+// stand-in for stacks without one.
+func (p *Profile) knownThreads() int {
+	if p.unknownThread >= 0 {
+		return len(p.Threads) - 1
+	}
+	return len(p.Threads)
 }
 
 // UseOffCPU makes the off-CPU time the profile's first clock, which sorting,

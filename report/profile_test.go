@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/stacks"
 	"github.com/atrace2/atrace2/stream"
 )
@@ -21,18 +20,18 @@ func feed(t *testing.T, frames []string, threads int, evs []stream.Event) *Profi
 		tr.Frames = append(tr.Frames, stream.Frame{ID: stream.FrameID(i), Name: f})
 	}
 	for i := range threads {
-		tr.Threads = append(tr.Threads, stream.Thread{Index: stream.ThreadIndex(i), ID: parser.ThreadID(100 + i), Name: fmt.Sprint("t", i)})
+		tr.Threads = append(tr.Threads, stream.Thread{Index: stream.ThreadIndex(i), ID: stream.ThreadID(100 + i), Name: fmt.Sprint("t", i)})
 	}
 	a := stacks.New()
 	if err := a.Begin(tr); err != nil {
 		t.Fatal(err)
 	}
 	for i := range evs {
-		if err := a.Events(evs[i : i+1]); err != nil {
+		if err := a.Events(&stream.Batch{Events: evs[i : i+1], Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := a.Finish(); err != nil {
+	if err := a.Finish(tr); err != nil {
 		t.Fatal(err)
 	}
 	p, err := NewProfile(a.Tree())
@@ -222,12 +221,50 @@ func checkSharesAddUp(t *testing.T, r *CallsReport) {
 
 func TestNoClock(t *testing.T) {
 	a := stacks.New()
-	a.Begin(&stream.Trace{})
-	a.Finish()
+	tr := &stream.Trace{}
+	a.Begin(tr)
+	a.Finish(tr)
 	if _, err := NewProfile(a.Tree()); err != ErrNoClock {
 		t.Errorf("err = %v, want ErrNoClock", err)
 	}
 	if _, err := NewProfile(stacks.New().Tree()); err == nil {
 		t.Error("no error for a tree builder that saw no trace")
+	}
+}
+
+// TestUse: a value shows one clock of the profile, or off-CPU time first;
+// the numbers are those of that clock in the profile of every clock
+// (TestTopByHand: wall then thread CPU).
+func TestUse(t *testing.T) {
+	for _, c := range []struct {
+		v      stream.Value
+		clocks string
+		total  string
+		a      string
+	}{
+		{stream.ValueAuto, "[wall cpu]", "[96 149]", "A excl=[56 88] incl=[86 148] calls=4 rec=2 mean=[14 22]"},
+		{stream.ValueWall, "[wall]", "[96]", "A excl=[56] incl=[86] calls=4 rec=2 mean=[14]"},
+		{stream.ValueCPU, "[cpu]", "[149]", "A excl=[88] incl=[148] calls=4 rec=2 mean=[22]"},
+	} {
+		p := feed(t, []string{"A", "B", "C"}, 2, recursionEvents())
+		if err := p.Use(c.v); err != nil {
+			t.Fatalf("%v: %v", c.v, err)
+		}
+		r, err := p.Top(TopOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb := r.Tables[0]
+		if got := fmt.Sprint(p.Clocks); got != c.clocks || fmt.Sprint(tb.Total) != c.total {
+			t.Errorf("%v: clocks %s total %v, want %s %s", c.v, got, tb.Total, c.clocks, c.total)
+		}
+		checkRows(t, tb.Rows[:1], []string{c.a})
+	}
+	p := feed(t, []string{"A", "B", "C"}, 2, recursionEvents())
+	if err := p.Use(stream.ValueOffCPU); err != nil || fmt.Sprint(p.Clocks) != "[offcpu wall]" {
+		t.Errorf("offcpu: clocks %v, err %v", p.Clocks, err)
+	}
+	if err := p.Use(stream.ValueCPU); err == nil {
+		t.Error("cpu after offcpu: the profile shows no thread-CPU clock any more, want an error")
 	}
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/atrace2/atrace2/samples"
 	"github.com/atrace2/atrace2/samples/samplegen"
-	"github.com/atrace2/atrace2/stacks"
 )
 
 func loadSampled(t *testing.T, name string, text []byte) *Profile {
@@ -20,11 +19,11 @@ func loadSampled(t *testing.T, name string, text []byte) *Profile {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := stacks.FromSamples(name, sp)
+	s, err := sp.Tree(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewSampledProfile(s)
+	p, err := NewProfile(s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 // Package samples reads sampled CPU profiles written as text by Java
-// runtimes: profiles that count call stacks and have no timeline. It
-// imports only the standard library.
+// runtimes: profiles that count call stacks and have no timeline. Its
+// readers use only the standard library; Profile.Tree builds the model of
+// package stacks.
 //
 // Read accepts, plain or gzip-compressed (docs/formats.md §18):
 //
@@ -37,10 +38,11 @@
 // ErrUnrecognized. Lines are limited to 1 MiB and stacks to 65 536 frames,
 // and the reader never panics (FuzzRead).
 //
-// Profile.Deobfuscate names the frames with a mapping (package mapping,
-// --mapping) once the profile is read, as a method trace's frames are
-// named in their table: a renamed frame keeps the file's own name in
-// Obfuscated.
+// Profile.Tree turns a profile into the call tree every view reads
+// (stacks.Tree): the model of every input. The focus (--thread, --root)
+// and the mapping (--mapping) are applied to the profile before that, at
+// one site, by the load stage (internal/driver); a renamed frame keeps the
+// file's own name in Frame.Obfuscated.
 //
 // Package samplegen writes all of these formats for the tests.
 package samples

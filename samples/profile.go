@@ -31,6 +31,13 @@ const (
 	// ARTProfileBoundedStack is an ART profile file in bounded-stack mode,
 	// whose lines add "/[<dexPc>:<count>:<context>#…]" call chains.
 	ARTProfileBoundedStack
+	// PerfettoTrace is a Perfetto trace's CPU stack samples (traced_perf's
+	// PerfSample, StreamingProfilePacket, StackSample; package pftrace;
+	// docs/formats.md §20).
+	PerfettoTrace
+	// SimpleperfProto is simpleperf's "report-sample --protobuf" output
+	// (package simpleperf; docs/formats.md §21).
+	SimpleperfProto
 )
 
 var formatNames = [...]string{
@@ -41,6 +48,8 @@ var formatNames = [...]string{
 	JVMHprofTimes:          "JVM hprof text, cpu=times",
 	ARTProfileMethod:       "ART profile (Android 5.x), method mode",
 	ARTProfileBoundedStack: "ART profile (Android 5.x), bounded-stack mode",
+	PerfettoTrace:          "Perfetto trace, CPU stack samples",
+	SimpleperfProto:        "simpleperf protobuf (report-sample)",
 }
 
 // String names the format for people, for example
@@ -72,6 +81,13 @@ type Frame struct {
 	Obfuscated          string
 	ObfuscatedSignature string
 	Synthesized         bool // the mapping marks the class or method as made by the compiler
+
+	// Kind, Library, BuildID and Symbol are set by the timed readers
+	// (pftrace, simpleperf); the text formats leave them zero (JavaFrame).
+	Kind    FrameKind
+	Library string // the mapping the code is in: a library path, an .oat/.odex/.vdex, a JIT cache; "" when unknown
+	BuildID string // the library's build id in hex; "" when unknown
+	Symbol  string // a native frame's symbol as the file gives it, when Name is its demangled form; else ""
 }
 
 // Thread is a thread named by a THREAD START line, or only referred to by a
@@ -80,6 +96,9 @@ type Thread struct {
 	ID    int64 // the thread serial number of the file
 	Name  string
 	Group string
+	// TID and PID are the operating system's thread and process ids, set by
+	// the timed readers (where ID is the TID too); 0 when unknown.
+	TID, PID int64
 }
 
 // Sample is a call stack and how often the profiler saw it.
@@ -101,6 +120,11 @@ type Sample struct {
 	// only. hprof prints it as a share of the total with two decimals, so
 	// it is exact to 0.01 % of Profile.TotalTimeNanos.
 	TimeNanos int64
+	// WeightNanos is the CPU time the samples stand for, in ns, when the
+	// file gives each sample its own (simpleperf's cpu-clock and task-clock
+	// event counts, StackSample weights in ns); 0 otherwise, when the time
+	// is Count × Profile.PeriodNanos.
+	WeightNanos int64
 }
 
 // Unlisted is a count the file totals but gives no stack for.
@@ -139,6 +163,31 @@ type Profile struct {
 	Truncated bool
 	Created   string   // the date the file gives ("Sun Jan 13 05:57:25 2013"), as printed
 	Notes     []string // what the reader inferred or skipped, one sentence each
+
+	// The fields below are set by the readers of timed, multi-process
+	// profiles (pftrace, simpleperf); the text formats leave them zero.
+
+	// Processes are the processes with stack samples in the file, in order
+	// of pid, each with its sample count; Process indexes the one whose
+	// samples the profile holds (Select.Process).
+	Processes []Process
+	Process   int
+	// PeriodNanos is the CPU time one sample stands for, in ns, when the
+	// file states it (a sampling frequency or period of a CPU-clock
+	// timebase; simpleperf's mean cpu-clock event count); 0 when unknown.
+	// Period says where it comes from ("linux.perf SW_CPU_CLOCK, 100 Hz").
+	PeriodNanos int64
+	Period      string
+	// StartNanos is the profile's time origin, on the file's clock (the
+	// trace clock of a Perfetto trace, CLOCK_MONOTONIC for simpleperf): the
+	// time of the file's first stack sample, of any process. EndNanos is
+	// the time of its last. Select's window and Timeline count from
+	// StartNanos.
+	StartNanos, EndNanos int64
+	// Timeline holds each kept sample's time when Select.Timeline asked.
+	Timeline *Timeline
+	// Repairs count the samples kept with UnknownFrame frames.
+	Repairs []Repair
 }
 
 // CutStack reports whether sample i's stack may be missing outer frames:
@@ -192,6 +241,9 @@ func (p *Profile) Check() error {
 	}
 	if i := slices.Index(used, false); i >= 0 {
 		return fmt.Errorf("frame %d (%s) is in no stack", i, p.Frames[i].Name)
+	}
+	if err := p.checkTimed(); err != nil {
+		return err
 	}
 	var all, ns int64
 	for _, u := range p.Unlisted {

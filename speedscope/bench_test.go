@@ -22,9 +22,9 @@ func (c *counter) Write(p []byte) (int, error) { c.n += int64(len(p)); return le
 // nop is an exporter that does nothing: the cost of reading and balancing.
 type nop struct{}
 
-func (nop) Begin(*stream.Trace) error { return nil }
-func (nop) event(*stream.Event) error { return nil }
-func (nop) Finish() error             { return nil }
+func (nop) Begin(*stream.Trace) error  { return nil }
+func (nop) event(*stream.Event) error  { return nil }
+func (nop) Finish(*stream.Trace) error { return nil }
 
 // benchTrace writes the generated trace and opens it.
 func benchTrace(b *testing.B) (*parser.File, int64) {
@@ -92,7 +92,7 @@ type recording struct {
 
 func (r *recording) Begin(t *stream.Trace) error  { r.t = t; return nil }
 func (r *recording) event(ev *stream.Event) error { r.evs = append(r.evs, *ev); return nil }
-func (r *recording) Finish() error                { return nil }
+func (r *recording) Finish(*stream.Trace) error   { return nil }
 
 // BenchmarkExporterOnly replays the recorded stream of the same trace into
 // the exporter: its own cost, with MB/s still counted in input bytes.
@@ -112,11 +112,11 @@ func BenchmarkExporterOnly(b *testing.B) {
 			b.Fatal(err)
 		}
 		for i := range rec.evs {
-			if err := e.Events([]stream.Event{rec.evs[i]}); err != nil {
+			if err := e.Events(&stream.Batch{Events: []stream.Event{rec.evs[i]}, Threads: rec.t.Threads, Frames: rec.t.Frames}); err != nil {
 				b.Fatal(err)
 			}
 		}
-		if err := e.Finish(); err != nil {
+		if err := e.Finish(rec.t); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -173,7 +173,8 @@ func BenchmarkDecoder(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/events, "ns/event")
 }
 
-func (x nop) Events(evs []stream.Event) error {
+func (x nop) Events(batch *stream.Batch) error {
+	evs := batch.Events
 	for i := range evs {
 		if err := x.event(&evs[i]); err != nil {
 			return err
@@ -182,7 +183,8 @@ func (x nop) Events(evs []stream.Event) error {
 	return nil
 }
 
-func (x *recording) Events(evs []stream.Event) error {
+func (x *recording) Events(batch *stream.Batch) error {
+	evs := batch.Events
 	for i := range evs {
 		if err := x.event(&evs[i]); err != nil {
 			return err

@@ -70,8 +70,8 @@
 // buffers never creates it.
 //
 // Sampled profiles (hprof text, ART profile files) have no timeline:
-// [WriteSampled] writes them as "sampled" profiles, one per thread, each
-// stack weighted by its count (samples.go).
+// [WriteTree] writes their call tree (stacks.Tree) as "sampled" profiles,
+// one per thread, each stack weighted by its count (tree.go).
 //
 // Fast paths. eventWriter's fast loop (events.go) writes the JSON of
 // common events without calls; the loop in events writes any event (the

@@ -35,7 +35,7 @@ type recorder struct {
 
 func (r *recorder) Begin(t *stream.Trace) error  { r.t = t; return nil }
 func (r *recorder) event(ev *stream.Event) error { r.evs = append(r.evs, *ev); return nil }
-func (r *recorder) Finish() error                { return nil }
+func (r *recorder) Finish(*stream.Trace) error   { return nil }
 
 // export converts a trace file to speedscope JSON, recording the stream.
 func export(t testing.TB, path string, clock parser.Clock, opt Options) ([]byte, *recorder) {
@@ -56,10 +56,24 @@ func exportFocused(t testing.TB, path string, clock parser.Clock, copt convert.O
 	if opt.Exporter == "" {
 		opt.Exporter = "atrace2@test"
 	}
+	if opt.Value == stream.ValueAuto {
+		opt.Value = clockValue(clock) // the file is read whole: the clock is the view's
+	}
 	if _, err := convert.Run(f, copt, convert.Aggregate(New(&buf, opt)), convert.Output{Exporter: rec}); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes(), rec
+}
+
+// clockValue is the value that shows clock c alone, as --clock c does.
+func clockValue(c parser.Clock) stream.Value {
+	switch c {
+	case parser.ClockWall:
+		return stream.ValueWall
+	case parser.ClockThreadCPU:
+		return stream.ValueCPU
+	}
+	return stream.ValueAuto
 }
 
 // tracegenTrace writes a tracegen trace to a temporary file.
@@ -81,7 +95,8 @@ func runExporter(f *parser.File, e stream.Exporter) error {
 func policyTrace(t testing.TB) string { return testutil.PolicyTrace(t) }
 func sampleTrace(t testing.TB) string { return testutil.SampleTrace(t) }
 
-func (x *recorder) Events(evs []stream.Event) error {
+func (x *recorder) Events(batch *stream.Batch) error {
+	evs := batch.Events
 	for i := range evs {
 		if err := x.event(&evs[i]); err != nil {
 			return err

@@ -174,7 +174,7 @@ func convertWith(t *testing.T, path string, clock parser.Clock, oneRead bool, op
 	defer f.Close()
 	var buf bytes.Buffer
 	e := New(&buf, opt)
-	tr, err := convert.Run(f, convert.Options{}, convert.Output{Exporter: e, OneRead: oneRead})
+	tr, err := convert.Run(f, convert.Options{}, convert.Output{Exporter: e, Enclose: oneRead})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/samples"
-	"github.com/atrace2/atrace2/stacks"
 	"github.com/atrace2/atrace2/stream"
 )
 
@@ -29,7 +27,7 @@ func frameList(t *testing.T, out []byte) string {
 // no such key. The one-pass and
 // the event-by-event exporters write the same file.
 func TestRenamedFrames(t *testing.T) {
-	tr := &stream.Trace{Name: "r.trace", HasWall: true, WallEnd: 9000, Header: &parser.Header{},
+	tr := &stream.Trace{Name: "r.trace", HasWall: true, WallEnd: 9000,
 		Threads: []stream.Thread{{Index: 0, ID: 10, Name: "main"}},
 		Frames: []stream.Frame{
 			{Name: "A", File: "A.java"},
@@ -51,17 +49,17 @@ func TestRenamedFrames(t *testing.T) {
 			t.Fatal(err)
 		}
 		if batch {
-			if err := x.Events(evs); err != nil {
+			if err := x.Events(&stream.Batch{Events: evs, Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 				t.Fatal(err)
 			}
 		} else {
 			for i := range evs {
-				if err := x.Events(evs[i : i+1]); err != nil {
+				if err := x.Events(&stream.Batch{Events: evs[i : i+1], Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 					t.Fatal(err)
 				}
 			}
 		}
-		if err := x.Finish(); err != nil {
+		if err := x.Finish(tr); err != nil {
 			t.Fatal(err)
 		}
 		return buf.Bytes()
@@ -110,12 +108,12 @@ func TestRenamedSampled(t *testing.T) {
 		Total:    5,
 		MaxDepth: 2,
 	}
-	s, err := stacks.FromSamples("s.hprof", p)
+	s, err := p.Tree("s.hprof")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := WriteSampled(&buf, s, Options{}); err != nil {
+	if err := WriteTree(&buf, s, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	want := `"shared":{"frames":[{"name":"com.ex.App.main","file":"com/ex/App.java","obfuscated":"a.a.main"},{"name":"java.lang.Thread.run"}]}`

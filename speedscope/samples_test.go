@@ -12,7 +12,7 @@ import (
 	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/samples"
 	"github.com/atrace2/atrace2/samples/samplegen"
-	"github.com/atrace2/atrace2/stacks"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // sampledFile is a speedscope file of sampled profiles; decoding
@@ -51,12 +51,12 @@ func writeSampled(t *testing.T, name string, text []byte, opt Options) ([]byte, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := stacks.FromSamples(name, p)
+	s, err := p.Tree(name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := WriteSampled(&buf, s, opt); err != nil {
+	if err := WriteTree(&buf, s, opt); err != nil {
 		t.Fatal(err)
 	}
 	var f sampledFile
@@ -197,5 +197,44 @@ func TestSampledZeroWeight(t *testing.T) {
 	_, f = writeSampled(t, "x", h.JVM(samplegen.JVMOptions{Times: true}), Options{})
 	if len(f.Profiles) != 1 || f.Profiles[0].Name != "t1 (thread 1)" || len(f.Profiles[0].Samples) != 0 {
 		t.Errorf("all weights 0: profiles %+v", f.Profiles)
+	}
+}
+
+// TestSampledValue: the value a tree's file shows is its weights; a clock
+// the tree lacks is refused (counts have none), and so is off-CPU time,
+// which no speedscope file shows (Refuse), before anything is written.
+func TestSampledValue(t *testing.T) {
+	fx := samplegen.Fixture()
+	_, f := writeSampled(t, "-", fx.JVM(samplegen.JVMOptions{Times: true}), Options{Value: stream.ValueWall})
+	if f.Profiles[0].Unit != "nanoseconds" {
+		t.Errorf("cpu=times with the wall value: unit %q", f.Profiles[0].Unit)
+	}
+	for _, c := range []struct {
+		text []byte
+		v    stream.Value
+		want string
+	}{
+		{fx.JVM(samplegen.JVMOptions{}), stream.ValueWall, "speedscope: the trace has no wall clock"},
+		{fx.JVM(samplegen.JVMOptions{Times: true}), stream.ValueCPU, "speedscope: the trace has no thread-CPU clock"},
+		{fx.JVM(samplegen.JVMOptions{Times: true}), stream.ValueOffCPU, "speedscope cannot show offcpu time: its timeline is on one clock"},
+	} {
+		p, err := samples.Read(bytes.NewReader(c.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree, err := p.Tree("x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		err = WriteTree(&buf, tree, Options{Value: c.v})
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) || buf.Len() != 0 {
+			t.Errorf("%v: %v, %d bytes; want %q", c.v, err, buf.Len(), c.want)
+		}
+	}
+	for v, want := range map[stream.Value]bool{stream.ValueAuto: false, stream.ValueWall: false, stream.ValueCPU: false, stream.ValueOffCPU: true} {
+		if err := Refuse(v); (err != nil) != want {
+			t.Errorf("Refuse(%v) = %v", v, err)
+		}
 	}
 }

@@ -38,6 +38,11 @@ type Options struct {
 	// Memory is the total size in bytes of the per-thread event buffers
 	// before they spill to the spool file; 0 means DefaultMemory.
 	Memory int
+	// Value picks the timeline's clock (--clock): by default wall time
+	// when the trace has it, else thread CPU time. A timeline is on one
+	// clock: off-CPU time, which is per stack, is refused (a
+	// *stream.ValueError), as is a clock the trace lacks.
+	Value stream.Value
 }
 
 // Exporter is a stream.Exporter that writes a speedscope file at Finish.
@@ -79,9 +84,32 @@ func New(w io.Writer, opt Options) *Exporter {
 }
 
 // CPUTimeline reports whether a trace's events are placed on thread CPU
-// time rather than wall time: only when the trace has no wall clock (after
-// any narrowing with the --clock option).
+// time rather than wall time by default: only when the trace has no wall
+// clock.
 func CPUTimeline(t *stream.Trace) bool { return !t.HasWall && t.HasCPU }
+
+// Refuse is the *stream.ValueError of a value that speedscope cannot show
+// whatever the trace, nil for the others: the off-CPU time, which is per
+// stack, while its timeline is on one clock.
+func Refuse(v stream.Value) error {
+	if v == stream.ValueOffCPU {
+		return &stream.ValueError{Value: v, View: "speedscope", Why: "its timeline is on one clock (folded, top or pprof show off-CPU time)"}
+	}
+	return nil
+}
+
+// cpuTimeline reports whether the events of t are placed on thread CPU
+// time for value v, or why they cannot be shown for it.
+func cpuTimeline(t *stream.Trace, v stream.Value) (bool, error) {
+	if err := Refuse(v); err != nil {
+		return false, err
+	}
+	wall, cpu, err := v.Clocks(t)
+	if err != nil {
+		return false, err
+	}
+	return cpu && !wall, nil
+}
 
 // ProfileName is the name of a thread's profile: "main (tid 4821)".
 func ProfileName(th *stream.Thread) string {
@@ -100,7 +128,11 @@ func (e *Exporter) Begin(t *stream.Trace) error {
 		*e = *New(e.w, e.opt)
 	}
 	e.t = t
-	e.cpu = CPUTimeline(t)
+	cpu, err := cpuTimeline(t, e.opt.Value)
+	if err != nil {
+		return err
+	}
+	e.cpu = cpu
 	e.sized = blockSize(e.opt.Memory, len(t.Threads))
 	return e.grow(len(t.Threads))
 }
@@ -110,10 +142,9 @@ func blockSize(memory, n int) int {
 	return min(max(memory/max(n, 1), minBlock), maxBlock)
 }
 
-// Events takes a batch of events. In one read it
-// may run on another goroutine than the pass, which is still appending to
-// the Trace's tables: it must not read them.
-func (e *Exporter) Events(evs []stream.Event) error {
+// Events takes a batch of events; the names wait for Finish.
+func (e *Exporter) Events(b *stream.Batch) error {
+	evs := b.Events
 	for len(evs) > 0 {
 		n := 1 // events come in runs of one thread
 		for n < len(evs) && evs[n].Thread == evs[0].Thread {
@@ -269,8 +300,10 @@ func (e *Exporter) spill(tb *threadBuf) error {
 	return nil
 }
 
-// Finish writes the whole file and removes the spool.
-func (e *Exporter) Finish() error {
+// Finish writes the whole file, with t's complete tables, and removes the
+// spool.
+func (e *Exporter) Finish(t *stream.Trace) error {
+	e.t = t
 	err := e.write()
 	if cerr := e.Close(); err == nil {
 		err = cerr
@@ -307,10 +340,7 @@ func (e *Exporter) end(th *stream.Thread) int64 {
 // active picks the profile to show first: the main thread, else the
 // busiest (ties go to the earlier thread).
 func (e *Exporter) active() int {
-	pid := 0
-	if e.t.Header != nil {
-		pid = e.t.Header.PID()
-	}
+	pid := e.t.Process.PID
 	named := -1
 	for i := range e.t.Threads {
 		th := &e.t.Threads[i]

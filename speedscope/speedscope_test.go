@@ -132,7 +132,7 @@ func TestSampleAndCorpus(t *testing.T) {
 			t.Run(filepath.Base(path)+"/"+clock.String(), func(t *testing.T) {
 				data, rec := export(t, path, clock, Options{})
 				var tr trie
-				compareExclusive(t, &tr, replay(t, decode(t, data), &tr), streamExclusive(rec, CPUTimeline(rec.t), &tr))
+				compareExclusive(t, &tr, replay(t, decode(t, data), &tr), streamExclusive(rec, clock == parser.ClockThreadCPU || CPUTimeline(rec.t), &tr))
 			})
 		}
 	}
@@ -190,12 +190,12 @@ func TestBufferGrowsWithUse(t *testing.T) {
 		if i%2 == 1 {
 			k = stream.End
 		}
-		if err := e.Events([]stream.Event{ev(k, 0, 0, i%2, int64(i))}); err != nil {
+		if err := e.Events(&stream.Batch{Events: []stream.Event{ev(k, 0, 0, i%2, int64(i))}, Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for th := 1; th < len(names); th++ {
-		if err := e.Events([]stream.Event{ev(stream.Begin, th, 1, 0, 1), ev(stream.End, th, 1, 0, 2)}); err != nil {
+		if err := e.Events(&stream.Batch{Events: []stream.Event{ev(stream.Begin, th, 1, 0, 1), ev(stream.End, th, 1, 0, 2)}, Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -208,7 +208,7 @@ func TestBufferGrowsWithUse(t *testing.T) {
 		t.Fatalf("busy thread: %d bytes in a %d-byte buffer and %d spilled blocks; want %d+ bytes in at most a block (%d), none spilled",
 			len(b.buf), cap(b.buf), len(b.blocks), busy, e.block)
 	}
-	if err := e.Finish(); err != nil {
+	if err := e.Finish(tr); err != nil {
 		t.Fatal(err)
 	}
 	if f := decode(t, buf.Bytes()); len(f.Profiles) != len(names) {
@@ -225,21 +225,21 @@ func feed(t *testing.T, tr *stream.Trace, evs []stream.Event) *file {
 		t.Fatal(err)
 	}
 	for i := range evs {
-		if err := e.Events([]stream.Event{evs[i]}); err != nil {
+		if err := e.Events(&stream.Batch{Events: []stream.Event{evs[i]}, Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := e.Finish(); err != nil {
+	if err := e.Finish(tr); err != nil {
 		t.Fatal(err)
 	}
 	return decode(t, buf.Bytes())
 }
 
 func handTrace(wallEnd int64, threads ...string) *stream.Trace {
-	tr := &stream.Trace{Name: "-", HasWall: true, WallEnd: wallEnd, Header: &parser.Header{},
+	tr := &stream.Trace{Name: "-", HasWall: true, WallEnd: wallEnd,
 		Frames: []stream.Frame{{Name: "A"}, {Name: "B"}, {Name: "A"}}}
 	for i, n := range threads {
-		tr.Threads = append(tr.Threads, stream.Thread{Index: stream.ThreadIndex(i), ID: parser.ThreadID(10 + i), Name: n})
+		tr.Threads = append(tr.Threads, stream.Thread{Index: stream.ThreadIndex(i), ID: stream.ThreadID(10 + i), Name: n})
 	}
 	return tr
 }

@@ -24,7 +24,7 @@ func aggregate(t *testing.T, path string, oneRead bool) *stacks.TreeBuilder {
 	}
 	defer f.Close()
 	a := stacks.New()
-	if _, err := convert.Run(f, convert.Options{}, convert.Output{Exporter: a, OneRead: oneRead}); err != nil {
+	if _, err := convert.Run(f, convert.Options{}, convert.Output{Exporter: a, Enclose: oneRead}); err != nil {
 		t.Fatal(err)
 	}
 	return a

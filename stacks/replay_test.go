@@ -32,13 +32,14 @@ func (r *recorder) Begin(t *stream.Trace) error {
 	return nil
 }
 
-func (r *recorder) Events(evs []stream.Event) error {
+func (r *recorder) Events(batch *stream.Batch) error {
+	evs := batch.Events
 	r.evs = append(r.evs, evs...)
 	r.batches = append(r.batches, len(evs))
 	return nil
 }
 
-func (r *recorder) Finish() error { return nil }
+func (r *recorder) Finish(*stream.Trace) error { return nil }
 
 // record converts a trace and keeps its event stream, taken in one read
 // (with stream.Enclose for orphan exits) or in two (orphan frames begun
@@ -51,7 +52,7 @@ func record(tb testing.TB, data []byte, opt convert.Options, oneRead bool) *reco
 	}
 	defer f.Close()
 	r := &recorder{evs: make([]stream.Event, 0, len(data)/14+1024)} // a dual-clock record takes 14 bytes
-	if _, err := convert.Run(f, opt, convert.Output{Exporter: r, OneRead: oneRead}); err != nil {
+	if _, err := convert.Run(f, opt, convert.Output{Exporter: r, Enclose: oneRead}); err != nil {
 		tb.Fatal(err)
 	}
 	return r
@@ -72,12 +73,12 @@ func (r *recorder) replay(a *TreeBuilder, split func() int) error {
 		} else if i < len(r.batches) {
 			n = r.batches[i]
 		}
-		if err := a.Events(evs[:n]); err != nil {
+		if err := a.Events(&stream.Batch{Events: evs[:n], Threads: t.Threads, Frames: t.Frames}); err != nil {
 			return err
 		}
 		evs = evs[n:]
 	}
-	return a.Finish()
+	return a.Finish(&t)
 }
 
 // sameTree reports where two finished builders' trees differ, "" when

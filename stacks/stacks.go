@@ -180,8 +180,13 @@ func (a *TreeBuilder) add(b buildNode) NodeID {
 const defaultTreeCap = 1 << 17
 
 // Events gives each event's time since its thread's previous event to the
-// current stack, then moves into or out of a frame.
-func (a *TreeBuilder) Events(evs []stream.Event) error {
+// current stack, then moves into or out of a frame. The tables come at
+// Finish.
+func (a *TreeBuilder) Events(b *stream.Batch) error { return a.events(b.Events) }
+
+// events is Events on the events alone, so that the batch takes no
+// register in the loop (BenchmarkAggregate, BenchmarkTree).
+func (a *TreeBuilder) events(evs []stream.Event) error {
 	if reference.Only || a.reference {
 		for i := range evs {
 			a.event(&evs[i])
@@ -337,11 +342,13 @@ func (a *TreeBuilder) reroot(tc *threadCursor, ev *stream.Event) {
 
 // Finish puts the nodes in their canonical order: thread roots first, then
 // each thread's tree depth first, children in the order they were first
-// entered. One pass and two passes so give the same node order.
-func (a *TreeBuilder) Finish() error {
+// entered. One pass and two passes so give the same node order. The Tree
+// keeps t, the complete Trace.
+func (a *TreeBuilder) Finish(t *stream.Trace) error {
 	if a.tree == nil && a.nodes != nil {
 		return nil // finished already
 	}
+	a.t = t
 	a.canonical()
 	for i := range a.threads {
 		a.threads[i].nodes = nil

@@ -13,7 +13,7 @@ import (
 func feed(t *testing.T, frames []string, threads int, evs []stream.Event) *TreeBuilder {
 	t.Helper()
 	a := start(t, frames, threads, evs)
-	if err := a.Finish(); err != nil {
+	if err := a.Finish(a.Trace()); err != nil {
 		t.Fatal(err)
 	}
 	return a
@@ -34,7 +34,7 @@ func start(t *testing.T, frames []string, threads int, evs []stream.Event) *Tree
 		t.Fatal(err)
 	}
 	for i := range evs {
-		if err := a.Events([]stream.Event{evs[i]}); err != nil {
+		if err := a.Events(&stream.Batch{Events: []stream.Event{evs[i]}, Threads: tr.Threads, Frames: tr.Frames}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -141,7 +141,7 @@ func TestFinishTwice(t *testing.T) {
 	b, e := stream.Begin, stream.End
 	a := feed(t, []string{"A"}, 1, []stream.Event{ev(b, 0, 0, 0, 0, 0), ev(e, 0, 0, 5, 5, 0)})
 	before := dump(a)
-	if err := a.Finish(); err != nil {
+	if err := a.Finish(a.Trace()); err != nil {
 		t.Fatal(err)
 	}
 	if got := dump(a); got != before {

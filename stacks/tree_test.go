@@ -20,7 +20,7 @@ func TestTree(t *testing.T) {
 	if a.Tree() != nil {
 		t.Error("a tree before Finish")
 	}
-	if err := a.Finish(); err != nil {
+	if err := a.Finish(a.Trace()); err != nil {
 		t.Fatal(err)
 	}
 	tr := a.Tree()

@@ -125,14 +125,16 @@ func (r *Report) Phase(name string) *Phase {
 	return nil
 }
 
-// Exporter is a stream.Exporter that finds the phases. It writes nothing
-// as the events come, so it can be declared a timeline whose rewind does
-// nothing: convert.Timeline(e, e.Rewind). Report gives the result after
-// Finish.
+// Exporter is a stream.Exporter that finds the phases. It needs orphan
+// frames opened at their thread's start, and writes nothing before
+// Finish: convert.Deferred(e). Report gives the result after Finish.
 type Exporter struct {
-	t     *stream.Trace
-	pid   int64
-	kinds []int8 // per frame: its phase + 1, 0 for none, -1 not looked at yet
+	opt       Options
+	t         *stream.Trace // as Begin got it; Finish's at Finish
+	batch     *stream.Batch // the batch being taken: its tables name the frames and threads
+	wall, cpu bool          // the clocks the report shows (Options.Value)
+	pid       int64
+	kinds     []int8 // per frame: its phase + 1, 0 for none, -1 not looked at yet
 	// cands holds a detector per thread that may be the main thread
 	// (thread index + 1; 0 not a candidate, -1 not looked at yet).
 	cand    []int32
@@ -140,18 +142,28 @@ type Exporter struct {
 	rep     *Report
 }
 
-// New returns an exporter.
-func New() *Exporter { return &Exporter{} }
+// Options change the report.
+type Options struct {
+	// Value picks the clocks the report shows (--clock): by default every
+	// clock the trace has. With one clock, the phases are found and
+	// measured on it alone, as in a trace that has only that one (the
+	// Report's Missing names the others' fields); with stream.ValueOffCPU
+	// on a trace with both clocks, each phase's top methods are those
+	// with the most off-CPU time. A clock the trace lacks is an error (a
+	// *stream.ValueError) at Begin.
+	Value stream.Value
+}
 
-// Rewind takes back nothing: the exporter writes only at Finish, and
-// Begin forgets what an abandoned read left.
-func (e *Exporter) Rewind() error { return nil }
+// New returns an exporter.
+func New(opt Options) *Exporter { return &Exporter{opt: opt} }
 
 // Begin implements stream.Exporter.
 func (e *Exporter) Begin(t *stream.Trace) error {
-	*e = Exporter{t: t}
-	if t.Header != nil {
-		e.pid = int64(t.Header.PID())
+	*e = Exporter{opt: e.opt, t: t}
+	e.pid = int64(t.Process.PID)
+	var err error
+	if e.wall, e.cpu, err = e.opt.Value.Clocks(t); err != nil {
+		return err
 	}
 	return nil
 }
@@ -165,8 +177,8 @@ func (e *Exporter) kind(f stream.FrameID) int {
 		return int(k) - 1
 	}
 	e.kinds[f] = 0
-	if int(f) < len(e.t.Frames) {
-		fr := &e.t.Frames[f]
+	if int(f) < len(e.batch.Frames) {
+		fr := &e.batch.Frames[f]
 		for i, m := range markers {
 			if fr.Method == m.method && fr.Class == m.class {
 				e.kinds[f] = int8(i + 1)
@@ -189,10 +201,10 @@ func (e *Exporter) detector(ti stream.ThreadIndex) *detector {
 		return e.threads[c-1]
 	}
 	e.cand[ti] = 0
-	if int(ti) >= len(e.t.Threads) {
+	if int(ti) >= len(e.batch.Threads) {
 		return nil
 	}
-	th := &e.t.Threads[ti]
+	th := &e.batch.Threads[ti]
 	if (e.pid > 0 && int64(th.ID) == e.pid) || th.Name == "main" {
 		d := &detector{e: e, thread: ti, id: int64(th.ID), name: th.Name}
 		e.threads = append(e.threads, d)
@@ -203,9 +215,10 @@ func (e *Exporter) detector(ti stream.ThreadIndex) *detector {
 }
 
 // Events implements stream.Exporter.
-func (e *Exporter) Events(evs []stream.Event) error {
-	for i := range evs {
-		ev := &evs[i]
+func (e *Exporter) Events(b *stream.Batch) error {
+	e.batch = b
+	for i := range b.Events {
+		ev := &b.Events[i]
 		d := e.detector(ev.Thread)
 		if d == nil {
 			continue
@@ -219,16 +232,16 @@ func (e *Exporter) Events(evs []stream.Event) error {
 
 // Finish implements stream.Exporter: it picks the main thread and builds
 // the report.
-func (e *Exporter) Finish() error {
-	t := e.t
-	r := &Report{Trace: t.Name, HasWall: t.HasWall, HasCPU: t.HasCPU}
-	if !t.HasWall {
+func (e *Exporter) Finish(t *stream.Trace) error {
+	e.t, e.batch = t, nil
+	r := &Report{Trace: t.Name, HasWall: e.wall, HasCPU: e.cpu}
+	if !e.wall {
 		r.Missing = append(r.Missing, "begin", "end", "wall")
 	}
-	if !t.HasCPU {
+	if !e.cpu {
 		r.Missing = append(r.Missing, "cpu")
 	}
-	if !t.HasWall || !t.HasCPU {
+	if !e.wall || !e.cpu {
 		r.Missing = append(r.Missing, "offcpu")
 	}
 	if t.Sampling.Likely {
@@ -311,7 +324,7 @@ func (ph *phase) fill(p *Phase, e *Exporter, r *Report) {
 	if !r.HasCPU {
 		p.CPU = 0
 	}
-	p.OffCPU, p.Top = ph.acc.result(e.t, r.HasWall, r.HasCPU)
+	p.OffCPU, p.Top = ph.acc.result(e.t, r.HasWall, r.HasCPU, e.opt.Value == stream.ValueOffCPU)
 	if p.Name == markers[FullyDrawn].name {
 		p.From = markers[ph.from].name
 	}
@@ -342,6 +355,12 @@ type detector struct {
 
 func (d *detector) event(ev *stream.Event) error {
 	now := [2]int64{ev.Wall, ev.CPU}
+	if !d.e.wall {
+		now[0] = 0 // the report shows no wall time: the phases are found on the other clock
+	}
+	if !d.e.cpu {
+		now[1] = 0
+	}
 	if !d.started {
 		d.started, d.first, d.last = true, now, now
 	}
@@ -402,7 +421,7 @@ func (d *detector) begin(k int, ev *stream.Event, now [2]int64) int {
 		d.launch = k + 1
 	}
 	ph.state, ph.begin = open, now
-	ph.orphan = ev.Flags&stream.Synthetic != 0 || (d.e.t.HasWall && !d.ended && now == d.first)
+	ph.orphan = ev.Flags&stream.Synthetic != 0 || (d.e.wall && !d.ended && now == d.first)
 	if k == FullyDrawn {
 		return k
 	}
@@ -511,8 +530,9 @@ func (a *acc) pop() {
 	}
 }
 
-// result is the phase's off-CPU time and its top methods.
-func (a *acc) result(t *stream.Trace, hasWall, hasCPU bool) (offCPU int64, top []Method) {
+// result is the phase's off-CPU time and its top methods, by their time
+// on the first clock, or by their off-CPU time when byOffCPU.
+func (a *acc) result(t *stream.Trace, hasWall, hasCPU, byOffCPU bool) (offCPU int64, top []Method) {
 	by := make(map[string]*Method)
 	for _, n := range a.nodes[1:] {
 		name := fmt.Sprintf("<frame %d>", n.frame)
@@ -546,7 +566,10 @@ func (a *acc) result(t *stream.Trace, hasWall, hasCPU bool) (offCPU int64, top [
 		ms = append(ms, *m)
 	}
 	first := func(m *Method) int64 { return m.Wall }
-	if !hasWall {
+	switch {
+	case byOffCPU:
+		first = func(m *Method) int64 { return m.OffCPU }
+	case !hasWall:
 		first = func(m *Method) int64 { return m.CPU }
 	}
 	slices.SortFunc(ms, func(x, y Method) int {

@@ -2,6 +2,8 @@ package startup_test
 
 import (
 	"bytes"
+	"cmp"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -11,11 +13,19 @@ import (
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/startup"
+	"github.com/atrace2/atrace2/stream"
 )
 
-// phases reads a trace into its report, in one read (a timeline whose
-// rewind takes back nothing) and in two (no rewind), which must agree.
+// phases reads a trace into its report, in one read unless it has an
+// orphan exit (convert.Deferred) and in two (an output that cannot start
+// over), which must agree.
 func phases(t *testing.T, data []byte) *startup.Report {
+	t.Helper()
+	return phasesOf(t, data, startup.Options{})
+}
+
+// phasesOf is phases with the exporter's options.
+func phasesOf(t *testing.T, data []byte, opt startup.Options) *startup.Report {
 	t.Helper()
 	var reps []*startup.Report
 	for _, rewind := range []bool{true, false} {
@@ -23,10 +33,10 @@ func phases(t *testing.T, data []byte) *startup.Report {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := startup.New()
-		out := convert.Timeline(e, nil)
+		e := startup.New(opt)
+		out := convert.Output{Exporter: e}
 		if rewind {
-			out = convert.Timeline(e, e.Rewind)
+			out = convert.Deferred(e)
 		}
 		if _, err := convert.Run(f, convert.Options{}, out); err != nil {
 			t.Fatal(err)
@@ -211,6 +221,55 @@ func TestOneClock(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestValue: a dual-clock trace shown on one clock (--clock) gives the
+// report of the same trace recorded on that clock alone; shown for its
+// off-CPU time, its report with each phase's top methods by off-CPU time.
+func TestValue(t *testing.T) {
+	dual := tracegen.ColdStart(tracegen.ColdStartOptions{}).Trace.Regular()
+	for _, c := range []struct {
+		clock string
+		value stream.Value
+	}{{"wall", stream.ValueWall}, {"thread-cpu", stream.ValueCPU}} {
+		cs := tracegen.ColdStart(tracegen.ColdStartOptions{})
+		cs.Trace.Clock = c.clock
+		if got, want := phasesOf(t, dual, startup.Options{Value: c.value}), phases(t, cs.Trace.Regular()); !reflect.DeepEqual(got, want) {
+			t.Errorf("%v: got\n%+v\nwant (a %s trace)\n%+v", c.value, got, c.clock, want)
+		}
+	}
+	all, off := phases(t, dual), phasesOf(t, dual, startup.Options{Value: stream.ValueOffCPU})
+	for i, p := range off.Phases {
+		q := all.Phases[i]
+		if p.Wall != q.Wall || p.CPU != q.CPU || p.OffCPU != q.OffCPU || len(p.Top) != len(q.Top) {
+			t.Errorf("%s: offcpu %+v, default %+v", p.Name, p, q)
+		}
+		if !slices.IsSortedFunc(p.Top, func(a, b startup.Method) int { return cmp.Compare(b.OffCPU, a.OffCPU) }) {
+			t.Errorf("%s: top methods %+v not by off-CPU time", p.Name, p.Top)
+		}
+	}
+	if _, err := convert.Run(openCold(t, tracegen.ColdStart(tracegen.ColdStartOptions{})), convert.Options{},
+		convert.Deferred(startup.New(startup.Options{Value: stream.ValueOffCPU}))); err != nil {
+		t.Fatalf("offcpu of a dual-clock trace: %v", err)
+	}
+	wallOnly := tracegen.ColdStart(tracegen.ColdStartOptions{})
+	wallOnly.Trace.Clock = "wall"
+	_, err := convert.Run(openCold(t, wallOnly), convert.Options{}, convert.Deferred(startup.New(startup.Options{Value: stream.ValueOffCPU})))
+	var ve *stream.ValueError
+	if !errors.As(err, &ve) {
+		t.Errorf("offcpu of a wall-only trace: %v, want a stream.ValueError", err)
+	}
+}
+
+// openCold opens a cold-start trace.
+func openCold(t *testing.T, cs *tracegen.ColdStartTrace) *parser.File {
+	t.Helper()
+	data := cs.Trace.Regular()
+	f, err := parser.NewFile("cold.trace", bytes.NewReader(data), int64(len(data)), parser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 // TestMainThread: the main thread is the one whose tid is the pid, else

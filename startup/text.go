@@ -112,6 +112,22 @@ func writeTable(bw *bufio.Writer, rows [][]string) {
 	}
 }
 
+// WriteTexts writes the reports of several traces as text, a blank line
+// between two.
+func WriteTexts(w io.Writer, reps []*Report) error {
+	for i, r := range reps {
+		if i > 0 {
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
+		}
+		if err := r.WriteText(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // WriteJSON writes the reports as an array, also of one report: a script
 // then reads the output of a glob that matched one trace like any other.
 func WriteJSON(w io.Writer, reps []*Report) error {

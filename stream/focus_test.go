@@ -20,3 +20,20 @@ func TestFocusSummary(t *testing.T) {
 		}
 	}
 }
+
+func TestDeobfSummary(t *testing.T) {
+	var none *Deobf
+	if got := none.Summary(); got != "" {
+		t.Errorf("no map: Summary() = %q, want \"\"", got)
+	}
+	d := &Deobf{Map: "mapping.txt", MapID: "7fe8b95", Mapped: 812, NameOnly: 3, Ambiguous: 1, ClassOnly: 40, Untouched: 2911}
+	want := "deobfuscated with mapping.txt (map id 7fe8b95): 812 methods mapped, 3 by name only, 1 ambiguous, 40 class only, 2,911 untouched"
+	if got := d.Summary(); got != want {
+		t.Errorf("Summary() = %q, want %q", got, want)
+	}
+	d = &Deobf{Map: "m.txt", Mapped: 1}
+	want = "deobfuscated with m.txt: 1 method mapped, 0 by name only, 0 ambiguous, 0 class only, 0 untouched"
+	if got := d.Summary(); got != want {
+		t.Errorf("Summary() = %q, want %q", got, want)
+	}
+}

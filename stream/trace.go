@@ -1,18 +1,25 @@
 // Package stream defines the balanced, thread-aware event stream that
-// package convert produces and every exporter consumes: the events, the
-// thread and frame tables, the repair counts, and the Exporter interface.
-// It holds types only, so that exporters depend on it and not on convert,
-// and convert can drive (and list) the exporters.
+// package convert produces and every exporter consumes: the events, in
+// batches that carry the thread and frame tables they name; the Trace,
+// with the process facts, the clocks, the repair counts and the
+// deobfuscation and focus summaries; the Exporter interface; and Value,
+// which of a trace's values (clocks) a view shows. It holds types only,
+// and imports neither the parser nor the mapping reader, so that
+// exporters depend on it alone, convert can drive (and list) them, and
+// another producer can feed them.
 package stream
 
 import (
-	"fmt"
 	"strings"
-
-	"github.com/atrace2/atrace2/internal/units"
-	"github.com/atrace2/atrace2/mapping"
-	"github.com/atrace2/atrace2/parser"
 )
+
+// ThreadID is a thread's id as the input gives it: for a method trace, the
+// OS tid its thread table lists, else the id its records carry.
+type ThreadID uint32
+
+// MethodID is the input's own id of a method (a method trace's method id,
+// action bits cleared), which the producer uses to find a frame again.
+type MethodID uint64
 
 // ThreadIndex is a dense index into Trace.Threads.
 type ThreadIndex int32
@@ -26,8 +33,9 @@ type Kind uint8
 const (
 	Begin Kind = iota // a method was entered
 	End               // a method was left
-	// Enclose is an instruction, sent only in one read of the trace (to
-	// exporters declared convert.Output.OneRead): frame Frame began at the
+	// Enclose is an instruction, sent only in one read of the trace, to
+	// exporters declared able to take it (convert.Output.Enclose), which
+	// keep what they get until Finish: frame Frame began at the
 	// thread's start, at time 0 on both clocks, and ends at this event's
 	// times; every frame the thread has begun so far is inside it, one
 	// level deeper. Depth is 0, and the depths of the thread's earlier
@@ -78,21 +86,21 @@ type Event struct {
 // Thread is a thread that has events.
 type Thread struct {
 	Index     ThreadIndex
-	ID        parser.ThreadID // the full id from the thread table, else the record id
-	Name      string          // from the table, or "thread <id>"
-	Listed    bool            // listed in the trace's thread table
-	Events    int64           // events in the balanced stream (begins + ends)
-	MaxDepth  int             // deepest stack, synthetic frames included
-	Orphans   int             // orphan frames opened at the thread's start
-	OpenAtEnd int             // frames still open at the end
-	LastCPU   int64           // ns: the thread's last thread-CPU time
-	LastWall  int64           // ns: the thread's last wall time
+	ID        ThreadID // the full id from the thread table, else the record id
+	Name      string   // from the table, or "thread <id>"
+	Listed    bool     // listed in the trace's thread table
+	Events    int64    // events in the balanced stream (begins + ends)
+	MaxDepth  int      // deepest stack, synthetic frames included
+	Orphans   int      // orphan frames opened at the thread's start
+	OpenAtEnd int      // frames still open at the end
+	LastCPU   int64    // ns: the thread's last thread-CPU time
+	LastWall  int64    // ns: the thread's last wall time
 }
 
 // Frame is a method that appears in the records.
 type Frame struct {
 	ID        FrameID
-	MethodID  parser.MethodID
+	MethodID  MethodID
 	Name      string // <class>.<method>, e.g. android.os.Looper.loop
 	Class     string // dotted class name
 	Method    string // method name alone
@@ -110,13 +118,13 @@ type Frame struct {
 	Synthesized         bool // the mapping marks the class or method as made by the compiler
 }
 
-// Trace is what exporters get before the first event: the tables, the clocks
-// and the repair counts, all complete after a first pass (in one read they
-// are complete at Finish; see Exporter).
+// Trace is what the producer knows of the trace as a whole: the tables,
+// the clocks and the repair counts. Exporters get it at Begin, as far as
+// it is known then, and complete at Finish (see Exporter).
 type Trace struct {
 	Name     string // the input's name, as given
 	Size     int64  // bytes of input (after decompression)
-	Header   *parser.Header
+	Process  Process
 	Threads  []Thread
 	Frames   []Frame
 	HasWall  bool
@@ -124,16 +132,33 @@ type Trace struct {
 	WallEnd  int64 // ns: the trace end, the largest wall time of any record
 	Stats    Stats
 	Sampling Sampling
+	// Warnings are what the reader worked around (a missing summary, a
+	// cut gzip stream), one sentence each; complete once the input has
+	// been read to its end.
+	Warnings []string
 
-	// Mapping is the map that named the frames (convert.Options.Mapping),
-	// nil when none did; Deobf counts how it resolved the methods of the
-	// listed frames, one per distinct method used (zero without a map).
-	Mapping *mapping.Map
-	Deobf   mapping.Counts
+	// Deobf says how a mapping (--mapping) named the frames; nil when none
+	// did.
+	Deobf *Deobf
 
 	// Focus says what --thread, --from/--to and --root kept; zero without
 	// a focus.
 	Focus FocusStats
+}
+
+// Process is what the input says about the process it recorded.
+type Process struct {
+	PID int // the process id (ART's pid= key); 0 when the input does not say
+	// StartMicros is when tracing began, in µs: on the Unix epoch when
+	// Epoch is set (Dalvik wrote gettimeofday), otherwise on the device's
+	// monotonic clock, which must never be shown as a date
+	// (docs/formats.md §6.3). 0 when the input does not say.
+	StartMicros uint64
+	Epoch       bool
+	// Elapsed is the trace's length in ns as the input states it (ART's
+	// elapsed-time-usec or elapsed-time-nsec key), 0 when it states none.
+	// It can differ from Trace.WallEnd, which ends at the last record.
+	Elapsed int64
 }
 
 // Sampling is the guess whether the trace came from sampling mode, which
@@ -146,113 +171,39 @@ type Sampling struct {
 	Thread ThreadIndex
 }
 
-// Exporter consumes the balanced event stream. Begin gets the tables
-// before the first event, complete unless the exporter was declared able to
-// take the stream in one read (convert.Output says how; then they grow
-// until Finish). Begin also forgets whatever an earlier Begin left, so
-// that a read can start over. Events gets a batch of events in order, in a
-// slice that is reused after the call returns. Finish flushes or builds
-// the output.
+// Exporter consumes the balanced event stream of one trace:
 //
-// With more than one CPU, convert.Run calls Events on a goroutine of its
-// own, after Begin and before Finish, one call at a time. In one read the
-// pass is then still appending to the Trace's Threads and Frames and
-// updating WallEnd and Stats, so an exporter that aggregates must read the
-// Trace only in Begin and Finish; a timeline in a speculative read may
-// read the frames and the Index, ID, Name and Listed of the threads in
-// Events (convert keeps a copy up to date for it).
+//   - Begin starts a read with the Trace as it is known before the first
+//     event: complete when the producer has read the trace once already
+//     (two reads), otherwise its name, process and clocks, with empty
+//     tables (one read). Nothing changes that Trace while the events
+//     come. Begin also forgets whatever an earlier Begin left, so that a
+//     read can start over.
+//   - Events takes each Batch in order. Its slices are reused after the
+//     call returns.
+//   - Finish gets the complete Trace, and flushes or builds the output.
+//
+// The calls come one at a time, though not necessarily on the producer's
+// goroutine.
 type Exporter interface {
 	Begin(t *Trace) error
-	Events(evs []Event) error
-	Finish() error
+	Events(b *Batch) error
+	Finish(t *Trace) error
 }
 
-// NewFrame names a method; an id missing from the table gets a name that
-// still tells methods apart.
-func NewFrame(id FrameID, mid parser.MethodID, h *parser.Header) Frame {
-	m, ok := h.Method(mid)
-	if !ok {
-		name := fmt.Sprintf("<unknown method %#x>", uint64(mid))
-		return Frame{ID: id, MethodID: mid, Name: name, Method: name}
-	}
-	f := Frame{
-		ID: id, MethodID: mid, Listed: true,
-		Name:  m.Class + "." + m.Name,
-		Class: m.Class, Method: m.Name, Signature: m.Signature,
-		Line: m.Line, HasLine: m.HasLine,
-		File: SourcePath(m.Class, m.Source),
-	}
-	return f
-}
-
-// NewMappedFrame is NewFrame with the method named as m resolves it
-// (docs/formats.md §19); m nil gives NewFrame's frame. It reports how m
-// resolved the method, and ok false, with NewFrame's frame, when there is
-// no map or the method is not in the table.
-func NewMappedFrame(id FrameID, mid parser.MethodID, h *parser.Header, m *mapping.Map) (f Frame, s mapping.Status, ok bool) {
-	f = NewFrame(id, mid, h)
-	if m == nil || !f.Listed {
-		return f, 0, false
-	}
-	pm, _ := h.Method(mid)
-	res := m.Resolve(MappingMethod(pm))
-	f.Rename(res)
-	return f, res.Status, true
-}
-
-// MappingMethod is a method of the table as package mapping takes it.
-func MappingMethod(m *parser.Method) mapping.Method {
-	return mapping.Method{Class: m.Class, Name: m.Name, Signature: m.Signature, Source: m.Source}
-}
-
-// MappingMethods lists the header's methods as package mapping takes them.
-func MappingMethods(h *parser.Header) []mapping.Method {
-	ms := make([]mapping.Method, len(h.Methods))
-	for i := range h.Methods {
-		ms[i] = MappingMethod(&h.Methods[i])
-	}
-	return ms
-}
-
-// Rename names the frame of a method as a mapping resolved it: the
-// original name, class, method and signature, and the source path of the
-// owner class (SourcePath), keeping the trace's own name and descriptor in
-// Obfuscated and ObfuscatedSignature. An Untouched method keeps the frame
-// as it is.
-func (f *Frame) Rename(res mapping.Result) {
-	if res.Status == mapping.Untouched {
-		return
-	}
-	f.Obfuscated, f.ObfuscatedSignature = f.Name, f.Signature
-	f.Name, f.Class, f.Method, f.Signature = res.Name, res.Class, res.Method, res.Signature
-	f.File = SourcePath(res.Class, res.Source)
-	f.Synthesized = res.Synthesized
-}
-
-// DeobfSummary is one line on how the mapping named the methods, or ""
-// when no mapping did: "deobfuscated with mapping.txt (map id 7fe8b95):
-// 812 methods mapped, 3 by name only, 1 ambiguous, 40 class only, 2,911
-// untouched".
-func (t *Trace) DeobfSummary() string {
-	if t.Mapping == nil {
-		return ""
-	}
-	return DeobfSummary(t.Mapping, &t.Deobf)
-}
-
-// DeobfSummary is Trace.DeobfSummary for any map and counts.
-func DeobfSummary(m *mapping.Map, c *mapping.Counts) string {
-	id := ""
-	if m.ID != "" {
-		id = " (map id " + m.ID + ")"
-	}
-	n := func(s mapping.Status) string { return units.Count(int64(c[s])) }
-	methods := "methods"
-	if c[mapping.Mapped] == 1 {
-		methods = "method"
-	}
-	return fmt.Sprintf("deobfuscated with %s%s: %s %s mapped, %s by name only, %s ambiguous, %s class only, %s untouched",
-		m.Name, id, n(mapping.Mapped), methods, n(mapping.NameOnly), n(mapping.Ambiguous), n(mapping.ClassOnly), n(mapping.Untouched))
+// Batch is a run of events, in stream order, with the tables they name.
+type Batch struct {
+	Events []Event
+	// Threads and Frames hold every thread and frame that this batch's
+	// events, or an earlier batch's, name, at their index: the tables as
+	// far as the stream has gone. A later batch's tables extend these, and
+	// nothing changes them once the batch is handed over. Only Finish's
+	// Trace has a thread's counts (Thread.Events to LastWall), and the
+	// final name of a thread or method that the input defines only after
+	// its first use (a streaming trace read once): until then, the
+	// batches have the name the producer could give it.
+	Threads []Thread
+	Frames  []Frame
 }
 
 // SourcePath prefixes a bare source file name with its class's package

@@ -25,7 +25,7 @@ func (c *CallsCmd) Help() string {
 }
 
 // Run prints the report.
-func (c *CallsCmd) Run(g *Globals) error {
+func (c *CallsCmd) Run(e *env) error {
 	if isFile(c.Pattern) && c.Trace != "-" && !isFile(c.Trace) {
 		return usagef("%s is no file but %s is: the trace comes first, as in atrace2 calls %s %s", c.Trace, c.Pattern,
 			shellQuote(c.Pattern), shellQuote(c.Trace))
@@ -34,15 +34,19 @@ func (c *CallsCmd) Run(g *Globals) error {
 	if err != nil {
 		return usagef("PATTERN: %v", err)
 	}
-	p, err := loadProfile(g, input.Arg{Path: c.Trace})
+	in, err := e.d.Load(input.Arg{Path: c.Trace})
+	if err != nil {
+		return err
+	}
+	p, err := in.Profile()
 	if err != nil {
 		return err
 	}
 	r := p.Calls(report.CallsOptions{Pattern: re, Limit: c.Limit})
-	if r.Matched == 0 && !g.Quiet {
-		fmt.Fprintf(g.env.stderr, "atrace2: no method of %s matches %q\n", p.Name, c.Pattern)
+	if r.Matched == 0 && !e.opt.Flags.Quiet {
+		fmt.Fprintf(e.stderr, "atrace2: no method of %s matches %q\n", p.Name, c.Pattern)
 	}
-	return c.write(g, r)
+	return c.write(e, r)
 }
 
 // isFile reports whether path names a file that can be opened: grep's order

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+
 	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/dump"
 )
@@ -12,27 +14,19 @@ type DumpCmd struct {
 }
 
 // Run dumps each trace.
-func (c *DumpCmd) Run(g *Globals) error {
-	ins, err := pairInputs(c.Trace)
-	if err != nil {
-		return err
-	}
-	out, err := g.env.createLargeOutput("-", false, "")
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	for _, in := range ins {
-		src, err := g.env.opener.Identify(in)
-		if err != nil {
-			return err
+func (c *DumpCmd) Run(e *env) error {
+	return e.out().PrintLarge(func(w io.Writer) error {
+		for in, err := range e.d.Inputs(c.Trace) {
+			if err != nil {
+				return err
+			}
+			if err := in.NeedTimeline("dump prints the events of a method trace"); err != nil {
+				return err
+			}
+			if _, err := in.Run(false, convert.Output{Exporter: dump.New(w, dump.Options{Obfuscated: c.Obfuscated, Value: e.opt.Value}), Complete: true}); err != nil {
+				return err
+			}
 		}
-		if err := requireMethodTrace(src, "dump prints the events of a method trace"); err != nil {
-			return err
-		}
-		if _, err := convertTrace(g, src, convert.Output{Exporter: dump.New(out, dump.Options{Obfuscated: c.Obfuscated})}); err != nil {
-			return err
-		}
-	}
-	return out.Commit()
+		return nil
+	})
 }

@@ -1,17 +1,6 @@
 package main
 
-import (
-	"bytes"
-	"errors"
-	"fmt"
-	"io"
-
-	"github.com/atrace2/atrace2/convert"
-	"github.com/atrace2/atrace2/folded"
-	"github.com/atrace2/atrace2/internal/input"
-	"github.com/atrace2/atrace2/internal/outfile"
-	"github.com/atrace2/atrace2/stacks"
-)
+import "github.com/atrace2/atrace2/internal/outputs"
 
 // FoldedCmd writes the folded stacks of one trace.
 type FoldedCmd struct {
@@ -42,82 +31,6 @@ whose thread the file does not record have no thread frame.`
 }
 
 // Run converts the trace.
-func (c *FoldedCmd) Run(g *Globals) error {
-	src, err := oneInput(g.env, c.Trace, "folded")
-	if err != nil {
-		return err
-	}
-	out, err := g.env.createOutput(c.Output, false, "folded")
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	// On a terminal, folded stacks are printed when they are short; the
-	// stacks of a whole app are refused as speedscope and pprof are.
-	var w io.Writer = out
-	var short *termBuffer
-	if (c.Output == "" || c.Output == "-") && outfile.IsTerminal(g.env.stdout) {
-		short = &termBuffer{max: foldedTerminalMax}
-		w = short
-	}
-	if src.Sampled {
-		s, err := readSampled(g, src)
-		if err != nil {
-			return err
-		}
-		err = folded.WriteSampled(w, s, folded.Options{NoThread: c.NoThread})
-		return c.finish(out, short, err)
-	}
-	tb := stacks.New()
-	if _, err := convertTrace(g, src, convert.Aggregate(tb).Inlined()); err != nil {
-		return err
-	}
-	err = writeFolded(w, src, tb.Tree(), folded.Options{NoThread: c.NoThread, OffCPU: g.Clock == offCPUClock})
-	return c.finish(out, short, err)
-}
-
-// foldedTerminalMax is the most folded stacks printed on a terminal:
-// about a thousand lines.
-const foldedTerminalMax = 64 << 10
-
-// finish copies the folded stacks held for a terminal to out, or refuses
-// them when they were too long, and keeps out.
-func (c *FoldedCmd) finish(out *outfile.File, short *termBuffer, err error) error {
-	if errors.Is(err, errTooLong) {
-		return usagef("refusing to write more than %d KiB of folded stacks to a terminal: use -o app.folded, or pipe them to flamegraph.pl > app.svg, inferno-flamegraph > app.svg or less", foldedTerminalMax>>10)
-	}
-	if err != nil {
-		return err
-	}
-	if short != nil {
-		if _, err := out.Write(short.buf.Bytes()); err != nil {
-			return err
-		}
-	}
-	return out.Commit()
-}
-
-// errTooLong stops writing to a termBuffer.
-var errTooLong = errors.New("too long for a terminal")
-
-// termBuffer holds up to max bytes, and fails a write beyond them.
-type termBuffer struct {
-	buf bytes.Buffer
-	max int
-}
-
-func (c *termBuffer) Write(p []byte) (int, error) {
-	if c.buf.Len()+len(p) > c.max {
-		return 0, errTooLong
-	}
-	return c.buf.Write(p)
-}
-
-// writeFolded writes the folded stacks of a trace's tree. An error names
-// the input first, as the conversion's errors do.
-func writeFolded(w io.Writer, src *input.Source, t *stacks.Tree, opt folded.Options) error {
-	if err := folded.Write(w, t, opt); err != nil {
-		return fmt.Errorf("%s: %w", src.Name(), err)
-	}
-	return nil
+func (c *FoldedCmd) Run(e *env) error {
+	return e.writeOne(formatNamed("folded"), c.Trace, c.Output, nil, &outputs.Options{NoThread: c.NoThread, Value: e.opt.Value})
 }

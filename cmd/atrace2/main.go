@@ -8,14 +8,17 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/pprof"
 
 	"github.com/alecthomas/kong"
 
+	"github.com/atrace2/atrace2/internal/buildinfo"
+	"github.com/atrace2/atrace2/internal/cpuprofile"
+	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/memlimit"
 	"github.com/atrace2/atrace2/internal/outfile"
-	"github.com/atrace2/atrace2/parser"
+	"github.com/atrace2/atrace2/internal/rundiff"
+	"github.com/atrace2/atrace2/report"
 )
 
 // Exit codes: 0 success, 1 bad input or a failed write, 80 usage errors
@@ -44,6 +47,7 @@ type cli struct {
 	Calls      CallsCmd      `cmd:"" help:"Print the callers and callees of the methods matching a pattern, with their shares of its inclusive time (Traceview's parents/children)."`
 	Diff       DiffCmd       `cmd:"" help:"Compare two traces, or two sets of runs (medians, Mann–Whitney p-values), method by method: exclusive, inclusive and calls before and after, largest change first (dmtracedump -d); with --fail-on, a CI gate that exits 3 on a regression."`
 	Startup    StartupCmd    `cmd:"" help:"Print the app-startup phases on the main thread (bind, Application.onCreate, Activity create/start/resume, first frame, fully drawn): begin, end, wall, CPU and off-CPU time, and the top methods of each."`
+	Record     RecordCmd     `cmd:"" help:"Record a method trace of an app on a device or emulator through adb (am profile, or am start --start-profiler for its start), copy it here and check it, or convert it at once with --convert."`
 
 	Version kong.VersionFlag `help:"Print the version and exit."`
 }
@@ -77,7 +81,7 @@ func run(args []string, e *env) int {
 		kong.Description(description),
 		kong.UsageOnError(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.Vars{"version": versionLine()},
+		kong.Vars{"version": buildinfo.Line(version, commit, date)},
 		kong.Writers(stdout, e.stderr),
 		kong.Exit(func(code int) { exited = code; panic(exitPanic{}) }),
 		kong.Bind(e),
@@ -111,18 +115,23 @@ func run(args []string, e *env) int {
 		if err != nil {
 			k.FatalIfErrorf(err) // prints usage and exits 80
 		}
-		c.Globals.env = e
-		if err := c.checkClock(selected(ctx)); err != nil {
+		// The flags are checked once, before any input is opened.
+		if e.opt, err = driver.NewOptions(c.flags()); err != nil {
 			return printError(e.stderr, err)
 		}
+		e.d = driver.New(e.opt, e.opener, e)
 		if c.Mapping != "" {
 			e.inputs.Add(c.Mapping) // no output may replace the map
 		}
-		stop, err := startCPUProfile(e, c.CPUProfile, traceArgs(ctx))
+		if c.CPUProfile == "-" {
+			return printError(e.stderr, usagef("--cpu-profile: name a file; standard output carries the command's output"))
+		}
+		e.cpuProfile = c.CPUProfile // no output may replace it
+		stop, err := cpuprofile.Start(c.CPUProfile, traceArgs(ctx), e.stdin)
 		if err != nil {
 			return printError(e.stderr, err)
 		}
-		err = ctx.Run(&c.Globals)
+		err = ctx.Run()
 		if perr := stop(); err == nil {
 			err = perr
 		}
@@ -132,39 +141,6 @@ func run(args []string, e *env) int {
 		return exitOK
 	}()
 	return code
-}
-
-// startCPUProfile starts a CPU profile into path when it is set; the
-// returned function stops it and keeps the file. The file is an output
-// like the others (outfile.Create): written under a temporary name and
-// renamed at the end, and refused when it names one of the traces, which
-// it used to replace before anything was read.
-func startCPUProfile(e *env, path string, traces []string) (stop func() error, err error) {
-	if path == "" {
-		return func() error { return nil }, nil
-	}
-	if path == "-" {
-		return nil, usagef("--cpu-profile: name a file; standard output carries the command's output")
-	}
-	ins := outfile.Inputs{Stdin: e.stdin}
-	for _, t := range traces {
-		ins.Add(t)
-		ins.Add(parser.Sources(t)...)
-	}
-	out, err := outfile.Create(path, outfile.Options{What: "CPU profile", Binary: true, Inputs: &ins})
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(out); err != nil {
-		out.Abort()
-		return nil, err
-	}
-	e.cpuProfile = path
-	return func() error {
-		pprof.StopCPUProfile()
-		defer out.Abort()
-		return out.Commit()
-	}, nil
 }
 
 // traceArgs returns the files the selected command reads: its TRACE and
@@ -194,14 +170,6 @@ func traceArgs(ctx *kong.Context) []string {
 	return paths
 }
 
-// selected names the selected command, "" when there is none.
-func selected(ctx *kong.Context) string {
-	if node := ctx.Selected(); node != nil {
-		return node.Name
-	}
-	return ""
-}
-
 // exitPanic unwinds kong's Exit callback back into run.
 type exitPanic struct{}
 
@@ -216,10 +184,13 @@ func printError(w io.Writer, err error) int {
 		return exitBrokenPipe
 	}
 	fmt.Fprintln(w, "atrace2:", err)
-	if c := (*exitCodeError)(nil); errors.As(err, &c) {
-		return c.code
+	if g := (*rundiff.GateError)(nil); errors.As(err, &g) {
+		if g.Outcome == report.OutcomeRegressed {
+			return exitRegressed
+		}
+		return exitInconclusive
 	}
-	var u *usageError
+	var u *driver.UsageError
 	var refused *outfile.RefusedError
 	if errors.As(err, &u) || errors.As(err, &refused) {
 		return exitUsage
@@ -227,18 +198,6 @@ func printError(w io.Writer, err error) int {
 	return exitError
 }
 
-// usageError is a mistake in the command line found after parsing.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
-
-// exitCodeError ends a command that has written its output with an exit
-// status of its own, such as diff's failed gate.
-type exitCodeError struct {
-	code int
-	msg  string
-}
-
-func (e *exitCodeError) Error() string { return e.msg }
+// usagef makes a usage error: a mistake in the command line found after
+// parsing, by a command or by the load stage (driver.UsageError).
+func usagef(format string, args ...any) error { return driver.Usagef(format, args...) }

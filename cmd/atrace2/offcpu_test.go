@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -189,9 +191,9 @@ func TestOffCPUDiff(t *testing.T) {
 	}
 }
 
-// TestOffCPUErrors: off-CPU time needs both clocks and one of the
-// commands that show it; anything else is a usage error of one line,
-// like --clock cpu on a wall-only trace.
+// TestOffCPUErrors: off-CPU time needs both clocks and a view that can
+// show it; anything else is a usage error of one line, like --clock cpu on
+// a wall-only trace.
 func TestOffCPUErrors(t *testing.T) {
 	dual := writeTextTrace(t, "dual.trace", offCPUTrace)
 	wall := writeTextTrace(t, "wall.trace", strings.Replace(offCPUTrace, "clock dual", "clock wall", 1))
@@ -213,13 +215,66 @@ func TestOffCPUErrors(t *testing.T) {
 		{[]string{"top", "--sort", "offcpu", wall}, `sort order "offcpu": off-CPU time needs a trace with both the wall and the thread-CPU clock`},
 		{[]string{"top", "--sort", "offcpu", hprof}, `sort order "offcpu": off-CPU time needs`},
 		{[]string{"folded", "--clock", "offcpu", hprof}, "--clock offcpu: a sampled profile has no clocks to choose from"},
-		{[]string{"pprof", "--clock", "offcpu", "-o", filepath.Join(t.TempDir(), "x.pb.gz"), dual}, "--clock offcpu: pprof cannot show off-CPU time"},
-		{[]string{"perfetto", "--clock", "offcpu", "-o", filepath.Join(t.TempDir(), "x.pftrace"), dual}, "--clock offcpu: perfetto cannot show off-CPU time"},
-		{[]string{"calls", "--clock", "offcpu", "main", dual}, "--clock offcpu: calls cannot show off-CPU time"},
+		// The views whose times are on one clock refuse it.
+		{[]string{"speedscope", "--clock", "offcpu", "-o", filepath.Join(t.TempDir(), "x.speedscope.json"), dual}, "--clock offcpu: speedscope cannot show offcpu time: its timeline is on one clock"},
+		{[]string{"dump", "--clock", "offcpu", dual}, "--clock offcpu: dump cannot show offcpu time"},
+		{[]string{"convert", "--clock", "offcpu", "--speedscope", filepath.Join(t.TempDir(), "y.speedscope.json"), dual}, "--clock offcpu: speedscope cannot show offcpu time"},
 	} {
 		code, out, errOut := runCLI(t, nil, append([]string{"-q"}, c.args...)...)
 		if code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 80 and one line with %q", c.args, code, out, errOut, c.want)
 		}
+	}
+}
+
+// TestOffCPUEveryView: every view that shows a clock shows off-CPU time on
+// a dual-clock trace. pprof keeps every sample type and makes offcpu the
+// default (pprof's -sample_index); Perfetto writes what it writes of the
+// trace by default, each slice's off-CPU time among it; calls puts offcpu
+// first, as top does.
+func TestOffCPUEveryView(t *testing.T) {
+	path := writeTextTrace(t, "offcpu.trace", offCPUTrace)
+	dir := t.TempDir()
+	run := func(args ...string) {
+		t.Helper()
+		if code, _, errOut := runCLI(t, nil, append([]string{"-q"}, args...)...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+	}
+	read := func(name string) []byte {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	run("pprof", "-o", filepath.Join(dir, "auto.pb.gz"), path)
+	run("pprof", "--clock", "offcpu", "-o", filepath.Join(dir, "off.pb.gz"), path)
+	auto, off := parseProfile(t, read("auto.pb.gz")), parseProfile(t, read("off.pb.gz"))
+	var types []string
+	for _, st := range off.SampleType {
+		types = append(types, st.Type)
+	}
+	if want := []string{"calls", "cpu", "wall", "offcpu"}; !slices.Equal(types, want) || off.DefaultSampleType != "offcpu" || auto.DefaultSampleType != "wall" {
+		t.Errorf("sample types %q, default %q (without --clock: %q); want %q, offcpu (wall)", types, off.DefaultSampleType, auto.DefaultSampleType, want)
+	}
+	if got, want := valuesByKey(off), valuesByKey(auto); !reflect.DeepEqual(got, want) {
+		t.Errorf("values %v, want those without --clock %v", got, want)
+	}
+	// main's sleep: 9 ms of its 10 ms were off the CPU (offCPUTrace).
+	if got := valuesByKey(off)["main  a.Io.sleep;a.App.main"]; len(got) != 4 || got[3] != 9_000_000 {
+		t.Errorf("main's sleep: %v, want offcpu 9 ms", got)
+	}
+
+	run("perfetto", "-o", filepath.Join(dir, "auto.pftrace"), path)
+	run("perfetto", "--clock", "offcpu", "-o", filepath.Join(dir, "off.pftrace"), path)
+	if !bytes.Equal(read("auto.pftrace"), read("off.pftrace")) {
+		t.Error("perfetto --clock offcpu differs from the output without --clock")
+	}
+
+	code, out, errOut := runCLI(t, nil, "calls", "-q", "--clock", "offcpu", path, "sleep")
+	if code != 0 || !strings.Contains(out, "offcpu") {
+		t.Errorf("calls --clock offcpu: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }

@@ -1,16 +1,8 @@
 package main
 
 import (
-	"io"
-
-	"github.com/google/pprof/profile"
-
-	"github.com/atrace2/atrace2/convert"
-	"github.com/atrace2/atrace2/internal/input"
-	"github.com/atrace2/atrace2/internal/outfile"
-	"github.com/atrace2/atrace2/internal/pprofweb"
-	"github.com/atrace2/atrace2/pprofout"
-	"github.com/atrace2/atrace2/stacks"
+	"github.com/atrace2/atrace2/internal/driver"
+	"github.com/atrace2/atrace2/internal/outputs"
 )
 
 // PprofCmd converts traces into one pprof profile, or serves pprof's web UI
@@ -23,9 +15,11 @@ type PprofCmd struct {
 	Trace      []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a sampled profile (hprof text, Android 5.x ART profile). Several traces merge into one profile, in which threads of the same name add up; sampled profiles merge only with sampled profiles of the same kind."`
 }
 
-// Run converts the traces, then writes the profile, serves it, or both.
-func (c *PprofCmd) Run(g *Globals) error {
-	ins, err := parseInputsForWriting(g.env, c.Trace)
+// Run converts the traces, then writes the profile, serves it, or both
+// (outputs.Writer.Pprof).
+func (c *PprofCmd) Run(e *env) error {
+	ins, err := driver.Args(c.Trace)
+	e.out().Protect(ins) // no output may overwrite one
 	if err != nil {
 		return err
 	}
@@ -35,146 +29,10 @@ func (c *PprofCmd) Run(g *Globals) error {
 	if c.SourcePath != "" && c.HTTP == "" {
 		return usagef("--source-path only makes sense with --http")
 	}
-	write := c.Output != "" || c.HTTP == ""
-	if write && (c.Output == "" || c.Output == "-") && outfile.IsTerminal(g.env.stdout) {
-		return usagef("refusing to write a binary pprof profile to a terminal: use -o app.pb.gz (then go tool pprof -http :0 app.pb.gz), redirect stdout, or view it at once with --http :0")
-	}
-	var out *outfile.File
-	if write {
-		// Before converting: a missing folder, a directory or an input
-		// named as the output fails at once.
-		if out, err = g.env.createOutput(c.Output, true, "pprof"); err != nil {
-			return err
-		}
-		defer out.Abort()
-	}
-	var srv *pprofweb.Listener
-	if c.HTTP != "" {
-		// Listen before converting: a busy port fails at once.
-		if srv, err = listen(c.HTTP); err != nil {
-			return err
-		}
-		defer srv.Close()
-	}
-	conv, err := pprofProfile(g, ins)
-	if err != nil {
-		return err
-	}
-	if srv == nil {
-		return writeProfile(out, conv.write)
-	}
-	p, err := conv.profile()
-	if err != nil {
-		return err
-	}
-	if write {
-		if err := writeProfile(out, func(w io.Writer) error { return pprofout.WriteProfile(w, p) }); err != nil {
-			return err
-		}
-	}
-	return serveWeb(srv, p, c.NoBrowser, c.SourcePath, g.env, g.Quiet)
+	web := outputs.Web{Addr: c.HTTP, NoBrowser: c.NoBrowser, SourcePath: c.SourcePath, Started: pprofServed}
+	return e.out().Pprof(e.d, ins, formatNamed("pprof"), c.Output, &web, versionString())
 }
 
-// pprofResult is what pprofProfile made: a builder of method traces' calls,
-// which writes its profile without holding a profile.Sample per sample, or
-// the profile of sampled profiles.
-type pprofResult struct {
-	b *pprofout.Builder
-	p *profile.Profile
-}
-
-// profile builds the profile; call it once.
-func (c pprofResult) profile() (*profile.Profile, error) {
-	if c.p != nil {
-		return c.p, nil
-	}
-	return c.b.Profile()
-}
-
-// write writes the profile gzipped; call it once.
-func (c pprofResult) write(w io.Writer) error {
-	if c.p != nil {
-		return pprofout.WriteProfile(w, c.p)
-	}
-	return c.b.Write(w)
-}
-
-// pprofProfile converts each input into its call tree and merges them.
-// Each tree is released once its samples are in the builder.
-func pprofProfile(g *Globals, ins []input.Arg) (pprofResult, error) {
-	srcs, sampled, err := identifyAll(g.env.opener, ins)
-	if err != nil {
-		return pprofResult{}, err
-	}
-	if sampled {
-		p, err := sampledProfile(g, srcs)
-		return pprofResult{p: p}, err
-	}
-	b := pprofout.New(versionString())
-	for _, src := range srcs {
-		tb := stacks.New()
-		if _, err := convertTrace(g, src, convert.Aggregate(tb).Inlined()); err != nil {
-			return pprofResult{}, err
-		}
-		if err := b.Add(tb.Tree()); err != nil {
-			return pprofResult{}, err
-		}
-	}
-	return pprofResult{b: b}, nil
-}
-
-// writeProfile writes a profile with write to out and keeps it.
-func writeProfile(out *outfile.File, write func(io.Writer) error) error {
-	if err := write(out); err != nil {
-		return err
-	}
-	return out.Commit()
-}
-
-// identifyAll identifies the inputs and reports whether they are sampled
-// profiles, refusing a mix of sampled profiles and method traces: samples
-// count stacks, method traces time calls, and no sample type measures both.
-func identifyAll(o *input.Opener, ins []input.Arg) ([]*input.Source, bool, error) {
-	var traced, sampled *input.Source
-	srcs := make([]*input.Source, len(ins))
-	for i := range ins {
-		src, err := o.Identify(ins[i])
-		if err != nil {
-			return nil, false, err
-		}
-		srcs[i] = src
-		if src.Sampled && sampled == nil {
-			sampled = src
-		}
-		if !src.Sampled && traced == nil {
-			traced = src
-		}
-	}
-	if traced != nil && sampled != nil {
-		return nil, false, usagef("%s is a sampled profile and %s a method trace: one pprof profile cannot hold counted samples and timed calls; convert them separately",
-			sampled.Name(), traced.Name())
-	}
-	return srcs, sampled != nil, nil
-}
-
-// sampledProfile reads sampled profiles and merges them.
-func sampledProfile(g *Globals, srcs []*input.Source) (*profile.Profile, error) {
-	b := pprofout.NewSampled(versionString())
-	var first *stacks.Sampled
-	for _, src := range srcs {
-		s, err := readSampled(g, src)
-		if err != nil {
-			return nil, err
-		}
-		if first == nil {
-			first = s
-		} else if s.Timed() != first.Timed() {
-			return nil, usagef("%s (%s) and %s (%s) cannot merge: one counts samples, the other calls and CPU time",
-				srcs[0].Name(), first.Source().Format, src.Name(), s.Source().Format)
-		}
-		if err := b.Add(s); err != nil {
-			return nil, err
-		}
-	}
-	return b.Profile()
-}
+// pprofServed, when set (by tests), is told the web UI's URL and how to
+// stop its server (outputs.Web.Started).
+var pprofServed func(url string, stop func())

@@ -1,13 +1,6 @@
 package main
 
-import (
-	"github.com/atrace2/atrace2/convert"
-	"github.com/atrace2/atrace2/internal/openview"
-	"github.com/atrace2/atrace2/internal/outfile"
-	"github.com/atrace2/atrace2/perfetto"
-	"github.com/atrace2/atrace2/speedscope"
-	"github.com/atrace2/atrace2/stacks"
-)
+import "github.com/atrace2/atrace2/internal/outputs"
 
 // SpeedscopeCmd converts one trace into a speedscope file.
 type SpeedscopeCmd struct {
@@ -38,47 +31,6 @@ measures wall time, not thread CPU time).`
 }
 
 // Run converts the trace.
-func (c *SpeedscopeCmd) Run(g *Globals) error {
-	src, err := oneInput(g.env, c.Trace, "speedscope")
-	if err != nil {
-		return err
-	}
-	view, err := c.openFlags.start(&c.Output, perfetto.DefaultProcessName(src.Path)+".speedscope.json")
-	if err != nil {
-		return err
-	}
-	defer view.close()
-	if (c.Output == "" || c.Output == "-") && outfile.IsTerminal(g.env.stdout) {
-		return usagef("refusing to write a speedscope profile (one long line of JSON) to a terminal: use -o app.speedscope.json (then open it at https://www.speedscope.app), --open, redirect stdout, or pipe it to speedscope -")
-	}
-	out, err := g.env.createLargeOutput(c.Output, false, "speedscope")
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	var s *stacks.Sampled
-	if src.Sampled {
-		if s, err = readSampled(g, src); err != nil {
-			return err
-		}
-	}
-	opt := speedscope.Options{Exporter: "atrace2@" + versionString()}
-	if s != nil {
-		if err := speedscope.WriteSampled(out, s, opt); err != nil {
-			return err
-		}
-		if err := out.Commit(); err != nil {
-			return err
-		}
-		return view.serve(g, &c.openFlags, openview.Speedscope)
-	}
-	exp := speedscope.New(out, opt)
-	defer exp.Close()
-	if _, err := convertTrace(g, src, convert.Aggregate(exp)); err != nil {
-		return err
-	}
-	if err := out.Commit(); err != nil {
-		return err
-	}
-	return view.serve(g, &c.openFlags, openview.Speedscope)
+func (c *SpeedscopeCmd) Run(e *env) error {
+	return e.writeOne(formatNamed("speedscope"), c.Trace, c.Output, &c.openFlags, &outputs.Options{Value: e.opt.Value})
 }

@@ -1,10 +1,9 @@
 package main
 
 import (
-	"fmt"
+	"io"
 
-	"github.com/atrace2/atrace2/convert"
-	"github.com/atrace2/atrace2/internal/input"
+	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/startup"
 )
 
@@ -34,75 +33,25 @@ The whole main thread is needed: --thread, --root and --from/--to are refused. S
 }
 
 // Run prints the report of each trace.
-func (c *StartupCmd) Run(g *Globals) error {
-	if err := startupFlags(g); err != nil {
-		return err
-	}
-	ins, err := pairInputs(c.Trace)
-	if err != nil {
+func (c *StartupCmd) Run(e *env) error {
+	if err := driver.CheckStartup(e.opt.Flags); err != nil {
 		return err
 	}
 	var reps []*startup.Report
-	for _, in := range ins {
-		r, err := readStartup(g, in)
+	for in, err := range e.d.Inputs(c.Trace) {
+		if err != nil {
+			return err
+		}
+		r, err := in.Startup()
 		if err != nil {
 			return err
 		}
 		reps = append(reps, r)
 	}
-	out, err := g.env.createOutput("-", false, "")
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	if c.Format == "json" {
-		err = startup.WriteJSON(out, reps)
-	} else {
-		for i, r := range reps {
-			if i > 0 {
-				if _, err = fmt.Fprintln(out); err != nil {
-					break
-				}
-			}
-			if err = r.WriteText(out); err != nil {
-				break
-			}
+	return e.out().Print(func(w io.Writer) error {
+		if c.Format == "json" {
+			return startup.WriteJSON(w, reps)
 		}
-	}
-	if err != nil {
-		return err
-	}
-	return out.Commit()
-}
-
-// startupFlags refuses the global flags that would hide part of the main
-// thread from the phases.
-func startupFlags(g *Globals) error {
-	switch {
-	case len(g.Thread) > 0:
-		return usagef("--thread: startup phases are always read on the main thread")
-	case g.Root != "":
-		return usagef("--root: startup phases need the main thread's whole stacks")
-	case g.From != "" || g.To != "":
-		return usagef("--from/--to: startup phases are found on the whole trace")
-	}
-	return nil
-}
-
-// readStartup finds the startup phases of one input.
-func readStartup(g *Globals, in input.Arg) (*startup.Report, error) {
-	src, err := g.env.opener.Identify(in)
-	if err != nil {
-		return nil, err
-	}
-	if src.Sampled {
-		return nil, usagef("%s: %s has no timestamps; startup phases need a method trace", src.Name(), input.DescribeSampledFormat(src.Format))
-	}
-	e := startup.New()
-	if _, err := convertTrace(g, src, convert.Timeline(e, e.Rewind)); err != nil {
-		return nil, err
-	}
-	r := e.Report()
-	r.Trace = src.Name()
-	return r, nil
+		return startup.WriteTexts(w, reps)
+	})
 }

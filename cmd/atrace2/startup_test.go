@@ -3,18 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
 	"golang.org/x/tools/txtar"
 
-	"github.com/atrace2/atrace2/gate"
-	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/startup"
 )
@@ -120,104 +116,6 @@ func TestStartupRefusals(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, errOut, exitUsage, c.stderr)
 		}
 	}
-}
-
-// testGlobals are the globals of a command run with default flags.
-func testGlobals() *Globals {
-	return &Globals{Quiet: true, Clock: "auto", TimeUnit: "auto", MaxDepth: 10000, MappingMismatch: "error",
-		env: &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, opener: input.NewOpener(strings.NewReader(""))}}
-}
-
-func rules(t *testing.T, texts ...string) []gate.Rule {
-	t.Helper()
-	var rs []gate.Rule
-	for _, s := range texts {
-		r, err := gate.ParseRule(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rs = append(rs, r)
-	}
-	return rs
-}
-
-// TestPhaseSeries: one series per (phase, clock) the rules name, with
-// each run's phase time; first-frame stretched 3× in the new runs.
-func TestPhaseSeries(t *testing.T) {
-	dir := t.TempDir()
-	var olds, news []input.Arg
-	for i := range 4 {
-		p, _ := writeColdStart(t, dir, fmt.Sprintf("old%d.trace", i), tracegen.ColdStartOptions{})
-		olds = append(olds, input.Arg{Path: p})
-		p, _ = writeColdStart(t, dir, fmt.Sprintf("new%d.trace", i), tracegen.ColdStartOptions{Stretch: "first-frame", Factor: 3})
-		news = append(news, input.Arg{Path: p})
-	}
-	rs := rules(t, "incl>+10%", "phase:first-frame>+5%", "phase:first-frame:cpu>+5%", "phase:first-frame:wall>+1ms", "phase:bind:offcpu>+5%")
-	series, err := phaseSeries(testGlobals(), olds, news, rs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// By hand: first-frame 11,100 µs wall, 7,800 µs CPU; 3× its self times.
-	f := func(v float64, n int) []float64 { return slices.Repeat([]float64{v}, n) }
-	want := []gate.Series{
-		{Subject: "first-frame", Kind: gate.Phase, Metric: "phase", Clock: "wall", Old: f(11_100_000, 4), New: f(33_300_000, 4)},
-		{Subject: "first-frame", Kind: gate.Phase, Metric: "phase", Clock: "cpu", Old: f(7_800_000, 4), New: f(23_400_000, 4)},
-		{Subject: "bind", Kind: gate.Phase, Metric: "phase", Clock: "offcpu", Old: f(9_050_000, 4), New: f(9_050_000, 4)},
-	}
-	if fmt.Sprint(series) != fmt.Sprint(want) {
-		t.Fatalf("series\n%+v\nwant\n%+v", series, want)
-	}
-	res := gate.Evaluate(rs, series, 0.05)
-	verdicts := map[string]gate.Verdict{}
-	for _, r := range res {
-		verdicts[r.Rule+" "+r.Subject] = r.Verdict
-	}
-	for _, k := range []string{"phase:first-frame>+5% first-frame", "phase:first-frame:cpu>+5% first-frame", "phase:first-frame:wall>+1ms first-frame"} {
-		if verdicts[k] != gate.Regressed {
-			t.Errorf("%s: %s, want regressed (all: %v)", k, verdicts[k], verdicts)
-		}
-	}
-	if v := verdicts["phase:bind:offcpu>+5% bind"]; v != gate.OK {
-		t.Errorf("bind: %s, want ok", v)
-	}
-	if s, err := phaseSeries(testGlobals(), olds, news, rules(t, "incl>+1%")); err != nil || s != nil {
-		t.Errorf("no phase rule: %v, %v; want none", s, err)
-	}
-}
-
-func TestPhaseSeriesErrors(t *testing.T) {
-	dir := t.TempDir()
-	cold, _ := writeColdStart(t, dir, "cold.trace", tracegen.ColdStartOptions{})
-	late, _ := writeColdStart(t, dir, "late.trace", tracegen.ColdStartOptions{LateStart: true})
-	wall, cs := writeColdStart(t, dir, "wall.trace", tracegen.ColdStartOptions{})
-	cs.Trace.Clock = "wall"
-	if err := os.WriteFile(wall, cs.Trace.Regular(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	arg := func(p string) []input.Arg { return []input.Arg{{Path: p}} }
-	for _, c := range []struct {
-		old, new string
-		rule     string
-		usage    bool
-		err      string
-	}{
-		{cold, cold, "phase:first-draw>+5%", true, `no startup phase "first-draw"; the phases are bind, application-create, activity-create, activity-start, activity-resume, first-frame, fully-drawn`},
-		{cold, late, "phase:bind>+5%", false, `late.trace: phase bind: not recorded \(began before tracing started\)`},
-		{cold, wall, "phase:activity-create:cpu>+5%", false, `wall.trace: phase activity-create: the trace has no cpu time`},
-		{"-", cold, "phase:bind>+5%", true, `<stdin>: phase rules read each run a second time`},
-	} {
-		_, err := phaseSeries(testGlobals(), arg(c.old), arg(c.new), rules(t, c.rule))
-		var ue *usageError
-		if err == nil || !regexp.MustCompile(c.err).MatchString(err.Error()) || asUsage(err, &ue) != c.usage {
-			t.Errorf("%s: error %v (usage %v), want %q (usage %v)", c.rule, err, asUsage(err, &ue), c.err, c.usage)
-		}
-	}
-}
-
-func asUsage(err error, ue **usageError) bool {
-	u, ok := err.(*usageError)
-	*ue = u
-	return ok
 }
 
 // TestStartupCorpus checks the phases of the real traces (../shared/corpus)

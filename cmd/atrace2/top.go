@@ -1,17 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"io"
-	"os"
-	"strconv"
 
-	"golang.org/x/term"
-
-	"github.com/atrace2/atrace2/convert"
-	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/report"
-	"github.com/atrace2/atrace2/stacks"
 )
 
 // TopCmd prints the flat profile: Traceview's profile table, dmtracedump's
@@ -30,8 +22,12 @@ func (c *TopCmd) Help() string {
 }
 
 // Run prints the report.
-func (c *TopCmd) Run(g *Globals) error {
-	p, err := oneProfile(g, "top", c.Trace)
+func (c *TopCmd) Run(e *env) error {
+	in, err := e.d.LoadOne(c.Trace, "top reads one trace")
+	if err != nil {
+		return err
+	}
+	p, err := in.Profile()
 	if err != nil {
 		return err
 	}
@@ -39,7 +35,7 @@ func (c *TopCmd) Run(g *Globals) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	return c.write(g, r)
+	return c.write(e, r)
 }
 
 // reportFlags are the output flags of top, calls and diff.
@@ -48,98 +44,7 @@ type reportFlags struct {
 	Wide   bool   `help:"Print every column and method names whole. By default a table fits the terminal: the least useful columns are left out (a line after the table names them) and long names are shortened: an overload's signature to its parameter types' simple names (bind(View,int)), the class from the left (…ui.FeedAdapter.bind); output that is not a terminal keeps every column and shortens names to 160 columns."`
 }
 
-// reportWriter is what every report can do.
-type reportWriter interface {
-	WriteText(io.Writer, report.TextOptions) error
-	WriteCSV(io.Writer) error
-	WriteJSON(io.Writer) error
-}
-
-// write prints r on stdout in the chosen format.
-func (f *reportFlags) write(g *Globals, r reportWriter) error {
-	out, err := g.env.createOutput("-", false, "")
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	switch f.Format {
-	case "csv":
-		err = r.WriteCSV(out)
-	case "json":
-		err = r.WriteJSON(out)
-	default:
-		err = r.WriteText(out, f.textOptions(g))
-	}
-	if err != nil {
-		return err
-	}
-	return out.Commit()
-}
-
-// defaultWidth is the line width of text written to a file or pipe.
-const defaultWidth = 160
-
-// textOptions are the text layout: with --wide everything at full width;
-// on a terminal its width, fitted by leaving columns out too; else
-// $COLUMNS or defaultWidth, to which only method names are shortened.
-func (f *reportFlags) textOptions(g *Globals) report.TextOptions {
-	if f.Wide {
-		return report.TextOptions{}
-	}
-	if fd, ok := g.env.stdout.(*os.File); ok && term.IsTerminal(int(fd.Fd())) {
-		if w, _, err := term.GetSize(int(fd.Fd())); err == nil && w > 0 {
-			return report.TextOptions{Width: w, Fit: true}
-		}
-	}
-	if w, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && w > 0 {
-		return report.TextOptions{Width: w}
-	}
-	return report.TextOptions{Width: defaultWidth}
-}
-
-// oneProfile reads one trace into a per-method profile.
-func oneProfile(g *Globals, cmd string, args []string) (*report.Profile, error) {
-	ins, err := pairInputs(args)
-	if err != nil {
-		return nil, err
-	}
-	if len(ins) != 1 {
-		return nil, usagef("%s reads one trace, got %d", cmd, len(ins))
-	}
-	return loadProfile(g, ins[0])
-}
-
-// loadProfile aggregates one input: a method trace or a sampled profile.
-func loadProfile(g *Globals, in input.Arg) (*report.Profile, error) {
-	src, err := g.env.opener.Identify(in)
-	if err != nil {
-		return nil, err
-	}
-	if src.Sampled {
-		s, err := readSampled(g, src)
-		if err != nil {
-			return nil, err
-		}
-		p, err := report.NewSampledProfile(s)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", in.Name(), err)
-		}
-		p.Name = in.Name()
-		return p, nil
-	}
-	tb := stacks.New()
-	if _, err := convertTrace(g, src, convert.Aggregate(tb).Inlined()); err != nil {
-		return nil, err
-	}
-	p, err := report.NewProfile(tb.Tree())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", in.Name(), err)
-	}
-	p.Name = in.Name() // "<stdin>" rather than "-"
-	if g.Clock == offCPUClock {
-		if err := p.UseOffCPU(); err != nil {
-			return nil, usagef("%s: --clock offcpu: %v", in.Name(), err)
-		}
-	}
-	return p, nil
+// write prints r on stdout in the chosen format (report.WriteAs).
+func (f *reportFlags) write(e *env, r report.Writer) error {
+	return e.out().Print(func(w io.Writer) error { return report.WriteAs(w, r, f.Format, report.LayoutFor(e.stdout, f.Wide)) })
 }

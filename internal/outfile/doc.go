@@ -6,6 +6,9 @@
 // temporary files, and empty standard output redirected to a file, before
 // the process dies (HandleSignals); a broken pipe on standard output is a
 // write error that removes them too, and then SIGPIPE ends the process.
+// A command may take Ctrl-C itself for a while (Interrupts: atrace2 record
+// stops recording on it) and add clean-ups that run before a signal ends
+// the process (OnSignal).
 //
 // It also knows the cases a rename would get wrong: a path that names a
 // device or a FIFO is written in place, a symbolic link is followed to the

@@ -49,7 +49,7 @@ type Options struct {
 	// than one CPU), so that formatting the next chunk overlaps the
 	// kernel's copy of the last. It pays for outputs about as large as
 	// their input (Perfetto, speedscope, dump), not for smaller ones
-	// (docs/performance.md §3.7).
+	// (docs/performance.md §3.10).
 	WriteBehind bool
 }
 

@@ -148,11 +148,14 @@ func HandleSignals() {
 	catchingSIGPIPE.Store(runtime.GOOS != "windows" && !signal.Ignored(syscall.SIGPIPE))
 	go func() {
 		s := <-c
-		for s == syscall.SIGPIPE {
-			s = <-c // the write that raised it fails with EPIPE
+		// SIGPIPE: the write that raised it fails with EPIPE. Ctrl-C may
+		// be a command's to handle (Interrupts).
+		for s == syscall.SIGPIPE || s == os.Interrupt && hooks.forward(s) {
+			s = <-c
 		}
 		signal.Reset(sigs...) // from now on a signal kills at once
 		pending.removeAll()
+		hooks.run()
 		if p, err := os.FindProcess(os.Getpid()); err == nil && p.Signal(s) == nil {
 			time.Sleep(time.Second) // the signal is on its way
 		}
@@ -187,4 +190,79 @@ func signalCode(s os.Signal) int {
 		return 128 + int(n)
 	}
 	return 130
+}
+
+// hooks are what commands add to the handling of signals: a channel that
+// takes Ctrl-C instead (Interrupts), and clean-ups to run before the
+// process dies (OnSignal).
+var hooks signalHooks
+
+type signalHooks struct {
+	mu      sync.Mutex
+	intr    chan<- os.Signal
+	cleanup map[int]func()
+	next    int
+}
+
+// Interrupts hands Ctrl-C (SIGINT) to c instead of ending the process,
+// until release is called: a command that runs until interrupted (atrace2
+// record) stops on it and goes on. When c cannot take the signal at once
+// (its buffer is full: the command was interrupted already), the signal
+// ends the process as usual, and so do the other signals all along.
+func Interrupts(c chan<- os.Signal) (release func()) {
+	hooks.mu.Lock()
+	hooks.intr = c
+	hooks.mu.Unlock()
+	return func() {
+		hooks.mu.Lock()
+		if hooks.intr == c {
+			hooks.intr = nil
+		}
+		hooks.mu.Unlock()
+	}
+}
+
+// forward hands s to the Interrupts channel, and reports whether it did.
+func (h *signalHooks) forward(s os.Signal) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	select {
+	case h.intr <- s: // a nil channel is never ready
+		return true
+	default:
+		return false
+	}
+}
+
+// OnSignal has f run when a signal ends the process, after the outputs
+// are removed (atrace2 record stops the profiler on the device and
+// removes its file there); remove undoes it. f runs with the signals'
+// default handling restored, so a second Ctrl-C ends a slow f at once.
+func OnSignal(f func()) (remove func()) {
+	hooks.mu.Lock()
+	defer hooks.mu.Unlock()
+	if hooks.cleanup == nil {
+		hooks.cleanup = map[int]func(){}
+	}
+	id := hooks.next
+	hooks.next++
+	hooks.cleanup[id] = f
+	return func() {
+		hooks.mu.Lock()
+		delete(hooks.cleanup, id)
+		hooks.mu.Unlock()
+	}
+}
+
+// run runs the clean-ups OnSignal registered.
+func (h *signalHooks) run() {
+	h.mu.Lock()
+	fs := make([]func(), 0, len(h.cleanup))
+	for _, f := range h.cleanup {
+		fs = append(fs, f)
+	}
+	h.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
 }

@@ -152,3 +152,33 @@ func (p *Bar) Clear() {
 	}
 	p.closed = true
 }
+
+// Writes passes the writing of a run's outputs (outfile.Options.Progress)
+// to the line drawn now: the conversion's, whose exporters may write at the
+// end (speedscope's Finish), then one for the outputs written after the
+// conversion (pprof, folded). That line is cleared when an output is done,
+// before the command prints anything more.
+type Writes struct {
+	mu  sync.Mutex
+	bar *Bar // nil when no line is drawn (not a terminal, -q)
+}
+
+// Set makes b the line that writes are shown on, clearing the one before.
+func (w *Writes) Set(b *Bar) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.bar != b {
+		w.bar.Clear()
+	}
+	w.bar = b
+}
+
+// Wrote counts n bytes written on the line drawn now.
+func (w *Writes) Wrote(n int) {
+	w.mu.Lock()
+	w.bar.Wrote(n)
+	w.mu.Unlock()
+}
+
+// Done clears the line: the output is complete or aborted.
+func (w *Writes) Done() { w.Set(nil) }

@@ -28,8 +28,9 @@
 // package compute it); without ties it is the classic exact U distribution,
 // and the two-sided p-value equals twice the one-sided one. Complete
 // separation of n1 and n2 values gives p = 2/C(n1+n2, n1): 0.1 for 3 vs 3,
-// 0.0571 for 3 vs 4, 0.0286 for 4 vs 4, 0.0079 for 5 vs 5. All-equal
-// samples give p = 1.
+// 0.0571 for 3 vs 4, 0.0286 for 4 vs 4, 0.0079 for 5 vs 5, the smallest p
+// those sizes allow (MinP, which the gate uses to say how many runs a rule
+// needs). All-equal samples give p = 1.
 //
 // Normal approximation, when either sample has more than 20 values: z is
 // (|U1 − n1n2/2| − 0.5) / σ, with the continuity correction 0.5 and the

@@ -254,3 +254,27 @@ func abs(x int) int {
 	}
 	return x
 }
+
+// MinP returns the smallest p-value MannWhitneyU can give for samples of
+// n1 and n2 values: that of complete separation (every value of one
+// sample below every value of the other, no ties), 2/C(n1+n2, n1) when the
+// test is exact, the normal approximation's beyond ExactMax. It returns 1
+// when either size is below 1.
+func MinP(n1, n2 int) float64 {
+	if n1 < 1 || n2 < 1 {
+		return 1
+	}
+	a := make([]float64, n1)
+	b := make([]float64, n2)
+	for i := range a {
+		a[i] = float64(i)
+	}
+	for i := range b {
+		b[i] = float64(n1 + i)
+	}
+	mw, err := MannWhitneyU(a, b)
+	if err != nil {
+		return 1 // unreachable: the samples are not empty and hold no NaN
+	}
+	return mw.P
+}

@@ -3,6 +3,7 @@ package stats
 import (
 	"errors"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -379,4 +380,54 @@ func TestConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestMinP: complete separation, 2/C(n1+n2, n1) up to ExactMax (the
+// binomial by math/big here), and beyond it the normal approximation of
+// U1 = 0 without ties: z = (n1n2/2 − 0.5)/√(n1n2(N+1)/12).
+func TestMinP(t *testing.T) {
+	for _, n := range [][2]int{{3, 3}, {3, 4}, {4, 4}, {5, 5}, {6, 6}, {7, 7}, {10, 10}, {20, 20}, {3, 20}} {
+		c := new(big.Int).Binomial(int64(n[0]+n[1]), int64(n[0]))
+		want, _ := new(big.Rat).SetFrac(big.NewInt(2), c).Float64()
+		if got := MinP(n[0], n[1]); math.Abs(got-want) > 1e-12*want {
+			t.Errorf("MinP(%d, %d) = %g, want 2/%s = %g", n[0], n[1], got, c, want)
+		}
+	}
+	for _, n := range [][2]int{{21, 21}, {5, 30}, {40, 40}} {
+		f1, f2 := float64(n[0]), float64(n[1])
+		z := (f1*f2/2 - 0.5) / math.Sqrt(f1*f2*(f1+f2+1)/12)
+		if got, want := MinP(n[0], n[1]), math.Erfc(z/math.Sqrt2); math.Abs(got-want) > 1e-12*want {
+			t.Errorf("MinP(%d, %d) = %g, want %g", n[0], n[1], got, want)
+		}
+	}
+	if MinP(0, 5) != 1 || MinP(5, 0) != 1 {
+		t.Error("MinP of an empty side: want 1")
+	}
+}
+
+// TestQuantile: by hand. 1..10: h = 9·0.9 = 8.1, between 9 and 10: 9.1;
+// the median's h = 4.5: 5.5. Three values 1 4 10 at 0.9: h = 1.8, 4 + 0.8·6
+// = 8.8.
+func TestQuantile(t *testing.T) {
+	ten := seq(1, 10)
+	for _, tc := range []struct {
+		xs   []float64
+		q    float64
+		want float64
+	}{
+		{ten, 0.9, 9.1}, {ten, 0.5, 5.5}, {ten, 0, 1}, {ten, 1, 10},
+		{[]float64{10, 1, 4}, 0.9, 8.8}, {[]float64{7}, 0.9, 7},
+	} {
+		if got := Quantile(tc.xs, tc.q); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("Quantile(%v, %g) = %g, want %g", tc.xs, tc.q, got, tc.want)
+		}
+	}
+	for _, q := range []float64{-0.1, 1.1, math.NaN()} {
+		if !math.IsNaN(Quantile(ten, q)) {
+			t.Errorf("Quantile at %g: want NaN", q)
+		}
+	}
+	if !math.IsNaN(Quantile(nil, 0.5)) || Quantile(ten, 0.5) != Median(ten) {
+		t.Error("Quantile of nothing, or at 0.5")
+	}
 }
