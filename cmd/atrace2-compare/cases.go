@@ -121,6 +121,9 @@ func buildCases(inputs []input) []testCase {
 		case kindBad:
 			cmds = badCommands(in)
 		}
+		if in.more != nil {
+			cmds = append(cmds, in.more(in)...)
+		}
 		cases = append(cases, testCase{in.name, cmds})
 	}
 	return cases
@@ -237,6 +240,7 @@ func traceCommands(in input) []command {
 	calls := func(args ...string) command {
 		return command{args: append(append(a("calls"), args...), "in/"+in.name, "Activity|main|run|Fib|a\\.|loop")}
 	}
+	cmds = append(cmds, focusCommands(in)...)
 	cmds = append(cmds,
 		// Global flags.
 		w("-q", "info"),
@@ -421,6 +425,7 @@ func sampledCommands(in input) []command {
 			command{args: a("info", "-"), stdin: "in/" + in.name, pipe: true},
 		)
 	}
+	cmds = append(cmds, focusCommands(in)...)
 	return append(cmds,
 		w("-q", "info"),
 		w("--strict", "info"),

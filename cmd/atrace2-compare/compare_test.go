@@ -69,6 +69,9 @@ func TestGeneratedDeterministic(t *testing.T) {
 		"g-split.key", "g-split.data", "g-v2c.trace", "g-v2d-stream-nosum.trace", "g-v2b-hybrid.trace",
 		"g-anomalies-v3-art.trace", "g-deep-recursion.trace", "g-medium.trace", "t-orphans.trace",
 		"s-dalvik.hprof.txt", "s-jvm-times.hprof.txt", "s-art-bounded.prof", "b-truncated.trace",
+		"g-minified.trace", "g-minified-r8.txt", "g-minified-proguard.txt", "g-coldstart.trace",
+		"g-coldstart-slow.trace", "g-run-old-4.trace", "g-run-new-4.trace",
+		"g-bench-old/run-0/com.example.benchmark-benchmarkData.json", "g-bench-new/run-2/com.example.benchmark-benchmarkData.json",
 	} {
 		if len(a[want]) == 0 && !strings.HasSuffix(want, ".sec") {
 			t.Errorf("input %s missing or empty", want)
@@ -99,7 +102,10 @@ func TestCases(t *testing.T) {
 			for _, arg := range append(slices.Clone(cmd.args), cmd.stdin) {
 				if name, ok := strings.CutPrefix(arg, "in/"); ok {
 					_, exists := files[name]
-					if !exists && name != "b-missing.trace" && name != "g-split" {
+					for f := range files {
+						exists = exists || strings.HasPrefix(f, name+"/") // a folder, such as g-bench-old
+					}
+					if !exists && name != "b-missing.trace" && name != "g-split" && name != "no-such-map.txt" {
 						t.Errorf("%s: %s: input %s does not exist", c.name, cmd, name)
 					}
 				}
@@ -130,6 +136,9 @@ func TestCases(t *testing.T) {
 		"incl", "calls", "name", "--wide", "--threshold", "500us", "0.5%", "1%", "--no-thread",
 		"--process-name", "--pprof", "--perfetto", "--speedscope", "--folded", "-",
 		"/dev/null", "/dev/stdin",
+		"--thread", "--from", "--to", "--root", "--max-depth", "offcpu", "--mapping", "--mapping-mismatch",
+		"startup", "--old", "--new", "--fail-on", "--adjust", "holm", "none", "junit", "markdown",
+		"--benchmark", "--alpha",
 		"<pipe>", "<stdin-file>", "<stdout-file>", "<stdout-append>", "GOMAXPROCS=1") {
 		if !seen[want] {
 			t.Errorf("no command uses %q", want)

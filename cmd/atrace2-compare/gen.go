@@ -31,6 +31,9 @@ type input struct {
 	big   bool     // a few MB: the main commands only
 	v2    bool     // an ART V2 trace (--time-unit matters)
 	extra []string // arguments that follow the trace, such as its .sec file
+	// more, when set, gives commands run besides those of its kind: the
+	// ones that use the files generated beside the input.
+	more func(input) []command
 }
 
 // file is one generated input file and its contents.
@@ -100,6 +103,9 @@ func prepareInputs(dir, root, corpus, sample string, regen bool) ([]input, error
 
 	for _, f := range files {
 		p := filepath.Join(dir, f.name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
 		if !regen {
 			if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, f.data) {
 				continue
@@ -282,7 +288,12 @@ func generated(root string) ([]genInput, error) {
 	}
 	bad("b-garbled.trace", garbage)
 	out = append(out, genInput{input{name: "b-missing.trace", kind: kindBad}, nil})
-	return out, nil
+
+	more, err := optionInputs()
+	if err != nil {
+		return nil, err
+	}
+	return append(out, more...), nil
 }
 
 // richTrace lays out a few threads' call trees on base: a looper with
