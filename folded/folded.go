@@ -36,7 +36,9 @@
 //
 // The tree's value schema (stacks.Values) says what VALUE is. A Counted
 // tree (a sampled profile) gives each stack's sample count, as flame
-// graphs of sampling profilers always count, and no rounding; a Timed one
+// graphs of sampling profilers always count, and no rounding, or with
+// stream.ValueCPU and a sampling period (Values.Period) the CPU time the
+// samples stand for, in microseconds; a Timed one
 // its time in microseconds (JVM hprof cpu=times: its elapsed time, the
 // calls that file also counts being no weight). A tree whose thread ids
 // are serial numbers (Values.Serials) names the thread frame
@@ -85,10 +87,11 @@ var ErrNoOffCPU = errors.New("folded: off-CPU time needs a trace with both the w
 type clock uint8
 
 const (
-	wallClock    clock = iota // exclusive wall ns
-	cpuClock                  // exclusive thread CPU ns
-	offCPUClock               // exclusive off-CPU ns
-	samplesClock              // samples of a Counted tree
+	wallClock      clock = iota // exclusive wall ns
+	cpuClock                    // exclusive thread CPU ns
+	offCPUClock                 // exclusive off-CPU ns
+	samplesClock                // samples of a Counted tree
+	estimatedClock              // the CPU time a Counted tree's samples stand for (stacks.Tree.EstimatedCPU)
 )
 
 // clockOf chooses the clock: the one Options.Value asks for, samples in a
@@ -99,6 +102,8 @@ func clockOf(tree *stacks.Tree, opt Options) clock {
 	switch {
 	case opt.Value == stream.ValueOffCPU:
 		return offCPUClock
+	case tree.Values().Kind == stacks.Counted && opt.Value == stream.ValueCPU:
+		return estimatedClock
 	case tree.Values().Kind == stacks.Counted:
 		return samplesClock
 	case opt.Value == stream.ValueCPU, opt.Value == stream.ValueAuto && !t.HasWall && t.HasCPU:
@@ -117,6 +122,8 @@ func nodeValue(tree *stacks.Tree, i int, c clock) int64 {
 		return n.OffCPU()
 	case samplesClock:
 		return tree.Samples(stacks.NodeID(i))
+	case estimatedClock:
+		return tree.EstimatedCPU(tree.Samples(stacks.NodeID(i)))
 	}
 	return n.Wall
 }

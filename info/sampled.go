@@ -42,6 +42,32 @@ type Sampled struct {
 	Focus         *Focus          `json:"focus,omitempty"`         // with --thread or --root only
 	Notes         []string        `json:"notes"`
 	Threads       []SampledThread `json:"threads"`
+
+	// The fields below are of profiles whose samples have times (Perfetto
+	// traces, simpleperf profiles).
+
+	// SpanNanos is the time from the file's first stack sample to its last.
+	SpanNanos int64 `json:"span_ns,omitempty"`
+	// PeriodNanos is the CPU time a sample stands for, when the file
+	// states it (Period says how), and EstimatedCPUNanos the samples'
+	// CPU time so estimated.
+	PeriodNanos       int64  `json:"period_ns,omitempty"`
+	Period            string `json:"period,omitempty"`
+	EstimatedCPUNanos int64  `json:"estimated_cpu_ns,omitempty"`
+	// Processes are the file's processes with stack samples; the report
+	// is of the one Selected marks.
+	Processes []SampledProcess `json:"processes,omitempty"`
+	Repairs   []Unlisted       `json:"repairs,omitempty"`
+}
+
+// SampledProcess is a process of a file of several, with all its stack
+// samples; Selected marks the one read (--process, or the one with the
+// most samples).
+type SampledProcess struct {
+	PID      int64  `json:"pid"`
+	Name     string `json:"name"`
+	Samples  int64  `json:"samples"`
+	Selected bool   `json:"selected"`
 }
 
 // Unlisted counts the samples the profile left out of its stacks, for one
@@ -84,6 +110,16 @@ func NewSampled(name string, s *stacks.Tree, gz bool) *Sampled {
 	if r.Timed {
 		r.CountOf = "calls"
 	}
+	if p.Timeline {
+		r.SpanNanos, r.PeriodNanos, r.Period = p.SpanNanos, s.Values().Period, p.Period
+		r.EstimatedCPUNanos = s.EstimatedCPU(p.Count)
+		for i, pr := range p.Processes {
+			r.Processes = append(r.Processes, SampledProcess{PID: pr.PID, Name: pr.Name, Samples: pr.Samples, Selected: i == p.Process})
+		}
+		for _, rp := range p.Repairs {
+			r.Repairs = append(r.Repairs, Unlisted{Reason: rp.What, Count: rp.Count})
+		}
+	}
 	for _, th := range p.Threads {
 		r.Threads = append(r.Threads, SampledThread{ID: th.ID, Name: th.Name, Group: th.Group, Listed: th.Listed,
 			Stacks: th.Stacks, Count: th.Count, ElapsedNanos: th.TimeNanos, CPUNanos: th.TimeNanos})
@@ -110,8 +146,12 @@ func (r *Sampled) WriteText(w io.Writer) {
 	if r.Created != "" {
 		row("created", "%s", r.Created)
 	}
-	row("timeline", "none: stacks are counted, not traced (perfetto needs a method trace)")
-	r.writeTotals(row)
+	if len(r.Processes) > 0 {
+		r.writeTimed(row)
+	} else {
+		row("timeline", "none: stacks are counted, not traced (perfetto needs a method trace)")
+		r.writeTotals(row)
+	}
 	row("frames", "%s distinct", units.Count(int64(r.Frames)))
 	row("depth", "%s", r.depth())
 	row("threads", "%s", r.threadSummary())
@@ -145,6 +185,42 @@ func (r *Sampled) writeTotals(row func(k, format string, args ...any)) {
 		return
 	}
 	row("samples", "%s %s (the file's total: %s)", units.Count(r.Count), in, units.Count(r.StatedTotal))
+}
+
+// writeTimed prints what a profile of timed samples adds: its span, its
+// processes, its samples and their period.
+func (r *Sampled) writeTimed(row func(k, format string, args ...any)) {
+	row("timeline", "%s from the first stack sample to the last: perfetto, speedscope and dump show the samples in time", units.Duration(r.SpanNanos))
+	for _, pr := range r.Processes {
+		name := pr.Name
+		if name == "" {
+			name = "(no name)"
+		}
+		mark := ""
+		if pr.Selected {
+			mark = "  ← read (--process NAME|PID for another)"
+			if len(r.Processes) == 1 {
+				mark = ""
+			}
+		}
+		row("process", "%d %s: %s%s", pr.PID, strings.ReplaceAll(name, "\t", " "), plural(pr.Samples, "sample"), mark)
+	}
+	row("samples", "%s in %s", units.Count(r.Count), plural(int64(r.Stacks), "distinct stack"))
+	if r.PeriodNanos > 0 {
+		row("period", "%s of CPU time a sample (%s): about %s of CPU time in all", units.Duration(r.PeriodNanos), r.Period, units.Duration(r.EstimatedCPUNanos))
+	} else {
+		row("period", "not stated (%s): samples are counted, CPU time is not estimated", cmpOr(r.Period, "no CPU-clock timebase"))
+	}
+	for _, rp := range r.Repairs {
+		row("repaired", "%s %s (named [unknown …])", units.Count(rp.Count), rp.Reason)
+	}
+}
+
+func cmpOr(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
 }
 
 func (r *Sampled) depth() string {

@@ -59,7 +59,7 @@ func TestBadInput(t *testing.T) {
 		{"perfetto", []byte{0x0a, 0x05, 0x50, 0x01, 0x40, 0x02, 0x00}, `Perfetto`, true},
 		{"hprof", []byte("JAVA PROFILE 1.0.1, created Wed"), `hprof`, true},
 		{"random", []byte("hello world"), `not an Android method trace: unrecognised data`, true},
-		{"perf.data", []byte("PERFILE2\x68\x00\x00\x00\x00\x00\x00\x00\x88\x00"), `^not an Android method trace: a perf\.data recording from simpleperf or Linux perf \(open it with simpleperf report, Android Studio or perf report\)$`, true},
+		{"perf.data", []byte("PERFILE2\x68\x00\x00\x00\x00\x00\x00\x00\x88\x00"), `^not an Android method trace: a perf\.data recording from simpleperf or Linux perf: convert simpleperf's with simpleperf report-sample --protobuf --show-callchain -i perf\.data -o perf\.trace, which atrace2 reads \(Linux perf's: perf report\)$`, true},
 		{"folded-atrace2", []byte("main (tid 4821);android.app.ActivityThread.main;android.os.Looper.loop;android.os.MessageQueue.next 12\n"), `^not an Android method trace: folded stacks, such as atrace2 folded writes \(atrace2 reads traces, not its outputs`, true},
 		{"folded-plain", []byte("a;b;c 3\na;b 1\n"), `folded stacks`, true},
 		{"text-with-semicolon", []byte("hello; world\n"), `unrecognised data`, true},

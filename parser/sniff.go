@@ -14,7 +14,7 @@ func identify(head []byte) error {
 	case bytes.HasPrefix(head, []byte("SIMPLEPERF")):
 		what = "a simpleperf recording (open it with Android Studio or simpleperf's report scripts)"
 	case bytes.HasPrefix(head, []byte("PERFILE2")):
-		what = "a perf.data recording from simpleperf or Linux perf (open it with simpleperf report, Android Studio or perf report)"
+		what = "a perf.data recording from simpleperf or Linux perf: convert simpleperf's with simpleperf report-sample --protobuf --show-callchain -i perf.data -o perf.trace, which atrace2 reads (Linux perf's: perf report)"
 	case bytes.HasPrefix(head, []byte("\x28\xb5\x2f\xfd")):
 		what = "zstd-compressed data: decompress it first (zstd -d), then run atrace2 on the result"
 	case bytes.HasPrefix(head, []byte("\x89PNG")):

@@ -117,7 +117,10 @@ func TestNotPerfetto(t *testing.T) {
 	zw := gzip.NewWriter(&gz)
 	zw.Write(plain)
 	zw.Close()
-	for name, data := range map[string][]byte{"plain": plain, "gzip": gz.Bytes(), "head": plain[:64]} {
+	// A trace whose packets are bundled in compressed_packets starts with
+	// a bundle larger than the 4 KiB a sniff sees.
+	bundled, _ := tracegen.StackProfile{Seed: 1, Samples: 3000, CompressEvery: 200}.Perfetto()
+	for name, data := range map[string][]byte{"plain": plain, "gzip": gz.Bytes(), "head": plain[:64], "bundle head": bundled[:4096]} {
 		if !pftrace.Sniff(data) {
 			t.Errorf("%s: not sniffed as Perfetto", name)
 		}

@@ -5,15 +5,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/pftrace"
 	"github.com/atrace2/atrace2/samples"
 )
 
-// FuzzRead reads any bytes: nothing panics, an error is one line, and a
-// profile read without error passes Check, its timeline and window
-// included. The seeds are small generated traces of every kind, plain,
-// gzip-compressed and with compressed packets.
+// FuzzRead reads any bytes: nothing panics (Sniff neither), an error is
+// one line, and a profile read without error passes Check, its timeline
+// and window included, and plays a well-formed stream (playChecked). The
+// seeds are small generated traces of every kind, plain, gzip-compressed
+// and with compressed packets.
 func FuzzRead(f *testing.F) {
 	for _, sp := range []tracegen.StackProfile{
 		{Seed: 1, Samples: 12, StacksPerThread: 2, ClearEvery: 5, UnknownStacks: 1, Skipped: 1},
@@ -26,6 +28,7 @@ func FuzzRead(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		pftrace.Sniff(data[:min(len(data), 4096)]) // a guess: it must not panic
 		sel := samples.Select{Timeline: true, Windowed: len(data)%2 == 0, From: 1000, To: samples.NoEnd}
 		p, err := pftrace.Read(bytes.NewReader(data), pftrace.Options{Select: sel})
 		if err != nil {
@@ -37,5 +40,27 @@ func FuzzRead(f *testing.F) {
 		if err := p.Check(); err != nil {
 			t.Fatal(err)
 		}
+		playChecked(t, p)
 	})
+}
+
+// playChecked builds the profile's call tree and plays its timeline
+// (samples.Profile.Play) into an exporter that checks the stream
+// contract: the timeline outputs of any file the reader accepts.
+func playChecked(t *testing.T, p *samples.Profile) {
+	t.Helper()
+	tree, err := p.Tree("fuzz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Timeline == nil {
+		return
+	}
+	var c testutil.StreamCheck
+	if err := p.Play(tree.Trace(), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Err != nil {
+		t.Fatal(c.Err)
+	}
 }

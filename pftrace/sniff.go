@@ -59,14 +59,53 @@ func Sniff(head []byte) bool {
 	if uint64(len(body)) >= l {
 		return sniffPacket(body[:l])
 	}
-	// Only the start of the packet: its whole fields must decode.
-	m := pbread.Msg{B: body}
-	fields := 0
-	for m.Next() {
-		if t, ok := packetWire[m.Num]; ok && t != m.Type {
+	// Only the start of the packet: its whole fields must decode, and
+	// the field the head cuts must be one a packet has, with its wire
+	// type (a first packet that is a bundle of compressed packets, field
+	// 50, is larger than any head).
+	fields, small := 0, len(body) < 16
+	for len(body) > 0 {
+		tag, n := pbread.Uvarint(body)
+		if n <= 0 || tag>>3 == 0 || tag>>3 > 1<<29-1 {
 			return false
 		}
+		num, typ := uint32(tag>>3), int(tag&7)
+		if t, ok := packetWire[num]; ok && t != typ {
+			return false
+		}
+		body = body[n:]
+		var size uint64
+		switch typ {
+		case pbread.Varint:
+			if _, k := pbread.Uvarint(body); k > 0 {
+				size = uint64(k)
+			} else {
+				return fields > 0 || known(num) || small
+			}
+		case pbread.Fixed64:
+			size = 8
+		case pbread.Fixed32:
+			size = 4
+		case pbread.Bytes:
+			l, k := pbread.Uvarint(body)
+			if k <= 0 {
+				return fields > 0 || known(num) || small
+			}
+			body, size = body[k:], l
+		default:
+			return false
+		}
+		if uint64(len(body)) < size {
+			return fields > 0 || known(num) || small // cut by the head
+		}
+		body = body[size:]
 		fields++
 	}
-	return fields > 0 || len(body) < 16
+	return fields > 0 || small
+}
+
+// known reports whether num is a TracePacket field that packetWire lists.
+func known(num uint32) bool {
+	_, ok := packetWire[num]
+	return ok
 }

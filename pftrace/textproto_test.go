@@ -3,8 +3,6 @@ package pftrace_test
 import (
 	"bytes"
 	"errors"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,26 +13,9 @@ import (
 	"github.com/atrace2/atrace2/samples"
 )
 
-// encodeTextproto writes a Perfetto trace from its text form with protoc
-// and Perfetto's whole schema (../shared/tools/perfetto-proto).
-func encodeTextproto(t *testing.T, path string) []byte {
-	t.Helper()
-	protoc := testutil.Protoc(t)
-	dir := testutil.PerfettoProto(t)
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(protoc, "--proto_path="+dir, "--encode=perfetto.protos.Trace", "perfetto_trace.proto")
-	cmd.Stdin = bytes.NewReader(src)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("protoc --encode %s: %v\n%s", path, err, stderr.Bytes())
-	}
-	return out
-}
+// encodeTextproto writes a Perfetto trace from its text form
+// (testutil.EncodeTextproto).
+func encodeTextproto(t *testing.T, path string) []byte { return testutil.EncodeTextproto(t, path) }
 
 // diffTestChecks are what Perfetto's own diff tests say of their traces
 // (the expected outputs beside them in test/trace_processor/diff_tests),

@@ -274,8 +274,9 @@ func (e *encoder) strings(meta *profile.Profile) {
 
 // label encodes a label set, with the truncated label when cut, the first
 // time a sample has it, adding its strings to the table: the string
-// labels first, by key ("synthesized" < "synthetic" < "thread" <
-// "truncated"), then the number label.
+// labels first, by key ("process" < "synthesized" < "synthetic" <
+// "thread" < "truncated"), then the number labels ("pid" before
+// "thread_serial" or "tid").
 func (e *encoder) label(id int32, cut bool) {
 	at := 2 * id
 	if cut {
@@ -286,6 +287,9 @@ func (e *encoder) label(id int32, cut bool) {
 	}
 	t, lk := &e.strs, &e.b.labels[id]
 	enc := []byte{} // not nil: a sample may have no label
+	if lk.process != "" {
+		enc = appendLabel(enc, t.add(LabelProcess), t.add(lk.process), 0)
+	}
 	if lk.synthesized {
 		enc = appendLabel(enc, t.add(LabelSynthesized), t.add(SynthesizedTrue), 0)
 	}
@@ -297,6 +301,9 @@ func (e *encoder) label(id int32, cut bool) {
 	}
 	if cut {
 		enc = appendLabel(enc, t.add(LabelTruncated), t.add(TruncatedDepth), 0)
+	}
+	if lk.pid != 0 {
+		enc = appendLabel(enc, t.add(LabelPID), 0, lk.pid)
 	}
 	if !lk.noThread {
 		enc = appendLabel(enc, t.add(lk.numKey()), 0, lk.tid)

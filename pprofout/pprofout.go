@@ -84,6 +84,11 @@ const (
 	LabelThread    = "thread"    // string: the thread's name
 	LabelTID       = "tid"       // number: the thread's id
 	LabelSynthetic = "synthetic" // string: orphan, open or orphan+open
+	// LabelProcess (string) and LabelPID (number) name the process of a
+	// sampled profile's samples, when its file holds several (a
+	// Perfetto trace, a simpleperf profile).
+	LabelProcess = "process"
+	LabelPID     = "pid"
 	// LabelSynthesized is set, to SynthesizedTrue, on the samples whose
 	// leaf frame a mapping marks as made by the compiler (R8's
 	// com.android.tools.r8.synthesized): a lambda class, a backport, an
@@ -108,18 +113,22 @@ type Builder struct {
 	value   stream.Value // Options.Value
 	version string
 	mapping *profile.Mapping
-	funcs   map[funcKey]*profile.Function
-	locs    map[locKey]*profile.Location
-	locList []*profile.Location
-	paths   []pathEntry
-	pathIdx map[pathEntry]int32 // path entry → its index in paths
-	labels  []labelKey          // interned label sets, by labelID
-	labelOf map[labelKey]int32  // label set → labelID
-	samples []sampleAcc
-	index   map[sampleKey]int32 // nil while every node has a sample of its own (see Add)
-	pending *treeTables         // the first tree, not yet copied into samples (see Add)
-	traces  []traceInfo
-	built   bool // Profile ran: the indexes are gone
+	// natives are the mappings of native code (stream.Frame.Code): one per
+	// library and build id, after mapping, in order of first use.
+	natives  []*profile.Mapping
+	nativeOf map[[2]string]*profile.Mapping
+	funcs    map[funcKey]*profile.Function
+	locs     map[locKey]*profile.Location
+	locList  []*profile.Location
+	paths    []pathEntry
+	pathIdx  map[pathEntry]int32 // path entry → its index in paths
+	labels   []labelKey          // interned label sets, by labelID
+	labelOf  map[labelKey]int32  // label set → labelID
+	samples  []sampleAcc
+	index    map[sampleKey]int32 // nil while every node has a sample of its own (see Add)
+	pending  *treeTables         // the first tree, not yet copied into samples (see Add)
+	traces   []traceInfo
+	built    bool // Profile ran: the indexes are gone
 
 	// reference takes the reference paths (see the package doc), as the
 	// build tag atrace2_reference does for every builder: the tests
@@ -145,10 +154,11 @@ type funcKey struct {
 }
 
 // locKey de-duplicates locations: a function and a line in it (0 when the
-// location is the function's, Builder.location).
+// location is the function's, Builder.location), in a mapping.
 type locKey struct {
 	fn   *profile.Function
 	line int64
+	mp   *profile.Mapping
 }
 
 // pathEntry is an interned stack: a location on top of a parent stack (-1
@@ -163,6 +173,8 @@ type pathEntry struct {
 // a mapping marks its frame synthesized. A sample's truncated label is
 // not part of it (sampleAcc.cut).
 type labelKey struct {
+	process     string // the process's name, "" when unknown (or none)
+	pid         int64  // the process's pid, 0 for none
 	thread      string
 	tid         int64
 	serial      bool // tid is a thread serial number (LabelThreadSerial)
@@ -316,6 +328,7 @@ func (b *Builder) tables(tree *stacks.Tree, info *traceInfo) (tt *treeTables, sh
 		labelsOf: make([][labelKinds]int32, len(t.Threads)), nodeSamples: tree.Values().Kind == stacks.Timed}
 	unknown, hasUnknown := tree.UnknownThread()
 	serial := tree.Values().Serials
+	process, pid := treeProcess(tree)
 	var located []bool // by node: its whole stack has locations; nil while every sample's parent is one
 	for i := range nodes {
 		n := &nodes[i]
@@ -356,7 +369,7 @@ func (b *Builder) tables(tree *stacks.Tree, info *traceInfo) (tt *treeTables, sh
 		ls := &tt.labelsOf[n.Thread][kind]
 		if *ls == 0 {
 			th := &t.Threads[n.Thread]
-			label, sh := b.label(labelKey{thread: th.Name, tid: int64(th.ID), serial: serial,
+			label, sh := b.label(labelKey{process: process, pid: pid, thread: th.Name, tid: int64(th.ID), serial: serial,
 				noThread: hasUnknown && n.Thread == unknown,
 				synth:    syntheticValues[kind&^synthesizedKind], synthesized: kind&synthesizedKind != 0})
 			shared = shared || sh
@@ -594,14 +607,18 @@ func (b *Builder) location(fr *stream.Frame, running bool) (index int32, shared 
 			Filename: k.file, StartLine: k.line}
 		b.funcs[k] = fn
 	}
-	lk := locKey{fn, line}
+	mp := b.mapping
+	if c := fr.Code; c != nil && (c.Library != "" || c.BuildID != "") {
+		mp = b.native(c.Library, c.BuildID)
+	}
+	lk := locKey{fn, line, mp}
 	if loc, ok := b.locs[lk]; ok {
 		return int32(loc.ID - 1), true
 	}
 	if line > 0 {
-		b.mapping.HasLineNumbers = true
+		mp.HasLineNumbers = true
 	}
-	loc := &profile.Location{ID: uint64(len(b.locList) + 1), Mapping: b.mapping,
+	loc := &profile.Location{ID: uint64(len(b.locList) + 1), Mapping: mp,
 		Line: []profile.Line{{Function: fn, Line: line}}}
 	b.locs[lk] = loc
 	b.locList = append(b.locList, loc)
@@ -617,6 +634,11 @@ func (b *Builder) location(fr *stream.Frame, running bool) (index int32, shared 
 // name alone is kept).
 func systemName(fr *stream.Frame) string {
 	switch {
+	case fr.Code != nil:
+		if fr.Code.Symbol == fr.Name {
+			return ""
+		}
+		return fr.Code.Symbol // the mangled symbol, pprof's own use of it
 	case fr.Obfuscated != "" && fr.ObfuscatedSignature != "":
 		return fr.Obfuscated + " " + fr.ObfuscatedSignature
 	case fr.Obfuscated != "":
@@ -628,6 +650,36 @@ func systemName(fr *stream.Frame) string {
 		return fr.Name + " " + fr.Signature
 	}
 	return ""
+}
+
+// native returns the mapping of a library of native code, making it on
+// first use: pprof lists a location's library (and its build id, which
+// symbolizers look up) as its mapping. The frames have their names
+// already, and no addresses.
+func (b *Builder) native(lib, buildID string) *profile.Mapping {
+	k := [2]string{lib, buildID}
+	if mp, ok := b.nativeOf[k]; ok {
+		return mp
+	}
+	if b.nativeOf == nil {
+		b.nativeOf = map[[2]string]*profile.Mapping{}
+	}
+	mp := &profile.Mapping{ID: uint64(2 + len(b.natives)), File: lib, BuildID: buildID, HasFunctions: true}
+	b.natives = append(b.natives, mp)
+	b.nativeOf[k] = mp
+	return mp
+}
+
+// treeProcess is the process a tree's samples are of, for the labels
+// process and pid: a sampled profile's that names it (stacks.Source), or
+// none ("", 0).
+func treeProcess(tree *stacks.Tree) (name string, pid int64) {
+	src := tree.Source()
+	if src == nil || src.Process < 0 || src.Process >= len(src.Processes) {
+		return "", 0
+	}
+	pr := &src.Processes[src.Process]
+	return pr.Name, pr.PID
 }
 
 // WriteProfile checks p and writes it gzipped, as profile.proto files are

@@ -39,6 +39,21 @@ func (b *Builder) sampleTypes() sampleTypes {
 	return c
 }
 
+// period is the CPU time a sample stands for in a profile of Counted
+// trees that all state one (stacks.Values.Period): the largest of their
+// periods, as pprof's merge keeps; 0 when one states none.
+func (b *Builder) period() int64 {
+	var period int64
+	for _, ti := range b.traces {
+		v := ti.tree.Values()
+		if v.Kind != stacks.Counted || v.Period <= 0 {
+			return 0
+		}
+		period = max(period, v.Period)
+	}
+	return period
+}
+
 // Profile builds the profile of every trace added so far and checks it.
 // The profile shares its functions, locations and mapping with the builder:
 // call it once, after the last Add.
@@ -67,11 +82,16 @@ func (b *Builder) build(withSamples bool) (*profile.Profile, error) {
 		SampleType: []*profile.ValueType{{Type: first, Unit: "count"}},
 		PeriodType: &profile.ValueType{Type: first, Unit: "count"},
 		Period:     1,
-		Mapping:    []*profile.Mapping{b.mapping},
+		Mapping:    append([]*profile.Mapping{b.mapping}, b.natives...),
 		Location:   b.locList,
 		Function:   make([]*profile.Function, len(b.funcs)),
 	}
 	p.DefaultSampleType = first
+	if period := b.period(); period > 0 {
+		// A sample is a period of CPU time (stacks.Values.Period): the
+		// period type says so, as a Go CPU profile's does.
+		p.PeriodType, p.Period = &profile.ValueType{Type: TypeCPU, Unit: "nanoseconds"}, period
+	}
 	if c.cpu {
 		p.SampleType = append(p.SampleType, &profile.ValueType{Type: TypeCPU, Unit: "nanoseconds"})
 		p.DefaultSampleType = TypeCPU
@@ -164,6 +184,15 @@ func newLabelSet(k labelKey, cut bool) labelSet {
 	if !k.noThread {
 		add(LabelThread, k.thread)
 		ls.num = map[string][]int64{k.numKey(): {k.tid}}
+	}
+	if k.process != "" {
+		add(LabelProcess, k.process)
+	}
+	if k.pid != 0 {
+		if ls.num == nil {
+			ls.num = map[string][]int64{}
+		}
+		ls.num[LabelPID] = []int64{k.pid}
 	}
 	if k.synth != "" {
 		add(LabelSynthetic, k.synth)

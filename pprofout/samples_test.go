@@ -6,11 +6,14 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/pprof/profile"
 
+	"github.com/atrace2/atrace2/internal/tracegen"
+	"github.com/atrace2/atrace2/pftrace"
 	"github.com/atrace2/atrace2/pprofout"
 	"github.com/atrace2/atrace2/samples"
 	"github.com/atrace2/atrace2/samples/samplegen"
@@ -265,5 +268,96 @@ func BenchmarkSampled(b *testing.B) {
 		if err := bld.Write(io.Discard); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestTimedSampled: the trees of a Perfetto trace's processes (package
+// pftrace, a generated traced_perf trace of three processes) merge into
+// one profile whose one sample type, samples, has the sampling period as
+// its period (cpu/nanoseconds, 10 ms at 100 Hz), whose samples carry
+// their process and thread, and whose native frames are in a mapping per
+// library with its build id, their mangled symbol as SystemName. Per
+// process, thread and stack (the names the trace gives), the counts are
+// the generator's. The encoder writes the library's bytes (buildSampled).
+func TestTimedSampled(t *testing.T) {
+	data, exp := tracegen.StackProfile{Seed: 21, Samples: 1500, Sequences: 2, ClearEvery: 400}.Perfetto()
+	first, err := pftrace.Read(bytes.NewReader(data), pftrace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trees []*stacks.Tree
+	for _, proc := range first.Processes {
+		p, err := pftrace.Read(bytes.NewReader(data), pftrace.Options{Select: samples.Select{Process: strconv.FormatInt(proc.PID, 10)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree, err := p.Tree("app.perfetto-trace")
+		if err != nil {
+			t.Fatal(err)
+		}
+		trees = append(trees, tree)
+	}
+	if len(trees) != 3 {
+		t.Fatalf("%d processes, want 3", len(trees))
+	}
+	p := buildSampled(t, trees...)
+	if got := sampleTypes(p); got != "samples/count" || p.PeriodType.Type != "cpu" || p.PeriodType.Unit != "nanoseconds" || p.Period != 10_000_000 {
+		t.Errorf("types %q, period %v %d; want samples/count, cpu/nanoseconds 10000000", got, p.PeriodType, p.Period)
+	}
+	got := map[tracegen.StackCount]int64{}
+	natives := 0
+	for _, s := range p.Sample {
+		k := tracegen.StackCount{PID: s.NumLabel[pprofout.LabelPID][0], TID: s.NumLabel[pprofout.LabelTID][0]}
+		if name := exp.Processes[k.PID].Name; len(s.Label[pprofout.LabelProcess]) != 1 || s.Label[pprofout.LabelProcess][0] != name {
+			t.Fatalf("pid %d: process label %v, want %q", k.PID, s.Label[pprofout.LabelProcess], name)
+		}
+		if th := s.Label[pprofout.LabelThread]; len(th) != 1 || th[0] != exp.Threads[k.TID] {
+			t.Fatalf("tid %d: thread label %v, want %q", k.TID, th, exp.Threads[k.TID])
+		}
+		var names []string
+		for i := len(s.Location) - 1; i >= 0; i-- {
+			loc := s.Location[i]
+			fn := loc.Line[0].Function
+			name := fn.Name
+			if fn.SystemName != "" { // the symbol the trace gives a demangled native frame
+				name = fn.SystemName
+			}
+			names = append(names, name)
+			if loc.Mapping.ID > 1 {
+				natives++
+				if loc.Mapping.File == "" || strings.HasSuffix(loc.Mapping.File, ".oat") || strings.HasSuffix(loc.Mapping.File, ".odex") {
+					t.Errorf("%s in mapping %q: a native frame's mapping is its library", fn.Name, loc.Mapping.File)
+				}
+			} else if strings.Contains(name, "::") || strings.HasPrefix(name, "_Z") {
+				t.Errorf("%s in the trace's mapping: a native frame has its library's", name)
+			}
+		}
+		k.Stack = strings.Join(names, ";")
+		got[k] += s.Value[0]
+	}
+	for k, n := range exp.Counts {
+		if got[k] != n {
+			t.Errorf("pid %d tid %d %s: %d samples, want %d", k.PID, k.TID, k.Stack, got[k], n)
+		}
+	}
+	if len(got) != len(exp.Counts) || natives == 0 {
+		t.Errorf("%d stacks, want %d; %d native locations in samples", len(got), len(exp.Counts), natives)
+	}
+	ids := 0
+	for _, m := range p.Mapping[1:] {
+		if m.BuildID != "" {
+			ids++
+		}
+		if !m.HasFunctions || m.Start != 0 || m.Limit != 0 {
+			t.Errorf("mapping %+v: functions named, no addresses", m)
+		}
+	}
+	if ids == 0 {
+		t.Errorf("no mapping has a build id: %v", p.Mapping)
+	}
+	if !slices.ContainsFunc(p.Comments, func(c string) bool {
+		return strings.HasSuffix(c, ": a sample stands for 10 ms of CPU time (linux.perf SW_CPU_CLOCK, 100 Hz): the profile's period")
+	}) {
+		t.Errorf("comments %q: no period", p.Comments)
 	}
 }

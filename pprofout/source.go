@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/atrace2/atrace2/internal/units"
+
 	"github.com/atrace2/atrace2/stacks"
 )
 
@@ -99,6 +101,25 @@ func (b *Builder) sourceComments(tree *stacks.Tree, src *stacks.Source, name str
 		}
 		out = append(out, fmt.Sprintf("%s: the file does not say which thread %s no thread label", name, which))
 	}
+	if src.Process >= 0 && src.Process < len(src.Processes) {
+		pr := &src.Processes[src.Process]
+		of := ""
+		if n := len(src.Processes); n > 1 {
+			of = fmt.Sprintf(", one of the %d processes with stack samples", n)
+		}
+		out = append(out, fmt.Sprintf("%s: process %s (pid %d)%s: the samples carry the labels %s and %s",
+			name, processName(pr), pr.PID, of, LabelProcess, LabelPID))
+	}
+	if p := tree.Values().Period; p > 0 {
+		from := ""
+		if src.Period != "" {
+			from = " (" + src.Period + ")"
+		}
+		out = append(out, fmt.Sprintf("%s: a sample stands for %s of CPU time%s: the profile's period", name, units.Duration(p), from))
+	}
+	for _, r := range src.Repairs {
+		out = append(out, fmt.Sprintf("%s: repaired: %s %s (the frames named [unknown …])", name, units.Count(r.Count), r.What))
+	}
 	for _, u := range src.Unlisted {
 		out = append(out, fmt.Sprintf("%s: %s in no stack: %s", name, plural(u.Count, "sample", "samples"), u.Reason))
 	}
@@ -106,6 +127,14 @@ func (b *Builder) sourceComments(tree *stacks.Tree, src *stacks.Source, name str
 		out = append(out, name+": note: "+n)
 	}
 	return out
+}
+
+// processName is a process as comments name it: its name, or "<pid>".
+func processName(pr *stacks.SourceProcess) string {
+	if pr.Name == "" {
+		return fmt.Sprintf("<%d>", pr.PID)
+	}
+	return pr.Name
 }
 
 // addInt64 adds n, not negative, to *sum, failing instead of overflowing.

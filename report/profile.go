@@ -132,9 +132,15 @@ func NewProfile(tree *stacks.Tree) (*Profile, error) {
 		p.unknownThread = int(u)
 	}
 	counted := tree.Values().Kind == stacks.Counted
+	period := tree.Values().Period
 	switch {
 	case counted:
 		p.Clocks, p.CallsUnknown = []Basis{Samples}, true
+		if period > 0 {
+			// The CPU time the samples stand for (stacks.Tree.Clocks).
+			p.Clocks = append(p.Clocks, CPU)
+			p.Notes = append(p.Notes, estimateNote(tree))
+		}
 	default:
 		if t.HasWall {
 			p.Clocks = append(p.Clocks, Wall)
@@ -158,7 +164,9 @@ func NewProfile(tree *stacks.Tree) (*Profile, error) {
 		switch {
 		case nd.IsRoot():
 		case counted:
-			self[i][Samples.slot()] = tree.Samples(stacks.NodeID(i))
+			n := tree.Samples(stacks.NodeID(i))
+			self[i][Samples.slot()] = n
+			self[i][CPU.slot()] = tree.EstimatedCPU(n)
 		default:
 			self[i] = times{Wall: nd.Wall, CPU: nd.CPU}
 			if dual {
@@ -172,6 +180,17 @@ func NewProfile(tree *stacks.Tree) (*Profile, error) {
 			plural(int64(src.CutStacks), "stack"), src.Stacks, src.MaxDepth))
 	}
 	return p, nil
+}
+
+// estimateNote says how a sampled profile's CPU times are estimated.
+func estimateNote(tree *stacks.Tree) string {
+	period := tree.Values().Period
+	from := ""
+	if src := tree.Source(); src != nil && src.Period != "" {
+		from = " (" + src.Period + ")"
+	}
+	return fmt.Sprintf("sampled: a sample stands for %s of CPU time%s; cpu is estimated, samples × %s",
+		units.Duration(period), from, units.Duration(period))
 }
 
 // Use makes the profile show the value v picks (--clock): a clock alone,

@@ -52,6 +52,11 @@ var formatNames = [...]string{
 	SimpleperfProto:        "simpleperf protobuf (report-sample)",
 }
 
+// Timed reports whether profiles of the format time each sample and hold
+// several processes (Perfetto traces, simpleperf profiles): the readers
+// of package pftrace and simpleperf, which take a samples.Select.
+func (f Format) Timed() bool { return f == PerfettoTrace || f == SimpleperfProto }
+
 // String names the format for people, for example
 // "JVM hprof text, cpu=samples".
 func (f Format) String() string {
@@ -184,6 +189,9 @@ type Profile struct {
 	// the time of its last. Select's window and Timeline count from
 	// StartNanos.
 	StartNanos, EndNanos int64
+	// ThreadSamples is the number of samples of the kept threads of the
+	// process at every time: what a window (Select.Windowed) kept some of.
+	ThreadSamples int64
 	// Timeline holds each kept sample's time when Select.Timeline asked.
 	Timeline *Timeline
 	// Repairs count the samples kept with UnknownFrame frames.

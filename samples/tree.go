@@ -31,13 +31,16 @@ func (p *Profile) Tree(name string) (*stacks.Tree, error) {
 	if t.HasWall {
 		v.Kind = stacks.Timed
 	}
-	for _, f := range p.Frames {
-		t.Frames = append(t.Frames, stream.Frame{
-			ID: stream.FrameID(len(t.Frames)), Name: f.Name, Class: f.Class, Method: f.Method, Signature: f.Signature,
-			File: stream.SourcePath(f.Class, f.File), Line: f.Line, HasLine: f.HasLine, Listed: true,
-			Obfuscated: f.Obfuscated, ObfuscatedSignature: f.ObfuscatedSignature, Synthesized: f.Synthesized,
-		})
+	if p.Format.Timed() {
+		// Thread ids are the system's tids, and a sample stands for the
+		// period's CPU time when the file states one.
+		v.Serials, v.Period = false, p.PeriodNanos
+		if len(p.Processes) > 0 {
+			t.Process.PID = int(p.Processes[p.Process].PID)
+		}
+		t.Process.Elapsed = p.EndNanos - p.StartNanos
 	}
+	t.Frames = p.streamFrames()
 	b := stacks.NewStackBuilder(t, v, p.source())
 	// Every frame of every stack is at most one node: room for that.
 	size := len(p.Threads) + 1
@@ -55,13 +58,48 @@ func (p *Profile) Tree(name string) (*stacks.Tree, error) {
 		if len(smp.Stack) == 0 {
 			if empty < 0 {
 				empty = stream.FrameID(len(t.Frames))
-				t.Frames = append(t.Frames, stream.Frame{ID: empty, Name: EmptyStackName, Method: EmptyStackName})
+				name := p.EmptyStackName()
+				t.Frames = append(t.Frames, stream.Frame{ID: empty, Name: name, Method: name})
 			}
 			cur = b.Child(cur, empty)
 		}
 		b.Count(cur, smp.Count, smp.TimeNanos, smp.Count)
 	}
 	return b.Tree(), nil
+}
+
+// streamFrames are the profile's frames as the stream and the tree name
+// them, one per p.Frames entry, at the same index. A frame of code that is
+// no Java method (FrameKind) keeps its library, build id and symbol in
+// Code; a Java frame's library (a compiled, JIT-compiled or interpreted
+// copy of the method) is left out: the copies of a method are one method.
+func (p *Profile) streamFrames() []stream.Frame {
+	frames := make([]stream.Frame, 0, len(p.Frames)+1)
+	for _, f := range p.Frames {
+		sf := stream.Frame{
+			ID: stream.FrameID(len(frames)), Name: f.Name, Class: f.Class, Method: f.Method, Signature: f.Signature,
+			File: stream.SourcePath(f.Class, f.File), Line: f.Line, HasLine: f.HasLine, Listed: true,
+			Obfuscated: f.Obfuscated, ObfuscatedSignature: f.ObfuscatedSignature, Synthesized: f.Synthesized,
+		}
+		if f.Kind != JavaFrame {
+			sf.Code = &stream.Code{Kind: codeKinds[f.Kind], Library: f.Library, BuildID: f.BuildID, Symbol: f.Symbol}
+		}
+		frames = append(frames, sf)
+	}
+	return frames
+}
+
+var codeKinds = [...]stream.CodeKind{NativeFrame: stream.CodeNative, KernelFrame: stream.CodeKernel,
+	OtherFrame: stream.CodeOther, UnknownFrame: stream.CodeUnknown}
+
+// EmptyStackName names the one frame the outputs give a sample with an
+// empty stack: EmptyStackName, or for the formats of timed samples, whose
+// stacks are not only Java frames, "(no frames)".
+func (p *Profile) EmptyStackName() string {
+	if p.Format.Timed() {
+		return EmptyTimedStackName
+	}
+	return EmptyStackName
 }
 
 // treeThreads adds the threads that have samples to b, and returns the
@@ -111,6 +149,15 @@ func (p *Profile) source() *stacks.Source {
 	}
 	for _, u := range p.Unlisted {
 		s.Unlisted = append(s.Unlisted, stacks.Unlisted(u))
+	}
+	if p.Format.Timed() {
+		s.Timeline, s.Process, s.Period, s.SpanNanos = true, p.Process, p.Period, p.EndNanos-p.StartNanos
+		for _, pr := range p.Processes {
+			s.Processes = append(s.Processes, stacks.SourceProcess(pr))
+		}
+		for _, r := range p.Repairs {
+			s.Repairs = append(s.Repairs, stacks.Repair(r))
+		}
 	}
 	s.Threads = make([]stacks.SourceThread, len(p.Threads), len(p.Threads)+1)
 	for i, th := range p.Threads {

@@ -7,14 +7,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/samples"
 	"github.com/atrace2/atrace2/simpleperf"
 )
 
 // FuzzRead reads any bytes: nothing panics, an error is one line, and a
-// profile read without error passes Check. The seeds are small generated
-// files of every shape and the start of a real one.
+// profile read without error passes Check and plays a well-formed stream
+// (playChecked). The seeds are small generated files of every shape and
+// the start of a real one.
 func FuzzRead(f *testing.F) {
 	for _, sp := range []tracegen.SimpleperfProfile{
 		{Seed: 1, Samples: 10, StacksPerThread: 2, OffCPU: true, Lost: 2},
@@ -39,5 +41,27 @@ func FuzzRead(f *testing.F) {
 		if err := p.Check(); err != nil {
 			t.Fatal(err)
 		}
+		playChecked(t, p)
 	})
+}
+
+// playChecked builds the profile's call tree and plays its timeline
+// (samples.Profile.Play) into an exporter that checks the stream
+// contract: the timeline outputs of any file the reader accepts.
+func playChecked(t *testing.T, p *samples.Profile) {
+	t.Helper()
+	tree, err := p.Tree("fuzz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Timeline == nil {
+		return
+	}
+	var c testutil.StreamCheck
+	if err := p.Play(tree.Trace(), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Err != nil {
+		t.Fatal(c.Err)
+	}
 }

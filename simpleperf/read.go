@@ -560,7 +560,7 @@ func (rd *reader) notes() {
 			b.Period, b.PeriodNanos = "", 0
 			continue
 		}
-		b.Note("%d samples of %s were not read (only %s's; AllEvents reads them)", rd.eventSamples[id], rd.eventName(id), rd.eventName(0))
+		b.Note("%d samples of %s were not read: only %s samples measure CPU time", rd.eventSamples[id], rd.eventName(id), rd.eventName(0))
 	}
 	if rd.switches > 0 {
 		b.Note("%d context switches (--trace-offcpu) were not read", rd.switches)

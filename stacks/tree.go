@@ -73,18 +73,39 @@ func (t *Tree) Weight(id NodeID) int64 {
 }
 
 // Clocks reports which clocks of the tree's trace a view of v shows
-// (stream.Value.Clocks). A Counted tree holds sample counts, no time: its
-// one value is the count, which ValueAuto shows, and any other value is a
-// *stream.ValueError. (A sampling period, Values.Period, is what would let
-// a clock's value be read from counts.)
+// (stream.Value.Clocks). A Counted tree holds sample counts: its first
+// value is the count, which ValueAuto shows. With a sampling period
+// (Values.Period) it also has a CPU time, estimated as samples × Period,
+// which ValueAuto shows after the count where a view shows several values,
+// and ValueCPU alone. Any other value is a *stream.ValueError.
 func (t *Tree) Clocks(v stream.Value) (wall, cpu bool, err error) {
 	if t.values.Kind == Counted {
-		if v != stream.ValueAuto {
-			return false, false, &stream.ValueError{Value: v}
+		estimate := t.values.Period > 0
+		switch {
+		case v == stream.ValueAuto:
+			return false, estimate, nil
+		case v == stream.ValueCPU && estimate:
+			return false, true, nil
+		case estimate:
+			return false, false, &stream.ValueError{Value: v, HasCPU: true}
 		}
-		return false, false, nil
+		return false, false, &stream.ValueError{Value: v}
 	}
 	return v.Clocks(t.trace)
+}
+
+// EstimatedCPU is the CPU time that samples of a Counted tree with a
+// period stand for, samples × Values.Period, at most the largest int64;
+// 0 without a period.
+func (t *Tree) EstimatedCPU(samples int64) int64 {
+	p := t.values.Period
+	if p <= 0 || samples <= 0 {
+		return 0
+	}
+	if samples > (1<<63-1)/p {
+		return 1<<63 - 1
+	}
+	return samples * p
 }
 
 // UnknownThread returns the index of the thread that stands for the

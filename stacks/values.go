@@ -8,11 +8,11 @@ package stacks
 type Values struct {
 	// Kind says what a node holds.
 	Kind Kind
-	// Period is the time one sample stands for, in ns, when the input
-	// states it (a sampling interval); 0 when it does not. Counted only.
-	// No reader states one yet, and the views count samples alone: a
-	// reader that does (Perfetto's traced_perf, simpleperf) is to make
-	// pprof's period and a CPU-time sample type of it.
+	// Period is the CPU time one sample stands for, in ns, when the input
+	// states it (a sampling frequency or period of a CPU clock: Perfetto's
+	// traced_perf, simpleperf's cpu-clock); 0 when it does not. Counted
+	// only. It makes pprof's period (cpu/nanoseconds), and the estimated
+	// CPU time, samples × Period, that Tree.Clocks lets a view show.
 	Period int64
 	// RunningLines says that stream.Frame.Line is the line the frame was
 	// running (a sampled frame: one frame per method and line), not the
@@ -78,6 +78,42 @@ type Source struct {
 	// Threads are the threads the file lists, in its order, with or
 	// without stacks, then (Listed false) the stacks it gives no thread.
 	Threads []SourceThread
+
+	// The fields below are of files that time their samples and hold
+	// several processes (Perfetto traces, simpleperf profiles); the
+	// others leave them zero.
+
+	// Timeline says the file times each sample: the input has a timeline
+	// (of samples), and a window (--from/--to) applies to it.
+	Timeline bool
+	// Processes are the processes with stack samples in the file, in
+	// order of pid, each with all its samples; the tree holds those of
+	// Processes[Process].
+	Processes []SourceProcess
+	Process   int
+	// Period says where Values.Period comes from, for people:
+	// "linux.perf SW_CPU_CLOCK, 100 Hz".
+	Period string
+	// SpanNanos is the time from the file's first stack sample (of any
+	// process) to its last.
+	SpanNanos int64
+	// Repairs count the samples kept with frames the file refers to but
+	// never defines (stream.CodeUnknown frames).
+	Repairs []Repair
+}
+
+// SourceProcess is a process of a multi-process file, with the stack
+// samples the file holds for it.
+type SourceProcess struct {
+	PID     int64
+	Name    string // "" when the file does not name it
+	Samples int64
+}
+
+// Repair counts samples kept by naming what the file left undefined.
+type Repair struct {
+	What  string // "call stacks never interned"
+	Count int64
 }
 
 // Unlisted is a count the file totals but gives no stack for.

@@ -39,6 +39,14 @@ type FocusStats struct {
 	// Root is the --root pattern, "" without one. (Its counts are filled by
 	// the root stage, package focus.)
 	Root string `json:"root,omitempty"`
+
+	// Sampled says the window and the root kept samples of a sampled
+	// profile with times (a Perfetto trace, a simpleperf profile):
+	// SamplesKept of the SamplesTotal samples of the kept threads, where
+	// a method trace counts frames and wall time.
+	Sampled      bool  `json:"sampled,omitempty"`
+	SamplesKept  int64 `json:"samples_kept,omitempty"`
+	SamplesTotal int64 `json:"samples_total,omitempty"`
 }
 
 // Active reports whether any focus was asked for.
@@ -68,7 +76,10 @@ func (f *FocusStats) Summary() string {
 	if f.Root != "" {
 		stages = append(stages, "root "+f.Root)
 	}
-	if len(stages) > 0 {
+	if len(stages) > 0 && f.Sampled {
+		parts = append(parts, fmt.Sprintf("%s: %s of %s samples", strings.Join(stages, ", "),
+			units.Count(f.SamplesKept), units.Count(f.SamplesTotal)))
+	} else if len(stages) > 0 {
 		// The counts are taken before the window and after the root: what
 		// the two stages kept together.
 		parts = append(parts, fmt.Sprintf("%s: %s of %s frames, %s of %s wall time", strings.Join(stages, ", "),

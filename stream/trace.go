@@ -116,7 +116,36 @@ type Frame struct {
 	Obfuscated          string
 	ObfuscatedSignature string
 	Synthesized         bool // the mapping marks the class or method as made by the compiler
+
+	// Code says what machine code a frame of a sampled profile ran when
+	// it is no Java method: a native or kernel function, with its
+	// library and build id. Nil for Java methods, and for every frame of
+	// a method trace.
+	Code *Code
 }
+
+// Code is the machine code a native frame ran (Frame.Code).
+type Code struct {
+	Kind CodeKind
+	// Library is the library, executable or mapping the code is in (a
+	// path such as /system/lib64/libhwui.so, or /kernel); "" when the
+	// file does not say.
+	Library string
+	BuildID string // the library's build id in hex; "" when unknown
+	// Symbol is the function's symbol as the file gives it (mangled),
+	// when Frame.Name is its demangled form; else "".
+	Symbol string
+}
+
+// CodeKind says what code a frame that is no Java method ran.
+type CodeKind uint8
+
+const (
+	CodeNative  CodeKind = iota // a function of a library or executable
+	CodeKernel                  // a function of the kernel
+	CodeOther                   // a frame the file names without saying what code it is
+	CodeUnknown                 // a frame the file refers to but never defines (a repair)
+)
 
 // Trace is what the producer knows of the trace as a whole: the tables,
 // the clocks and the repair counts. Exporters get it at Begin, as far as

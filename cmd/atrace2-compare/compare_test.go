@@ -71,6 +71,8 @@ func TestGeneratedDeterministic(t *testing.T) {
 		"s-dalvik.hprof.txt", "s-jvm-times.hprof.txt", "s-art-bounded.prof", "b-truncated.trace",
 		"g-minified.trace", "g-minified-r8.txt", "g-minified-proguard.txt", "g-coldstart.trace",
 		"g-coldstart-slow.trace", "g-run-old-4.trace", "g-run-new-4.trace",
+		"p-perf.perfetto-trace", "p-perf-compressed.perfetto-trace.gz", "p-stacksample.perfetto-trace",
+		"sp-cpu.simpleperf.trace", "ff-simpleperf-cpu-clock.trace.gz", "b-empty-capture.perfetto-trace",
 		"g-bench-old/run-0/com.example.benchmark-benchmarkData.json", "g-bench-new/run-2/com.example.benchmark-benchmarkData.json",
 	} {
 		if len(a[want]) == 0 && !strings.HasSuffix(want, ".sec") {
@@ -138,7 +140,7 @@ func TestCases(t *testing.T) {
 		"/dev/null", "/dev/stdin",
 		"--thread", "--from", "--to", "--root", "--max-depth", "offcpu", "--mapping", "--mapping-mismatch",
 		"startup", "--old", "--new", "--fail-on", "--adjust", "holm", "none", "junit", "markdown",
-		"--benchmark", "--alpha",
+		"--benchmark", "--alpha", "--process",
 		"<pipe>", "<stdin-file>", "<stdout-file>", "<stdout-append>", "GOMAXPROCS=1") {
 		if !seen[want] {
 			t.Errorf("no command uses %q", want)

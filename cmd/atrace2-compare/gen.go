@@ -293,7 +293,12 @@ func generated(root string) ([]genInput, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(out, more...), nil
+	out = append(out, more...)
+	stacks, err := stackInputs(root)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, stacks...), nil
 }
 
 // richTrace lays out a few threads' call trees on base: a looper with

@@ -15,7 +15,7 @@ import (
 type CallsCmd struct {
 	Limit int `name:"limit" short:"n" placeholder:"N" default:"0" help:"Print at most N matching methods, largest inclusive time first (default 0: every match)."`
 	reportFlags
-	Trace   string `arg:"" name:"TRACE" help:"Trace file (- for standard input); a streaming trace's NAME.sec key file is found by name. A sampled profile (hprof text, Android 5.x ART profile) works too."`
+	Trace   string `arg:"" name:"TRACE" help:"Trace file (- for standard input); a streaming trace's NAME.sec key file is found by name. A sampled profile (a Perfetto trace or simpleperf profile of CPU stack samples, hprof text, an Android 5.x ART profile) works too."`
 	Pattern string `arg:"" name:"PATTERN" help:"Regular expression (Go RE2 syntax) matched anywhere in <class>.<method>, e.g. 'Activity\\.onCreate$'."`
 }
 

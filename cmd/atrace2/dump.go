@@ -9,7 +9,7 @@ import (
 
 // DumpCmd prints the balanced event stream, one line per event.
 type DumpCmd struct {
-	Trace      []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file."`
+	Trace      []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a Perfetto trace or simpleperf profile of CPU stack samples (the changes of each thread's stack at the sample times)."`
 	Obfuscated bool     `help:"Show beside each method that --mapping renamed the name and descriptor the trace gives it, in brackets."`
 }
 

@@ -6,7 +6,7 @@ import "github.com/atrace2/atrace2/internal/outputs"
 type FoldedCmd struct {
 	Output   string   `short:"o" placeholder:"FILE" help:"Write the folded stacks to FILE (- for standard output, the default)."`
 	NoThread bool     `help:"Leave out the thread frame at the root of each stack, so that equal stacks of all threads add up."`
-	Trace    []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a sampled profile (hprof text, Android 5.x ART profile)."`
+	Trace    []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a sampled profile (a Perfetto trace or simpleperf profile of CPU stack samples, hprof text, an Android 5.x ART profile)."`
 }
 
 // Help is shown by atrace2 folded --help.
@@ -24,9 +24,10 @@ descheduled. Feed it to flamegraph.pl, inferno-flamegraph or speedscope:
   atrace2 folded --clock cpu app.trace | inferno-flamegraph > app-cpu.svg
   atrace2 folded --clock offcpu app.trace | flamegraph.pl > app-offcpu.svg
 
-For a sampled profile (hprof text, Android 5.x ART profile) VALUE is the
-stack's sample count (for JVM hprof cpu=times, its elapsed time in
-microseconds: cpu=times measures wall time, not thread CPU time), the thread frame reads "<name> (thread <serial>)", and stacks
+For a sampled profile VALUE is the stack's sample count (--clock cpu: the
+CPU time its samples stand for, in microseconds, for a Perfetto trace or
+simpleperf profile that states its sampling period; for JVM hprof
+cpu=times, its elapsed time in microseconds: cpu=times measures wall time, not thread CPU time); in hprof text and ART profiles the thread frame reads "<name> (thread <serial>)", and stacks
 whose thread the file does not record have no thread frame.`
 }
 

@@ -60,8 +60,9 @@ const (
 // exactly its outputs; and each command stays within the budgets above.
 //
 // The seeds are the sample trace, small generated traces of every variant,
-// hprof text and ART profiles (the samples package's cases) and
-// gzip-wrapped ones; they run as an ordinary test in go test ./....
+// hprof text and ART profiles (the samples package's cases),
+// gzip-wrapped ones, and Perfetto traces and simpleperf profiles of CPU
+// stack samples; they run as an ordinary test in go test ./....
 func FuzzPipeline(f *testing.F) {
 	for _, s := range pipelineSeeds(f) {
 		f.Add(s, uint8(0))
@@ -138,6 +139,20 @@ func pipelineSeeds(tb testing.TB) [][]byte {
 		}
 	}
 	seeds = append(seeds, gzipped(seeds[0]), gzipped(seeds[len(seeds)-1]))
+	// Sampled profiles with times: Perfetto traces of each kind of
+	// packet (several sequences, resets, interned data split across
+	// packets, compressed packets, repairs, the trace's own
+	// deobfuscation) and a simpleperf profile, plain and gzip-wrapped.
+	for _, sp := range []tracegen.StackProfile{
+		{Seed: 1, Samples: 200, Sequences: 2, ClearEvery: 60, SplitInterned: true, UnknownStacks: 2, Skipped: 2, StacksPerThread: 8},
+		{Seed: 2, Samples: 150, Kind: tracegen.StreamingSamples, CompressEvery: 10, StacksPerThread: 8},
+		{Seed: 3, Samples: 150, Kind: tracegen.StackSampleSamples, Obfuscate: true, StacksPerThread: 8},
+	} {
+		data, _ := sp.Perfetto()
+		seeds = append(seeds, data)
+	}
+	spf, _ := tracegen.SimpleperfProfile{Seed: 4, Samples: 200, OffCPU: true, UnknownFiles: 2, StacksPerThread: 8}.Simpleperf()
+	seeds = append(seeds, spf, gzipped(spf))
 	return seeds
 }
 

@@ -24,10 +24,11 @@ type Globals struct {
 	Mapping         string `placeholder:"FILE" help:"Name the methods of a minified (R8 or ProGuard) build as the app's source does, with its mapping.txt: a file, gzipped or not, or a directory (such as app/build/outputs/mapping/) searched for mapping.txt files, of which the one whose map id the trace names is taken. Every output then shows the original names."`
 	MappingMismatch string `name:"mapping-mismatch" default:"error" enum:"error,warn" help:"What to do when the trace names R8 map ids (r8-map-id-… sources) and none is the --mapping file's: error refuses (exit 1), warn says so and goes on. One of: ${enum}."`
 
-	Thread []string `name:"thread" sep:"none" placeholder:"PATTERN" help:"Keep only the threads whose name matches PATTERN (an RE2 regular expression, unanchored: ^main$ for exactly main) or whose tid, in decimal, is PATTERN; repeat it to keep several. Everything of the other threads disappears, totals and repairs included. Applied first, before --from/--to and --root."`
-	From   string   `placeholder:"DURATION" help:"Count only what lies at or after this time on the wall clock, since the trace start (the time axis of every output): a Go duration such as 1.5s, 250ms or 1200us. Frames running at it begin there, marked as cut in timelines. With --to, the closed window [from, to]; needs a method trace with a wall clock."`
-	To     string   `placeholder:"DURATION" help:"Count only what lies at or before this time on the wall clock, since the trace start: a Go duration. Frames still running at it end there, marked as cut in timelines."`
-	Root   string   `placeholder:"PATTERN" help:"Keep only the time spent inside methods whose <class>.<method> matches this regular expression (RE2, unanchored; the names --mapping gives): in every stack the outermost matching frame becomes the root and the frames outside it are dropped; stacks without a match are dropped, and stacks that become equal merge. Timelines keep only the matching frames' subtrees; recursion counts once, at the outermost match."`
+	Thread  []string `name:"thread" sep:"none" placeholder:"PATTERN" help:"Keep only the threads whose name matches PATTERN (an RE2 regular expression, unanchored: ^main$ for exactly main) or whose tid, in decimal, is PATTERN; repeat it to keep several. Everything of the other threads disappears, totals and repairs included. Applied first, before --from/--to and --root."`
+	From    string   `placeholder:"DURATION" help:"Count only what lies at or after this time on the wall clock, since the trace start (the time axis of every output): a Go duration such as 1.5s, 250ms or 1200us. Frames running at it begin there, marked as cut in timelines. With --to, the closed window [from, to]; needs a method trace with a wall clock."`
+	To      string   `placeholder:"DURATION" help:"Count only what lies at or before this time on the wall clock, since the trace start: a Go duration. Frames still running at it end there, marked as cut in timelines."`
+	Process string   `placeholder:"NAME|PID" help:"Which process of a Perfetto trace or simpleperf profile to read: its name (or the last element of its path, surfaceflinger for /system/bin/surfaceflinger) or its pid. By default the process with the most stack samples, which a note names; info lists them all with their sample counts."`
+	Root    string   `placeholder:"PATTERN" help:"Keep only the time spent inside methods whose <class>.<method> matches this regular expression (RE2, unanchored; the names --mapping gives): in every stack the outermost matching frame becomes the root and the frames outside it are dropped; stacks without a match are dropped, and stacks that become equal merge. Timelines keep only the matching frames' subtrees; recursion counts once, at the outermost match."`
 
 	// CPUProfile is for atrace2's developers: where a conversion's time goes.
 	CPUProfile string `name:"cpu-profile" hidden:"" type:"path" help:"Write a Go CPU profile of the run to this file."`
@@ -36,7 +37,7 @@ type Globals struct {
 // flags are the globals the load stage takes (driver.NewOptions).
 func (g *Globals) flags() driver.Flags {
 	return driver.Flags{Strict: g.Strict, Quiet: g.Quiet, Clock: g.Clock, TimeUnit: g.TimeUnit, MaxDepth: g.MaxDepth,
-		Mapping: g.Mapping, MappingMismatch: g.MappingMismatch, Threads: g.Thread, From: g.From, To: g.To, Root: g.Root}
+		Mapping: g.Mapping, MappingMismatch: g.MappingMismatch, Threads: g.Thread, From: g.From, To: g.To, Root: g.Root, Process: g.Process}
 }
 
 // env is one run of a command: the process's standard streams, bound so

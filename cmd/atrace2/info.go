@@ -9,7 +9,7 @@ import (
 // InfoCmd describes a trace, or a sampled profile, without converting it.
 type InfoCmd struct {
 	Format string   `default:"text" enum:"text,json" help:"Output format: text for people, json for scripts. One of: ${enum}."`
-	Trace  []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a sampled profile (hprof text, Android 5.x ART profile)."`
+	Trace  []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a sampled profile (a Perfetto trace or simpleperf profile of CPU stack samples, hprof text, an Android 5.x ART profile)."`
 }
 
 // Run prints the report for each trace.

@@ -55,9 +55,11 @@ type cli struct {
 const description = `atrace2 converts Android method traces (the .trace files written by
 Debug.startMethodTracing, Android Studio's Java/Kotlin method recording and
 adb shell am profile) into pprof, Perfetto and speedscope, and reads them in a
-terminal. It also reads sampled profiles: hprof text (Dalvik SamplingProfiler,
-JVM -agentlib:hprof) and Android 5.x ART profile files. TRACE may be - for
-standard input; gzip input is recognised.`
+terminal. It also reads sampled profiles: Perfetto traces of CPU stack samples
+(ProfilingManager's .perfetto-stack-sample, traced_perf), simpleperf's
+report-sample protobuf (and Jetpack Benchmark's StackSamplingTrace), hprof text
+(Dalvik SamplingProfiler, JVM -agentlib:hprof) and Android 5.x ART profile
+files. TRACE may be - for standard input; gzip input is recognised.`
 
 func main() {
 	memlimit.SetDefaults()

@@ -12,7 +12,7 @@ type PprofCmd struct {
 	HTTP       string   `name:"http" placeholder:"ADDR" help:"Serve pprof's web UI (flame graph, graph, top, peek; source with --source-path) for the profile at ADDR, such as :0 for any free port on localhost or 127.0.0.1:8080, until interrupted. On an address that is not loopback, such as 0.0.0.0:8080, anyone on the network can read the profile. Nothing is written unless -o is given too."`
 	NoBrowser  bool     `name:"no-browser" help:"With --http, do not open a browser; open the printed URL yourself."`
 	SourcePath string   `name:"source-path" type:"existingdir" placeholder:"DIR" help:"With --http, show in the source view the files under DIR that the profile names (relative to DIR, such as android/app/Activity.java). Without it the web UI reads no file: the names come from the trace."`
-	Trace      []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a sampled profile (hprof text, Android 5.x ART profile). Several traces merge into one profile, in which threads of the same name add up; sampled profiles merge only with sampled profiles of the same kind."`
+	Trace      []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a sampled profile (a Perfetto trace or simpleperf profile of CPU stack samples, hprof text, an Android 5.x ART profile). Several traces merge into one profile, in which threads of the same name add up; sampled profiles merge only with sampled profiles of the same kind."`
 }
 
 // Run converts the traces, then writes the profile, serves it, or both

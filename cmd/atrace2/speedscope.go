@@ -5,7 +5,7 @@ import "github.com/atrace2/atrace2/internal/outputs"
 // SpeedscopeCmd converts one trace into a speedscope file.
 type SpeedscopeCmd struct {
 	Output    string   `short:"o" placeholder:"FILE" help:"Write the speedscope file to FILE (- for standard output, the default). Name it app.speedscope.json: speedscope recognises that suffix, and the file's $schema as well."`
-	Trace     []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a sampled profile (hprof text, Android 5.x ART profile)."`
+	Trace     []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a sampled profile (a Perfetto trace or simpleperf profile of CPU stack samples, hprof text, an Android 5.x ART profile)."`
 	openFlags `embed:""`
 }
 
@@ -24,8 +24,11 @@ https://www.speedscope.app or with speedscope's own command:
 Memory stays small for any trace: events are spooled to a temporary file
 and the output is written as a stream.
 
-A sampled profile (hprof text, Android 5.x ART profile) has no timeline: it
-becomes one "sampled" profile per thread, each stack weighted by its sample
+A Perfetto trace or simpleperf profile of CPU stack samples becomes one
+evented profile per thread too: the thread's stack as it changes from sample
+to sample, each sample lasting its sampling period, or until the next.
+Other sampled profiles (hprof text, Android 5.x ART profile) have no
+timeline: each becomes one "sampled" profile per thread, each stack weighted by its sample
 count (by its elapsed time in nanoseconds for JVM hprof cpu=times, which
 measures wall time, not thread CPU time).`
 }

@@ -13,7 +13,7 @@ type TopCmd struct {
 	Limit     int    `name:"limit" short:"n" placeholder:"N" default:"50" help:"Print at most N rows per table (default 50); 0 prints every method."`
 	PerThread bool   `help:"Print one table per thread, busiest first, instead of one table for all threads combined."`
 	reportFlags
-	Trace []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a sampled profile (hprof text, Android 5.x ART profile)."`
+	Trace []string `arg:"" name:"TRACE" help:"Trace file (- for standard input), optionally followed by its .sec key file, or a sampled profile (a Perfetto trace or simpleperf profile of CPU stack samples, hprof text, an Android 5.x ART profile)."`
 }
 
 // Help is the detailed help: what the columns mean.

@@ -7,6 +7,7 @@ import (
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/progress"
 	"github.com/atrace2/atrace2/stacks"
+	"github.com/atrace2/atrace2/stream"
 )
 
 // Driver loads the inputs of one run with the run's options.
@@ -113,13 +114,20 @@ func (in *Input) Path() string { return in.src.Path }
 func (in *Input) Compressed() bool { return in.src.Gzip }
 
 // Timeline reports whether the input has events in time, which Run can
-// drive exporters with: nil when it does, else a *NoTimelineError.
+// drive exporters with: nil when it does (a method trace, or a profile of
+// timed samples, whose stack changes at the sample times are its events),
+// else a *NoTimelineError.
 func (in *Input) Timeline() error {
-	if !in.src.Sampled {
+	if !in.src.Sampled || in.src.Format.Timed() {
 		return nil
 	}
 	return &NoTimelineError{Name: in.Name(), What: input.DescribeSampledFormat(in.src.Format)}
 }
+
+// Sampled reports whether the input is a sampled profile, whose tree
+// counts samples: it has no startup phases, and merges with no method
+// trace.
+func (in *Input) Sampled() bool { return in.src.Sampled }
 
 // NoTimelineError refuses an input without timestamps (a sampled
 // profile) where events in time are needed: a timeline, the startup
@@ -136,19 +144,25 @@ func (e *NoTimelineError) Error() string { return e.Name + ": " + e.What + " has
 func (in *Input) Tree() (*stacks.Tree, error) {
 	defer in.show()
 	if in.src.Sampled {
-		return in.readSampled()
+		tree, _, err := in.readSampled(false)
+		return tree, err
 	}
 	return in.Run(true)
 }
 
 // Run reads a method trace once into outs, and with tree into its call
 // tree too, which it returns (nil without tree): one read or two, as the
-// outputs need (convert.Run). An input without a timeline is refused
+// outputs need (convert.Run). A profile of timed samples is read once, its
+// tree made of its counts and its timeline played to outs
+// (samples.Profile.Play). An input without a timeline is refused
 // (Timeline).
 func (in *Input) Run(tree bool, outs ...convert.Output) (*stacks.Tree, error) {
 	defer in.show()
 	if err := in.Timeline(); err != nil {
 		return nil, err
+	}
+	if in.src.Sampled {
+		return in.playSampled(tree, outs)
 	}
 	var tb *stacks.TreeBuilder
 	if tree {
@@ -239,4 +253,30 @@ func (in *Input) NeedTimeline(need string) error {
 		return fmt.Errorf("%v; %s — use pprof, speedscope, folded or top", err, need)
 	}
 	return nil
+}
+
+// playSampled reads a profile of timed samples with its timeline into its
+// tree, and plays the timeline to outs: each gets the complete trace at
+// Begin, so that every declaration of convert.Output is met in one read.
+func (in *Input) playSampled(tree bool, outs []convert.Output) (*stacks.Tree, error) {
+	t, p, err := in.readSampled(len(outs) > 0)
+	if err != nil {
+		return nil, err
+	}
+	if len(outs) > 0 {
+		exps := make([]stream.Exporter, len(outs))
+		for i, o := range outs {
+			exps[i] = o.Exporter
+		}
+		if err := p.Play(t.Trace(), exps...); err != nil {
+			return nil, in.convertError(err)
+		}
+		// The outputs written after the read get a line of their own, as
+		// a method trace's do.
+		in.d.writing(in.d.bar(in.Name()).Finishing())
+	}
+	if !tree {
+		return nil, nil
+	}
+	return t, nil
 }

@@ -23,6 +23,7 @@ type Flags struct {
 	Threads         []string // --thread patterns
 	From, To        string   // --from, --to: Go durations
 	Root            string   // --root pattern
+	Process         string   // --process: a name or pid, "" for the process with the most samples
 }
 
 // Options are the flags checked and compiled: what every read of the run

@@ -61,7 +61,8 @@ type rootKept struct {
 // one thread whose stacks become equal merge into the first of them,
 // their counts and times added; the frames no stack uses any more go, and
 // the rest are renumbered in order of first use, so the profile keeps the
-// invariants samples.Profile.Check verifies.
+// invariants samples.Profile.Check verifies, and the timeline, if any,
+// follows its samples.
 //
 // A stack the profiler cut at its depth limit (CutStack) may have had a
 // match above the cut; it starts at the first match the file shows. As
@@ -73,7 +74,7 @@ func rootProfile(p *samples.Profile, re *regexp.Regexp) rootKept {
 	for i := range p.Frames {
 		match[i] = re.MatchString(p.Frames[i].Name)
 	}
-	emptyMatch := re.MatchString(samples.EmptyStackName)
+	emptyMatch := re.MatchString(p.EmptyStackName())
 	type key struct {
 		thread int
 		stack  string // the frame indices, 4 bytes each
@@ -81,6 +82,7 @@ func rootProfile(p *samples.Profile, re *regexp.Regexp) rootKept {
 	index := make(map[key]int)
 	var buf []byte
 	kept, cut := p.Samples[:0], 0
+	to := make([]int, len(p.Samples)) // where each sample went, -1 for nowhere: the timeline's
 	for i, s := range p.Samples {
 		addCount(&k.TotalCount, s.Count)
 		addCount(&k.TotalTimeNanos, s.TimeNanos)
@@ -88,6 +90,7 @@ func rootProfile(p *samples.Profile, re *regexp.Regexp) rootKept {
 		if len(s.Stack) == 0 && emptyMatch {
 			j = 0
 		}
+		to[i] = -1
 		if j < 0 {
 			continue
 		}
@@ -106,13 +109,19 @@ func rootProfile(p *samples.Profile, re *regexp.Regexp) rootKept {
 			// Check bounds the sums of all samples, so these cannot overflow.
 			kept[at].Count += s.Count
 			kept[at].TimeNanos += s.TimeNanos
+			kept[at].WeightNanos += s.WeightNanos
+			to[i] = at
 			continue
 		}
 		index[kk] = len(kept)
+		to[i] = len(kept)
 		kept = append(kept, s)
 	}
 	clear(p.Samples[len(kept):])
 	p.Samples = kept
+	if p.Timeline != nil {
+		p.Timeline.Remap(to) // samples merge within a thread only
+	}
 	for _, u := range p.Unlisted {
 		addCount(&k.TotalCount, u.Count)
 	}

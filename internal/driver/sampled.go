@@ -2,8 +2,10 @@ package driver
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/focus"
 	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/internal/units"
 	"github.com/atrace2/atrace2/mapping"
@@ -12,58 +14,250 @@ import (
 	"github.com/atrace2/atrace2/stream"
 )
 
-// Sampled profiles (hprof text, Android 5.x ART profile files) are read by
-// package samples into a samples.Profile, which this file focuses and
-// maps, the one site that does so for every sampled format, before
-// samples.Profile.Tree makes the call tree of it.
+// Sampled profiles (hprof text, Android 5.x ART profile files; Perfetto
+// traces of CPU stack samples and simpleperf profiles) are read by their
+// readers (packages samples, pftrace, simpleperf) into a samples.Profile,
+// which this file focuses and maps, the one site that does so for every
+// sampled format, before samples.Profile.Tree makes the call tree of it.
+//
+// The formats of timed samples (samples.Format.Timed) take the process
+// (--process), the threads (--thread) and the window (--from/--to) in
+// their reader, through samples.Select, and keep each sample's time when a
+// timeline output asks for it (Input.Run): the samples are then played as
+// a timeline of stack changes (samples.Profile.Play) to the exporters a
+// method trace drives.
 
 // readSampled reads a sampled profile into its call tree: it applies
-// --thread, --strict, --mapping and --root to the profile, in that order,
-// and refuses --clock and --from/--to, which need a method trace.
-func (in *Input) readSampled() (*stacks.Tree, error) {
+// --process, --thread, --from/--to, --strict, --mapping and --root to the
+// profile, in that order, and refuses what the format cannot take (a
+// window, --process or --clock where the format has no times, processes
+// or clocks). With timeline, the profile keeps its timeline
+// (samples.Profile.Timeline), for Play.
+func (in *Input) readSampled(timeline bool) (*stacks.Tree, *samples.Profile, error) {
 	o := &in.d.opt
-	// --clock names a clock the input must record (Options.Clock), as a
-	// method trace's reader checks: a sampled profile records none.
-	if o.Clock != 0 {
-		return nil, Usagef("%s: --clock %s: a sampled profile has no clocks to choose from (--clock applies to method traces)", in.Name(), o.Flags.Clock)
+	timed := in.src.Format.Timed()
+	if !timed {
+		// --clock names a clock the input must record (Options.Clock), as
+		// a method trace's reader checks: these profiles record none.
+		if o.Clock != 0 {
+			return nil, nil, Usagef("%s: --clock %s: a sampled profile has no clocks to choose from (--clock applies to method traces)", in.Name(), o.Flags.Clock)
+		}
+		if o.Window != nil {
+			return nil, nil, Usagef("%s: --from/--to: %s has no timestamps (a window applies to method traces)", in.Name(), input.DescribeSampledFormat(in.src.Format))
+		}
+		if o.Flags.Process != "" {
+			return nil, nil, Usagef("%s: --process: %s holds one process (--process chooses among the processes of a Perfetto trace or a simpleperf profile)", in.Name(), input.DescribeSampledFormat(in.src.Format))
+		}
 	}
-	if o.Window != nil {
-		return nil, Usagef("%s: --from/--to: %s has no timestamps (a window applies to method traces)", in.Name(), input.DescribeSampledFormat(in.src.Format))
+	sel := samples.Select{Process: o.Flags.Process, Timeline: timeline}
+	var picked *threadPick
+	if timed && o.Threads != nil {
+		picked = &threadPick{filter: o.Threads}
+		sel.Threads = picked.keep
 	}
-	p, err := in.src.ReadSampled()
+	if timed && o.Window != nil {
+		sel.Windowed, sel.From, sel.To = true, o.Window.From, o.Window.To
+		if o.Window.To == focus.NoEnd {
+			sel.To = samples.NoEnd
+		}
+	}
+	p, err := in.src.ReadSampled(sel)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", in.Name(), err)
+		return nil, nil, fmt.Errorf("%s: %w", in.Name(), err)
 	}
-	var focus stream.FocusStats
-	if o.Threads != nil {
+	var fs stream.FocusStats
+	switch {
+	case o.Threads == nil:
+	case timed:
+		if picked.kept == 0 {
+			return nil, nil, in.noThreadMatches(picked.total, "samples", picked.seen)
+		}
+		fs = stream.FocusStats{ThreadPatterns: o.Flags.Threads, ThreadsKept: picked.kept, ThreadsTotal: picked.total}
+	default:
 		kept, total, err := in.focusThreads(p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		focus = stream.FocusStats{ThreadPatterns: o.Flags.Threads, ThreadsKept: kept, ThreadsTotal: total}
+		fs = stream.FocusStats{ThreadPatterns: o.Flags.Threads, ThreadsKept: kept, ThreadsTotal: total}
 	}
-	if o.Flags.Strict && p.Truncated {
-		return nil, fmt.Errorf("%s: strict mode: the file was cut short inside a CPU section", in.Name())
+	if err := in.strictSampled(p); err != nil {
+		return nil, nil, err
+	}
+	if timed {
+		if err := in.windowed(p, &fs); err != nil {
+			return nil, nil, err
+		}
+		in.sayTimed(p)
 	}
 	for _, n := range p.Notes {
 		in.say(Note, "note: %s", n)
 	}
+	if timed {
+		mergeJavaCopies(p)
+	}
 	m, counts, err := in.deobfuscate(p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	in.root(p)
+	if timed {
+		in.rootTimed(p, &fs)
+	} else {
+		in.root(p)
+	}
 	tree, err := p.Tree(in.src.Path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", in.Name(), err)
+		return nil, nil, fmt.Errorf("%s: %w", in.Name(), err)
 	}
 	t := tree.Trace()
 	t.Deobf = convert.Deobf(m, counts)
-	t.Focus = focus
-	if s := focus.Summary(); s != "" {
+	t.Focus = fs
+	if s := fs.Summary(); s != "" {
 		in.say(Focus, "%s", s)
 	}
-	return tree, nil
+	if timed {
+		if err := in.sampledValue(tree); err != nil {
+			return nil, nil, err
+		}
+	}
+	return tree, p, nil
+}
+
+// strictSampled applies --strict to what a sampled profile's reader
+// worked around: a file cut short, and the samples kept by naming frames
+// the file never defines.
+func (in *Input) strictSampled(p *samples.Profile) error {
+	if !in.d.opt.Flags.Strict {
+		return nil
+	}
+	if p.Truncated && !p.Format.Timed() {
+		return fmt.Errorf("%s: strict mode: the file was cut short inside a CPU section", in.Name())
+	}
+	if p.Truncated {
+		return fmt.Errorf("%s: strict mode: the file is cut short: its last record is incomplete", in.Name())
+	}
+	if r := repairsSummary(p.Repairs); r != "" {
+		return fmt.Errorf("%s: strict mode: the file needed repairs: %s", in.Name(), r)
+	}
+	return nil
+}
+
+// repairsSummary is one line on the samples a reader kept by naming what
+// the file never defines ("[unknown call stack]", "[unknown frame]"), ""
+// for none.
+func repairsSummary(rs []samples.Repair) string {
+	var parts []string
+	for _, r := range rs {
+		parts = append(parts, units.Count(r.Count)+" "+r.What)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, ", ") + " (named [unknown …])"
+}
+
+// sayTimed says what a profile of timed samples chose and repaired: the
+// process when the file has several and --process named none, and the
+// samples kept with frames the file never defines.
+func (in *Input) sayTimed(p *samples.Profile) {
+	if n := len(p.Processes); n > 1 && in.d.opt.Flags.Process == "" {
+		pr := &p.Processes[p.Process]
+		var all int64
+		for _, q := range p.Processes {
+			all += q.Samples
+		}
+		in.say(Note, "note: process %s (pid %d): %s of the file's %s stack samples, the most of its %d processes (--process NAME|PID for another; info lists them)",
+			pr.ProcessName(), pr.PID, units.Count(pr.Samples), units.Count(all), n)
+	}
+	if r := repairsSummary(p.Repairs); r != "" {
+		in.say(Repaired, "repaired: %s", r)
+	}
+}
+
+// windowed checks the window (--from/--to) of a profile of timed samples
+// against its length, and fills in what it kept: the reader took only the
+// samples in it.
+func (in *Input) windowed(p *samples.Profile, fs *stream.FocusStats) error {
+	w := in.d.opt.Window
+	if w == nil {
+		return nil
+	}
+	end := p.EndNanos - p.StartNanos
+	if w.From > end {
+		return fmt.Errorf("%s: --from %s is after the trace's end at %s: nothing to keep", in.Name(), in.d.opt.Flags.From, units.Duration(end))
+	}
+	fs.Window, fs.From, fs.To = true, w.From, min(w.To, end)
+	fs.Sampled, fs.SamplesKept, fs.SamplesTotal = true, p.SampleCount(), p.ThreadSamples
+	return nil
+}
+
+// rootTimed applies --root to a profile of timed samples (rootProfile),
+// and fills in what the window and the root kept together.
+func (in *Input) rootTimed(p *samples.Profile, fs *stream.FocusStats) {
+	re := in.d.opt.Root
+	if re == nil {
+		return
+	}
+	if !fs.Window {
+		fs.SamplesTotal = p.SampleCount()
+	}
+	k := rootProfile(p, re)
+	fs.Root, fs.Sampled, fs.SamplesKept = in.d.opt.Flags.Root, true, k.Count
+	if k.Count == 0 {
+		in.say(Focus, "no stack matches --root %q: the outputs are empty", in.d.opt.Flags.Root)
+	}
+}
+
+// sampledValue refuses a value (--clock) that a tree of timed samples
+// cannot show: its samples, and with a period the CPU time they stand for.
+func (in *Input) sampledValue(tree *stacks.Tree) error {
+	o := &in.d.opt
+	if _, _, err := tree.Clocks(o.Value); err == nil {
+		return nil
+	}
+	if tree.Values().Period > 0 {
+		return Usagef("%s: --clock %s: the profile counts CPU samples: it shows them, and the CPU time they stand for alone with --clock cpu", in.Name(), o.Flags.Clock)
+	}
+	return Usagef("%s: --clock %s: the profile counts samples and states no sampling period: it has no clocks to choose from", in.Name(), o.Flags.Clock)
+}
+
+// mergeJavaCopies makes the copies of a Java method one frame: ART runs a
+// method compiled ahead of time (.oat, .odex), compiled just in time or
+// interpreted (.vdex, .dex), and a profile of native stacks has a frame of
+// each copy, in its own mapping. The library of a Java frame is left out,
+// and frames that become equal merge, so that top, diff and every view
+// count the method once.
+func mergeJavaCopies(p *samples.Profile) {
+	changed := false
+	for i := range p.Frames {
+		f := &p.Frames[i]
+		if f.Kind == samples.JavaFrame && (f.Library != "" || f.BuildID != "" || f.Symbol != "") {
+			f.Library, f.BuildID, f.Symbol = "", "", ""
+			changed = true
+		}
+	}
+	if changed {
+		mergeFrames(p)
+	}
+}
+
+// threadPick is --thread as the reader of timed samples applies it
+// (samples.Select.Threads): it keeps the threads the filter accepts, and
+// counts and names the threads it was asked about, for the summary and the
+// error when it keeps none.
+type threadPick struct {
+	filter      *focus.ThreadFilter
+	kept, total int
+	seen        []threadLabel
+}
+
+func (tp *threadPick) keep(th *samples.Thread) bool {
+	tp.total++
+	tp.seen = append(tp.seen, threadLabel{th.ThreadName(), th.TID})
+	if tp.filter.Keep(th.TID, th.ThreadName()) {
+		tp.kept++
+		return true
+	}
+	return false
 }
 
 // focusThreads applies --thread to a sampled profile: an ART profile has

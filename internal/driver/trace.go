@@ -48,6 +48,9 @@ func (in *Input) openTrace() (*input.Trace, error) {
 // trace and the file's header.
 func (in *Input) convert(outs []convert.Output) (*stream.Trace, *parser.Header, error) {
 	o := &in.d.opt
+	if o.Flags.Process != "" {
+		return nil, nil, Usagef("%s: --process: a method trace records one process (--process chooses among the processes of a Perfetto trace or a simpleperf profile)", in.Name())
+	}
 	f, err := in.openTrace()
 	if err != nil {
 		return nil, nil, err

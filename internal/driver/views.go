@@ -5,6 +5,7 @@ import (
 
 	"github.com/atrace2/atrace2/convert"
 	"github.com/atrace2/atrace2/info"
+	"github.com/atrace2/atrace2/internal/input"
 	"github.com/atrace2/atrace2/report"
 	"github.com/atrace2/atrace2/startup"
 )
@@ -21,7 +22,7 @@ import (
 func (in *Input) Info() (info.Report, error) {
 	defer in.show()
 	if in.src.Sampled {
-		tree, err := in.readSampled()
+		tree, _, err := in.readSampled(false)
 		if err != nil {
 			return nil, err
 		}
@@ -61,6 +62,9 @@ func (in *Input) Startup() (*startup.Report, error) {
 	defer in.show()
 	if err := in.Timeline(); err != nil {
 		return nil, Usagef("%v; startup phases need a method trace", err)
+	}
+	if in.src.Sampled {
+		return nil, Usagef("%s: %s: startup phases need a method trace (its calls begin and end; samples only show what ran)", in.Name(), input.DescribeSampledFormat(in.src.Format))
 	}
 	x := startup.New(startup.Options{Value: in.d.opt.Value})
 	if _, err := in.Run(false, convert.Deferred(x)); err != nil {

@@ -8,7 +8,9 @@ import (
 
 	"github.com/atrace2/atrace2/internal/reference"
 	"github.com/atrace2/atrace2/parser"
+	"github.com/atrace2/atrace2/pftrace"
 	"github.com/atrace2/atrace2/samples"
+	"github.com/atrace2/atrace2/simpleperf"
 )
 
 // Arg is one input argument: a trace or sampled profile ("-" for standard
@@ -157,6 +159,13 @@ func (o *Opener) Identify(a Arg) (*Source, error) {
 	}
 	s := &Source{Arg: a, o: o}
 	s.Format, s.Sampled = samples.Sniff(head)
+	switch {
+	case s.Sampled:
+	case pftrace.Sniff(head):
+		s.Format, s.Sampled = samples.PerfettoTrace, true
+	case simpleperf.Sniff(head):
+		s.Format, s.Sampled = samples.SimpleperfProto, true
+	}
 	s.Gzip = s.Sampled && len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b
 	return s, nil
 }
@@ -197,11 +206,23 @@ func peekHead(r *bufio.Reader, a Arg) ([]byte, error) {
 	return b, nil
 }
 
-// ReadSampled reads a source that is a sampled profile.
-func (s *Source) ReadSampled() (*samples.Profile, error) {
+// ReadSampled reads a source that is a sampled profile with its format's
+// reader: package samples for the text formats, pftrace and simpleperf
+// for the profiles of timed samples, which keep what sel selects (the
+// text formats take no selection).
+func (s *Source) ReadSampled(sel samples.Select) (*samples.Profile, error) {
+	read := samples.Read
+	switch s.Format {
+	case samples.PerfettoTrace:
+		read = func(r io.Reader) (*samples.Profile, error) { return pftrace.Read(r, pftrace.Options{Select: sel}) }
+	case samples.SimpleperfProto:
+		read = func(r io.Reader) (*samples.Profile, error) {
+			return simpleperf.Read(r, simpleperf.Options{Select: sel})
+		}
+	}
 	o := s.o
 	if p, ok := o.pipe(s.Arg); ok {
-		return samples.Read(p.r)
+		return read(p.r)
 	}
 	if s.Path == "-" {
 		if f, ok := o.regularStdin(); ok {
@@ -209,16 +230,16 @@ func (s *Source) ReadSampled() (*samples.Profile, error) {
 			if err != nil {
 				return nil, err
 			}
-			return samples.Read(io.NewSectionReader(f, 0, st.Size()))
+			return read(io.NewSectionReader(f, 0, st.Size()))
 		}
-		return samples.Read(o.stdinStream())
+		return read(o.stdinStream())
 	}
 	f, err := os.Open(s.Path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return samples.Read(f)
+	return read(f)
 }
 
 // Trace is an opened method trace: the parser's File over the input or
@@ -331,6 +352,10 @@ func DescribeSampledFormat(f samples.Format) string {
 		return "a Dalvik SamplingProfiler (ASCII hprof) profile"
 	case samples.JVMHprof, samples.JVMHprofSamples, samples.JVMHprofTimes:
 		return "a JVM hprof text profile"
+	case samples.PerfettoTrace:
+		return "a Perfetto trace of CPU stack samples"
+	case samples.SimpleperfProto:
+		return "a simpleperf profile"
 	}
 	return "an Android 5.x ART profile"
 }

@@ -437,6 +437,9 @@ func (b *Builder) Finish() (*samples.Profile, error) {
 	slices.SortFunc(ths, func(x, y int32) int { return cmp.Compare(b.threadList[x][1], b.threadList[y][1]) })
 	out := make([]int32, len(b.threadList)) // thread → index in p.Threads + 1; 0 dropped
 	for _, t := range ths {
+		if b.threadSamples[t] == 0 {
+			continue // a thread met without a sample (its samples' time unknown): nothing to keep
+		}
 		k := b.threadList[t]
 		th := samples.Thread{ID: k[1], TID: k[1], PID: k[0], Name: b.threadNames[k[1]].name}
 		if b.sel.Threads != nil && !b.sel.Threads(&th) {
@@ -444,6 +447,7 @@ func (b *Builder) Finish() (*samples.Profile, error) {
 		}
 		p.Threads = append(p.Threads, th)
 		out[t] = int32(len(p.Threads))
+		p.ThreadSamples += b.threadSamples[t]
 	}
 	b.collect(p, out)
 	b.countRepairs(p)

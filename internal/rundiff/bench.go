@@ -116,10 +116,12 @@ func openResults(args []string) ([]*benchdata.File, []string, error) {
 
 // benchTraces reads the profiler outputs of one benchmark of both sides:
 // its method traces, one run each, and their startup phases for phase
-// rules (both sides read with the old side's driver). A trace named but
-// not found beside its result file (the JSON copied without its traces) is
-// left out with a note; one that cannot be read is an error. It returns
-// nil for a benchmark without profiler outputs.
+// rules (both sides read with the old side's driver); or, for a benchmark
+// without method traces, its stack samples (StackSamplingTrace:
+// simpleperf's protobuf, or an ART sampled method trace), one run each. A
+// trace named but not found beside its result file (the JSON copied
+// without its traces) is left out with a note; one that cannot be read is
+// an error. It returns nil for a benchmark without profiler outputs.
 func (c *Config) benchTraces(od, nd *driver.Driver, p *benchdata.Pair, phases []gate.Rule) (*report.BenchTraces, error) {
 	types := p.OutputTypes()
 	if len(types) == 0 {
@@ -132,10 +134,10 @@ func (c *Config) benchTraces(od, nd *driver.Driver, p *benchdata.Pair, phases []
 		case benchdata.MethodTrace:
 			var err error
 			var oldIns, newIns []input.Arg
-			if t.Old, oldIns, err = c.loadPresent(od, old, t); err != nil {
+			if t.Old, oldIns, err = c.loadPresent(od, old, t, typ); err != nil {
 				return nil, err
 			}
-			if t.New, newIns, err = c.loadPresent(nd, cur, t); err != nil {
+			if t.New, newIns, err = c.loadPresent(nd, cur, t, typ); err != nil {
 				return nil, err
 			}
 			if len(phases) > 0 && len(oldIns) > 0 && len(newIns) > 0 {
@@ -144,10 +146,19 @@ func (c *Config) benchTraces(od, nd *driver.Driver, p *benchdata.Pair, phases []
 				}
 			}
 		case benchdata.StackSamplingTrace:
-			// TODO(pin34): read simpleperf's protobuf (and ART sampled
-			// traces) here, as the runs of the benchmark's sampled
-			// profile, once the sampled-profile readers of issue 34 land.
-			t.Unread = append(t.Unread, fmt.Sprintf("%d old and %d new StackSamplingTrace outputs: not read yet (simpleperf protobuf)", len(old), len(cur)))
+			if slices.Contains(types, benchdata.MethodTrace) {
+				// Samples and calls are no runs of one measure: the
+				// method traces are the benchmark's runs.
+				t.Unread = append(t.Unread, fmt.Sprintf("%d old and %d new StackSamplingTrace outputs: not compared (the MethodTrace outputs are the runs)", len(old), len(cur)))
+				continue
+			}
+			var err error
+			if t.Old, _, err = c.loadPresent(od, old, t, typ); err != nil {
+				return nil, err
+			}
+			if t.New, _, err = c.loadPresent(nd, cur, t, typ); err != nil {
+				return nil, err
+			}
 		default: // PerfettoTrace: system traces, not method profiles
 			t.Unread = append(t.Unread, fmt.Sprintf("%d old and %d new %s outputs: not read", len(old), len(cur), typ))
 		}
@@ -155,9 +166,9 @@ func (c *Config) benchTraces(od, nd *driver.Driver, p *benchdata.Pair, phases []
 	return t, nil
 }
 
-// loadPresent reads the method traces of paths that exist, and notes in t
-// how many are missing.
-func (c *Config) loadPresent(d *driver.Driver, paths []string, t *report.BenchTraces) ([]*report.Flat, []input.Arg, error) {
+// loadPresent reads the outputs of type typ at paths that exist, and notes
+// in t how many are missing.
+func (c *Config) loadPresent(d *driver.Driver, paths []string, t *report.BenchTraces, typ string) ([]*report.Flat, []input.Arg, error) {
 	var ins []input.Arg
 	missing := 0
 	for _, p := range paths {
@@ -168,7 +179,7 @@ func (c *Config) loadPresent(d *driver.Driver, paths []string, t *report.BenchTr
 		ins = append(ins, input.Arg{Path: p})
 	}
 	if missing > 0 {
-		t.Unread = append(t.Unread, fmt.Sprintf("%d of %d MethodTrace outputs not found beside their result files (%s): left out", missing, len(paths), paths[0]))
+		t.Unread = append(t.Unread, fmt.Sprintf("%d of %d %s outputs not found beside their result files (%s): left out", missing, len(paths), typ, paths[0]))
 	}
 	flats, err := c.flats(d, ins)
 	return flats, ins, err

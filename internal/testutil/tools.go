@@ -78,6 +78,29 @@ func Protoc(t testing.TB) string {
 	return p
 }
 
+// EncodeTextproto writes a Perfetto trace from its text form (a
+// .textproto file, as Perfetto's diff tests keep their traces) with protoc
+// and Perfetto's whole schema (PerfettoProto); the test skips without
+// them, as Protoc and PerfettoProto say.
+func EncodeTextproto(t testing.TB, path string) []byte {
+	t.Helper()
+	protoc := Protoc(t)
+	dir := PerfettoProto(t)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(protoc, "--proto_path="+dir, "--encode=perfetto.protos.Trace", "perfetto_trace.proto")
+	cmd.Stdin = bytes.NewReader(src)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("protoc --encode %s: %v\n%s", path, err, stderr.Bytes())
+	}
+	return out
+}
+
 // PerfettoProto is the folder of Perfetto's whole trace schema,
 // ../shared/tools/perfetto-proto (perfetto_trace.proto), or the one beside
 // $ATRACE2_TRACE_PROCESSOR, for protoc; the test skips when it is not
