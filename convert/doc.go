@@ -84,7 +84,7 @@
 //
 // Fast paths. Each has an unexported switch for its reference path, set by
 // tests through export_test.go, and the build tag atrace2_reference turns
-// every one to the reference path (reference_on.go), so that the whole
+// every one to the reference path (reference.Only), so that the whole
 // test suite runs on them:
 //   - the policy: fastRecords takes the common records without calls,
 //     loading each thread's state from a table at a thread switch;

@@ -59,7 +59,7 @@ type Options struct {
 	Root *regexp.Regexp
 
 	// The reference paths, which tests set through export_test.go and the
-	// atrace2_reference build tag sets everywhere (reference_on.go):
+	// atrace2_reference build tag sets everywhere (reference.Only):
 	//
 	// generalOnly sends every record through pass.record, the policy's
 	// general path, and none through fastRecords.

@@ -28,15 +28,16 @@ func BenchmarkFolded(b *testing.B) {
 	}
 	tree := a.Tree()
 	for _, c := range []struct {
-		name string
-		fast bool
-	}{{"linetree", true}, {"reference", false}} {
+		name  string
+		write func() error
+	}{
+		{"linetree", func() error { return newLineTree(tree, Options{}).write(io.Discard, roundMicros) }},
+		{"reference", func() error { return writeSorted(io.Discard, lines(tree, Options{}), roundMicros) }},
+	} {
 		b.Run(c.name, func(b *testing.B) {
-			defer func(f bool) { fastPath = f }(fastPath)
-			fastPath = c.fast
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := Write(io.Discard, tree, Options{}); err != nil {
+				if err := c.write(); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -63,6 +63,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/atrace2/atrace2/internal/reference"
 	"github.com/atrace2/atrace2/stacks"
 	"github.com/atrace2/atrace2/stream"
 )
@@ -210,15 +211,11 @@ func Write(w io.Writer, tree *stacks.Tree, opt Options) error {
 		return fmt.Errorf("folded: %w", err)
 	}
 	value := valueOf(clockOf(tree, opt))
-	if !fastPath {
+	if reference.Only {
 		return writeSorted(w, lines(tree, opt), value)
 	}
 	return newLineTree(tree, opt).write(w, value)
 }
-
-// fastPath selects the line tree over the reference path (see the package
-// doc). The build tag atrace2_reference turns it off (referenceOnly).
-var fastPath = !referenceOnly
 
 // writeSorted writes "line value" rows sorted by line, dropping rows whose
 // value rounds to 0, in 64 KiB writes.

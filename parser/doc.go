@@ -36,6 +36,6 @@
 // Fast paths. Reader.ReadRecords decodes the whole records in its buffer
 // with decodeBuffered, a loop per layout; the reference path decodes one
 // record at a time (Reader.ReadRecord's readSlow and decode). The build tag
-// atrace2_reference turns the fast path off (reference_on.go), and
+// atrace2_reference turns the fast path off (reference.Only), and
 // TestReadRecordsBatches and FuzzReader tie the two.
 package parser

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/atrace2/atrace2/internal/reference"
 	"github.com/atrace2/atrace2/stream"
 )
 
@@ -197,7 +198,7 @@ func (e *Exporter) Events(b *stream.Batch) error {
 	e.tables = b
 	evs := b.Events
 	for i := 0; i < len(evs); i++ {
-		if !referenceOnly && !e.opt.reference {
+		if !reference.Only && !e.opt.reference {
 			if i += e.fastRun(evs[i:]); i == len(evs) {
 				break
 			}

@@ -1,7 +1,6 @@
 package pprofout
 
 import (
-	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -25,7 +24,7 @@ import (
 // table order, field order and packing), which TestBuilderWrite checks,
 // byte for byte.
 func (b *Builder) Write(w io.Writer) error {
-	if !fastPath {
+	if b.referencePath() {
 		p, err := b.Profile()
 		if err != nil {
 			return err
@@ -34,10 +33,6 @@ func (b *Builder) Write(w io.Writer) error {
 	}
 	return b.writeEncoded(w)
 }
-
-// fastPath selects the encoder over the library's (see Write). The build
-// tag atrace2_reference turns it off (referenceOnly).
-var fastPath = !referenceOnly
 
 // writeEncoded is Write's fast path.
 func (b *Builder) writeEncoded(w io.Writer) error {
@@ -51,13 +46,9 @@ func (b *Builder) writeEncoded(w io.Writer) error {
 		return err
 	}
 	e := encoder{w: zw, b: b, samples: samples, pending: b.pending,
-		out: make([]byte, 0, spillSize+spillSize/4), gz: newGzipper(zw)}
+		out: make([]byte, 0, spillSize+spillSize/4)}
 	e.profile(meta)
-	err = e.flush()
-	if e.gz != nil {
-		err = cmp.Or(e.gz.close(), err)
-	}
-	if err != nil {
+	if err := e.flush(); err != nil {
 		return fmt.Errorf("pprof: writing: %w", err)
 	}
 	if err := zw.Close(); err != nil {
@@ -66,10 +57,9 @@ func (b *Builder) writeEncoded(w io.Writer) error {
 	return nil
 }
 
-// stackIDsOn lets encoder.node take the ids of a stack from its parent's
-// (stackIDs); off, it walks every stack, the reference that
-// TestStackIDs compares it with.
-var stackIDsOn = true
+// spillSize is how much encoded output the encoder collects before it
+// hands it to the gzip writer.
+const spillSize = 64 << 10
 
 // compression is the gzip level of written profiles: the fastest, since
 // the default level took a large share of a conversion for a file only a
@@ -166,7 +156,6 @@ type encoder struct {
 	samples []sampleAcc // the builder's samples, or
 	pending *treeTables // the tree whose nodes are the samples (see Add)
 	stack   *stackIDs   // the ids of the pending tree's stacks (node)
-	gz      *gzipper    // compresses on its own goroutine, or nil: w does
 	strs    stringTable
 	labels  [][]byte // by label id × 2 + cut: the encoded label fields of a sample
 	out     []byte   // encoded, not yet written
@@ -183,7 +172,7 @@ func (e *encoder) profile(meta *profile.Profile) {
 	}
 	c := e.b.sampleTypes()
 	if tt := e.pending; tt != nil {
-		if stackIDsOn {
+		if !e.b.walkStacks {
 			e.stack = newStackIDs(tt.depth)
 		}
 		nodes := tt.tree.Nodes()
@@ -356,15 +345,9 @@ func (e *encoder) spill() {
 	}
 }
 
-// flush writes the encoded bytes out, or hands them to the gzipper; it
-// returns the first write error (the gzipper's come from its close).
+// flush writes the encoded bytes out; it returns the first write error.
 func (e *encoder) flush() error {
-	switch {
-	case len(e.out) == 0:
-	case e.gz != nil:
-		e.out = e.gz.swap(e.out)
-		return nil
-	case e.err == nil:
+	if len(e.out) > 0 && e.err == nil {
 		_, e.err = e.w.Write(e.out)
 	}
 	e.out = e.out[:0]

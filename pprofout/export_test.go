@@ -6,6 +6,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/atrace2/atrace2/internal/pprofweb"
+	"github.com/atrace2/atrace2/internal/reference"
 )
 
 // Report runs a pprof report (args such as -top -sample_index=wall) on a
@@ -19,26 +20,23 @@ func Report(p *profile.Profile, args ...string) (string, error) {
 // test that ties it to the library's encoder calls it.
 func (b *Builder) WriteEncoded(w io.Writer) error { return b.writeEncoded(w) }
 
-// SetFastPath turns the fast paths on or off (see the package doc) and
-// returns a function that restores them.
-func SetFastPath(on bool) (restore func()) {
-	was := fastPath
-	fastPath = on
-	return func() { fastPath = was }
+// Reference returns b set to take the reference paths (see the package
+// doc), for tests that compare them with the fast ones. Call it before
+// Add.
+func Reference(b *Builder) *Builder {
+	b.reference = true
+	return b
 }
 
-// SetStackIDs turns the encoder's stack ids (stackIDs) on or off and
-// returns a function that restores them.
-func SetStackIDs(on bool) (restore func()) {
-	was := stackIDsOn
-	stackIDsOn = on
-	return func() { stackIDsOn = was }
+// WalkStacks returns b set to encode each node's stack by walking up its
+// parents instead of from its parent's ids (stackIDs).
+func WalkStacks(b *Builder) *Builder {
+	b.walkStacks = true
+	return b
 }
 
-// SetAsyncGzip turns compressing on a goroutine of its own (gzipper) on
-// or off and returns a function that restores it.
-func SetAsyncGzip(on bool) (restore func()) {
-	was := asyncGzip
-	asyncGzip = on
-	return func() { asyncGzip = was }
-}
+// ReferenceOnly reports whether the atrace2_reference build tag turned
+// every fast path off: tests that compare a fast path with its reference
+// through Reference or WalkStacks then compare the reference with itself,
+// and skip.
+const ReferenceOnly = reference.Only

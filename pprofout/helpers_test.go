@@ -76,7 +76,12 @@ func build(t testing.TB, paths ...string) *profile.Profile {
 // builder adds trace files to a new Builder.
 func builder(t testing.TB, paths ...string) *pprofout.Builder {
 	t.Helper()
-	b := pprofout.New(pprofout.Options{Version: testVersion})
+	return addTo(t, pprofout.New(pprofout.Options{Version: testVersion}), paths...)
+}
+
+// addTo adds trace files to b.
+func addTo(t testing.TB, b *pprofout.Builder, paths ...string) *pprofout.Builder {
+	t.Helper()
 	for _, p := range paths {
 		if err := b.Add(tree(t, p)); err != nil {
 			t.Fatal(err)

@@ -39,7 +39,8 @@
 // with a Source comments on where it came from instead of the repairs.
 //
 // Fast paths, each with its reference path, which the build tag
-// atrace2_reference selects (fastPath):
+// atrace2_reference selects (and tests, for one Builder: reference,
+// walkStacks):
 //   - Builder.Write encodes profile.proto itself (encode.go); the reference
 //     is WriteProfile(w, b.Profile()), pprof's library. TestBuilderWrite
 //     ties them byte for byte.
@@ -49,6 +50,9 @@
 //   - Add keeps a first tree of distinct samples whole, and Write encodes
 //     it from its nodes (pending); the reference copies it into samples.
 //     TestBuilderWrite ties them byte for byte.
+//   - The encoder takes the location ids of a pending tree's node from its
+//     parent's (stackIDs); the reference walks up every node's stack.
+//     TestStackIDs ties them byte for byte.
 package pprofout
 
 import (
@@ -59,6 +63,7 @@ import (
 	"github.com/google/pprof/profile"
 	"github.com/klauspost/compress/gzip"
 
+	"github.com/atrace2/atrace2/internal/reference"
 	"github.com/atrace2/atrace2/stacks"
 	"github.com/atrace2/atrace2/stream"
 )
@@ -124,10 +129,22 @@ type Builder struct {
 	pending  *treeTables         // the first tree, not yet copied into samples (see Add)
 	traces   []traceInfo
 	built    bool // Profile ran: the indexes are gone
+
+	// reference takes the reference paths (see the package doc), as the
+	// build tag atrace2_reference does for every builder: the tests
+	// compare the two (TestBuilderWrite, TestIndexSamples).
+	reference bool
+	// walkStacks makes the encoder walk up every node's stack instead of
+	// taking its ids from its parent's (stackIDs): the reference that
+	// TestStackIDs compares them with.
+	walkStacks bool
 	// counts and nanos sum the sampled profiles' counts and times
 	// (mergeable).
 	counts, nanos int64
 }
+
+// referencePath reports whether b takes the reference paths.
+func (b *Builder) referencePath() bool { return reference.Only || b.reference }
 
 // funcKey de-duplicates functions across the frame tables of all traces.
 type funcKey struct {
@@ -242,8 +259,8 @@ func Write(w io.Writer, tree *stacks.Tree, opt Options) error {
 // the nodes. The copy (samples, stacks and their index, which grow with the
 // nodes) took new memory whose page faults were most of Add's time in a
 // real run (BenchmarkPprofBuild/add+write/cold). A later Add or Profile
-// copies it first (materialize). The reference path, without fastPath,
-// copies every tree at once. TestBuilderWrite ties the two.
+// copies it first (materialize). The reference path copies every tree at
+// once. TestBuilderWrite ties the two.
 func (b *Builder) Add(tree *stacks.Tree) error {
 	if tree == nil || tree.Trace() == nil {
 		return errors.New("pprof: the call tree has no trace")
@@ -265,10 +282,10 @@ func (b *Builder) Add(tree *stacks.Tree) error {
 	if err != nil {
 		return err
 	}
-	if shared || !fastPath {
+	if shared || b.referencePath() {
 		b.indexSamples() // the reference path: every sample through the index
 	}
-	if fastPath && b.index == nil && len(b.samples) == 0 && tt.nodeSamples {
+	if !b.referencePath() && b.index == nil && len(b.samples) == 0 && tt.nodeSamples {
 		b.pending = tt
 	} else {
 		b.addSamples(tt)

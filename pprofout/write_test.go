@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -58,13 +57,10 @@ func TestBuilderWrite(t *testing.T) {
 	}
 	for name, paths := range cases {
 		t.Run(name, func(t *testing.T) {
-			restore := pprofout.SetFastPath(false)
-			p, err := builder(t, paths...).Profile()
-			restore()
+			p, err := addTo(t, pprofout.Reference(pprofout.New(pprofout.Options{Version: testVersion})), paths...).Profile()
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer pprofout.SetFastPath(true)()
 			checkBuilderWrite(t, p, builder(t, paths...))
 		})
 	}
@@ -75,6 +71,9 @@ func TestBuilderWrite(t *testing.T) {
 // trees of one trace (whose nodes the encoder writes from the tree) with
 // deep, recursive and orphan stacks.
 func TestStackIDs(t *testing.T) {
+	if pprofout.ReferenceOnly {
+		t.Skip("the build tag atrace2_reference keeps no pending tree, whose stacks the ids are of")
+	}
 	dir := t.TempDir()
 	paths := []string{testutil.SampleTrace(t), testutil.PolicyTrace(t),
 		writeGen(t, dir, "deep.trace", tracegen.Large(tracegen.LargeOptions{
@@ -82,13 +81,10 @@ func TestStackIDs(t *testing.T) {
 		writeGen(t, dir, "interleaved.trace", tracegen.Large(tracegen.LargeOptions{
 			Bytes: 1 << 20, Methods: 300, Seed: 3, Interleaved: true}))}
 	paths = append(paths, testutil.CorpusTraces(t)...)
-	defer pprofout.SetFastPath(true)()
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			var want, got bytes.Buffer
-			restore := pprofout.SetStackIDs(false)
-			err := builder(t, path).WriteEncoded(&want)
-			restore()
+			err := addTo(t, pprofout.WalkStacks(pprofout.New(pprofout.Options{Version: testVersion})), path).WriteEncoded(&want)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,40 +98,25 @@ func TestStackIDs(t *testing.T) {
 	}
 }
 
-// TestAsyncGzip ties Write's compressing on a goroutine of its own to the
-// encoder's writing to the gzip writer itself: the same gzip bytes, for
-// profiles of one spill and of many, from a pending tree and from
-// samples, and a write error still returned.
-func TestAsyncGzip(t *testing.T) {
-	defer runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
+// TestWriteError: a write error in the middle of a profile of many
+// spills, from a pending tree and from samples, comes back from Write.
+func TestWriteError(t *testing.T) {
 	dir := t.TempDir()
 	large := writeGen(t, dir, "large.trace", tracegen.Large(tracegen.LargeOptions{Bytes: 8 << 20, Seed: 5}))
-	defer pprofout.SetFastPath(true)()
 	for name, paths := range map[string][]string{
-		"sample":       {testutil.SampleTrace(t)},
 		"large":        {large},
 		"large+sample": {large, testutil.SampleTrace(t)},
 	} {
 		t.Run(name, func(t *testing.T) {
-			var want, got bytes.Buffer
-			restore := pprofout.SetAsyncGzip(false)
-			err := builder(t, paths...).WriteEncoded(&want)
-			restore()
-			if err != nil {
+			var whole bytes.Buffer
+			if err := builder(t, paths...).WriteEncoded(&whole); err != nil {
 				t.Fatal(err)
 			}
-			defer pprofout.SetAsyncGzip(true)()
-			if err := builder(t, paths...).WriteEncoded(&got); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got.Bytes(), want.Bytes()) {
-				t.Errorf("compressing on a goroutine: %d bytes differ from the serial %d", got.Len(), want.Len())
-			}
-			if want.Len() < 64<<10 && name == "large" {
-				t.Errorf("the large profile is %d bytes gzipped: too small to take several spills", want.Len())
+			if whole.Len() < 64<<10 {
+				t.Errorf("the profile is %d bytes gzipped: too small to take several spills", whole.Len())
 			}
 			errFull := errors.New("disk full")
-			if err := builder(t, paths...).WriteEncoded(&failingWriter{n: want.Len() / 2, err: errFull}); !errors.Is(err, errFull) {
+			if err := builder(t, paths...).WriteEncoded(&failingWriter{n: whole.Len() / 2, err: errFull}); !errors.Is(err, errFull) {
 				t.Errorf("writing to a writer that fails half way: %v, want %v", err, errFull)
 			}
 		})
@@ -163,6 +144,9 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 // traces whose nodes share samples (orphans, merged traces, one trace
 // twice) and on traces whose nodes do not.
 func TestIndexSamples(t *testing.T) {
+	if pprofout.ReferenceOnly {
+		t.Skip("the build tag atrace2_reference indexes every sample of every builder")
+	}
 	dir := t.TempDir()
 	large := writeGen(t, dir, "large.trace", tracegen.Large(tracegen.LargeOptions{Bytes: 1 << 20, Threads: 3, Methods: 300, Seed: 9}))
 	// g under an orphan f and under a later call of f on one thread: one
@@ -181,17 +165,13 @@ func TestIndexSamples(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			var want, got bytes.Buffer
-			restore := pprofout.SetFastPath(false)
-			p, err := builder(t, paths...).Profile()
-			restore()
+			p, err := addTo(t, pprofout.Reference(pprofout.New(pprofout.Options{Version: testVersion})), paths...).Profile()
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := p.WriteUncompressed(&want); err != nil {
 				t.Fatal(err)
 			}
-			restore = pprofout.SetFastPath(true)
-			defer restore()
 			if p, err = builder(t, paths...).Profile(); err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/atrace2/atrace2/internal/reference"
 	"github.com/atrace2/atrace2/internal/varint"
 	"github.com/atrace2/atrace2/stream"
 )
@@ -62,7 +63,7 @@ func (d *eventWriter) events(w *writer, p []byte) error {
 	buf := w.buf
 	for len(p) > 0 {
 		var n int
-		if !referenceOnly {
+		if !reference.Only {
 			if buf, n = d.fast(buf, p); n == len(p) {
 				break
 			}

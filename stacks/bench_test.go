@@ -17,7 +17,6 @@ import (
 // cpu-ns/record at -cpu 2 against a run without Inlined shows why).
 // BenchmarkTree times the tree stage alone.
 func BenchmarkAggregate(b *testing.B) {
-	defer productionCap()()
 	for _, sh := range tracegen.BenchShapes() {
 		b.Run(sh.Name, func(b *testing.B) {
 			o := sh.LargeOptions
@@ -47,7 +46,6 @@ func BenchmarkAggregate(b *testing.B) {
 // to Finish. It reports ns/event and ns/record (each record of these
 // traces is one event, and the frames open at the end add a few).
 func BenchmarkTree(b *testing.B) {
-	defer productionCap()()
 	for _, sh := range tracegen.BenchShapes() {
 		b.Run(sh.Name, func(b *testing.B) {
 			o := sh.LargeOptions
@@ -67,12 +65,4 @@ func BenchmarkTree(b *testing.B) {
 			}
 		})
 	}
-}
-
-// productionCap gives the tree the first capacity it has in the command
-// (the package's tests start it small) until the returned func runs.
-func productionCap() func() {
-	c := firstTreeCap
-	firstTreeCap = defaultTreeCap
-	return func() { firstTreeCap = c }
 }

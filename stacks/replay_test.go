@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/atrace2/atrace2/convert"
+	"github.com/atrace2/atrace2/internal/reference"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/stream"
@@ -149,7 +150,7 @@ func damaged(seed uint64, interleaved bool, threads, maxDepth int) []byte {
 // limit, many threads, and the stream cut into batches of any size
 // (Events looks a thread up once per run, within a batch).
 func TestFastEqualsReference(t *testing.T) {
-	if referenceOnly {
+	if reference.Only {
 		t.Skip("the build tag atrace2_reference turns the fast path off")
 	}
 	type trace struct {
@@ -189,12 +190,12 @@ func TestFastEqualsReference(t *testing.T) {
 			if oneRead && encloses == 0 && tc.name != "nested" {
 				t.Errorf("%s: no stream.Enclose in one read", tc.name)
 			}
-			ref := &TreeBuilder{edges: newEdgeTable(), reference: true}
+			ref := newSmall(true)
 			if err := r.replay(ref, nil); err != nil {
 				t.Fatal(err)
 			}
 			for _, split := range []func() int{nil, func() int { return 1 }, func() int { return 1 + rng.IntN(40) }} {
-				fast := New()
+				fast := newSmall(false)
 				if err := r.replay(fast, split); err != nil {
 					t.Fatal(err)
 				}
@@ -214,7 +215,7 @@ func FuzzTree(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 0x81, 0x82, 5, 0x40, 9, 0xC0, 1, 1})
 	f.Add([]byte{0x10, 0x11, 0x12, 0x13, 0x91, 0x92, 0x93, 0x11, 0x91, 0x20, 0x21, 0xA0})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if referenceOnly {
+		if reference.Only {
 			t.Skip("the build tag atrace2_reference turns the fast path off")
 		}
 		evs := fuzzStream(data)
@@ -226,8 +227,8 @@ func FuzzTree(f *testing.F) {
 			tr.Threads = append(tr.Threads, stream.Thread{Index: stream.ThreadIndex(i)})
 		}
 		r := &recorder{trace: *tr, evs: evs, batches: []int{len(evs)}}
-		ref := &TreeBuilder{edges: newEdgeTable(), reference: true}
-		fast := New()
+		ref := newSmall(true)
+		fast := newSmall(false)
 		if err := r.replay(ref, nil); err != nil {
 			t.Fatal(err)
 		}

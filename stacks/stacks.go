@@ -17,6 +17,7 @@
 package stacks
 
 import (
+	"github.com/atrace2/atrace2/internal/reference"
 	"github.com/atrace2/atrace2/stream"
 )
 
@@ -121,19 +122,24 @@ type TreeBuilder struct {
 	// the build tag atrace2_reference does for every builder: the tests
 	// compare the two (TestFastEqualsReference).
 	reference bool
+	// firstCap is the tree's first capacity, in nodes: defaultTreeCap,
+	// or less in the package's tests, whose traces are small, so that
+	// every doubling, and the pointers into the tree it invalidates, gets
+	// exercised.
+	firstCap int
 }
 
 var _ stream.Exporter = (*TreeBuilder)(nil)
 
 // New returns an empty tree builder.
-func New() *TreeBuilder { return &TreeBuilder{edges: newEdgeTable()} }
+func New() *TreeBuilder { return &TreeBuilder{edges: newEdgeTable(), firstCap: defaultTreeCap} }
 
 // Begin forgets any earlier tree and creates one root per thread known so
 // far; in one read, threads that appear later get theirs on their first
 // event.
 func (a *TreeBuilder) Begin(t *stream.Trace) error {
 	if a.t != nil || a.tree != nil || a.nodes != nil {
-		*a = TreeBuilder{edges: newEdgeTable(), reference: a.reference} // a read that starts over (convert.Output)
+		*a = TreeBuilder{edges: newEdgeTable(), reference: a.reference, firstCap: a.firstCap} // a read that starts over (convert.Output)
 	}
 	a.t = t
 	a.grow(stream.ThreadIndex(len(t.Threads) - 1))
@@ -156,7 +162,7 @@ func (a *TreeBuilder) grow(i stream.ThreadIndex) {
 // and the top and pprof runs of atrace2-bench guard it.
 func (a *TreeBuilder) add(b buildNode) NodeID {
 	if len(a.tree) == cap(a.tree) {
-		grown := make([]buildNode, len(a.tree), max(2*cap(a.tree), firstTreeCap))
+		grown := make([]buildNode, len(a.tree), max(2*cap(a.tree), a.firstCap))
 		copy(grown, a.tree)
 		a.tree = grown
 	}
@@ -164,17 +170,13 @@ func (a *TreeBuilder) add(b buildNode) NodeID {
 	return NodeID(len(a.tree) - 1)
 }
 
-// firstTreeCap is the tree's first capacity, in nodes: enough for the
+// defaultTreeCap is the tree's first capacity, in nodes: enough for the
 // distinct stacks of the 100 MB benchmark trace. The memory is reserved,
 // not used: the operating system gives a fresh allocation its pages as they
 // are first written, so a small trace touches only what it needs, and a
 // large one skips the doublings up to here, each of which copied the tree
 // into memory touched for the first time (page faults and peak RSS;
-// BenchmarkAggregate and atrace2-bench's pprof runs guard it). The
-// package's tests start small, to exercise the growth (its benchmarks
-// start at defaultTreeCap).
-var firstTreeCap = defaultTreeCap
-
+// BenchmarkAggregate and atrace2-bench's pprof runs guard it).
 const defaultTreeCap = 1 << 17
 
 // Events gives each event's time since its thread's previous event to the
@@ -185,7 +187,7 @@ func (a *TreeBuilder) Events(b *stream.Batch) error { return a.events(b.Events) 
 // events is Events on the events alone, so that the batch takes no
 // register in the loop (BenchmarkAggregate, BenchmarkTree).
 func (a *TreeBuilder) events(evs []stream.Event) error {
-	if referenceOnly || a.reference {
+	if reference.Only || a.reference {
 		for i := range evs {
 			a.event(&evs[i])
 		}

@@ -29,7 +29,7 @@ func start(t *testing.T, frames []string, threads int, evs []stream.Event) *Tree
 	for i := 0; i < threads; i++ {
 		tr.Threads = append(tr.Threads, stream.Thread{Index: stream.ThreadIndex(i)})
 	}
-	a := New()
+	a := newSmall(false)
 	if err := a.Begin(tr); err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,8 @@ func main() {
 	flag.IntVar(&procs, "procs", 0, "run atrace2 with GOMAXPROCS=N (1: on one core); 0 leaves it alone")
 	flag.IntVar(&runs, "runs", 1, "run each command N times: the table gives the median and the best")
 	flag.BoolVar(&withGzip, "gzip", true, "also measure each regular trace's gzip copy (decompression dominates those runs)")
-	flag.StringVar(&base, "base", "", "another atrace2 binary to compare -bin with: each run pairs the two, and the table adds the median ratios of their times (-bin's over -base's)")
+	flag.StringVar(&base, "base", "", "another atrace2 binary to compare -bin with: each run pairs the two, and the table adds the median ratios of their times (-bin's over -base's) and their range")
+	flag.Float64Var(&quiet, "quiet", 0, "before each run (each pair with -base), wait until the machine's other work keeps fewer than this many CPUs busy, sampled over a second from /proc/stat (Linux; 0: do not wait)")
 	flag.Parse()
 	if runs < 1 {
 		fmt.Fprintln(os.Stderr, "atrace2-bench: -runs must be at least 1")
@@ -78,14 +79,15 @@ func main() {
 // gnuTime reports a child's peak RSS (Debian package "time").
 const gnuTime = "/usr/bin/time"
 
-// outDir, procs, runs, base and withGzip are the -out, -procs, -runs,
-// -base and -gzip flags.
+// outDir, procs, runs, base, withGzip and quiet are the -out, -procs,
+// -runs, -base, -gzip and -quiet flags.
 var (
 	outDir   string
 	procs    int
 	runs     int
 	base     string
 	withGzip bool
+	quiet    float64
 )
 
 func defaultOut() string {
@@ -126,8 +128,11 @@ func run(dir, sizes, only, bin string) error {
 	if runs > 1 {
 		fmt.Printf("; %d runs of each: median wall, MB/s and CPU times, best MB/s, largest peak RSS", runs)
 	}
+	if quiet > 0 {
+		fmt.Printf("; each run started when other work kept fewer than %g CPUs busy", quiet)
+	}
 	if base != "" {
-		fmt.Printf("; against %s: median of the runs' ratios of wall and CPU time", base)
+		fmt.Printf("; against %s: median of the runs' ratios of wall and CPU time, and their range", base)
 	}
 	fmt.Printf("\n\n")
 	best, bestRule := "", ""
@@ -151,6 +156,7 @@ func run(dir, sizes, only, bin string) error {
 			var err error
 			for i := range runs {
 				var r, b result
+				waitQuiet()
 				if base != "" && i%2 == 0 { // the base first in every other pair
 					if b, err = measure(base, dir, in, c.args, c.toOut); err != nil {
 						break
@@ -167,8 +173,7 @@ func run(dir, sizes, only, bin string) error {
 				rs = append(rs, r)
 				if base != "" {
 					wallRatios = append(wallRatios, r.wall.Seconds()/b.wall.Seconds())
-					// GNU time counts CPU in hundredths: a tiny run can show 0.
-					cpuRatios = append(cpuRatios, max(r.cpu.Seconds(), 0.01)/max(b.cpu.Seconds(), 0.01))
+					cpuRatios = append(cpuRatios, max(r.cpu.Seconds(), 1e-6)/max(b.cpu.Seconds(), 1e-6))
 				}
 			}
 			if err != nil {
@@ -183,7 +188,7 @@ func run(dir, sizes, only, bin string) error {
 			}
 			fmt.Printf(" %.2f s | %.2f s | %.0f MB | %.1f MB |", r.cpu.Seconds(), r.sys.Seconds(), float64(r.rssKB)/1024, float64(r.out)/1e6)
 			if base != "" {
-				fmt.Printf(" %.3f | %.3f |", median(wallRatios), median(cpuRatios))
+				fmt.Printf(" %s | %s |", ratioSpread(wallRatios), ratioSpread(cpuRatios))
 			}
 			fmt.Println()
 		}
@@ -216,6 +221,15 @@ func summary(rs []result) result {
 	return s
 }
 
+// ratioSpread gives the median of ratios and, of several, their range.
+func ratioSpread(v []float64) string {
+	m := median(v) // sorts v
+	if len(v) == 1 {
+		return fmt.Sprintf("%.3f", m)
+	}
+	return fmt.Sprintf("%.3f (%.2f–%.2f)", m, v[0], v[len(v)-1])
+}
+
 // median sorts v and returns its middle value, the mean of the middle two
 // when there are an even number.
 func median[T ~int64 | ~float64](v []T) T {
@@ -223,8 +237,34 @@ func median[T ~int64 | ~float64](v []T) T {
 	return (v[(len(v)-1)/2] + v[len(v)/2]) / 2
 }
 
+// waitQuiet returns once the machine's CPUs were busy with other work for
+// less than -quiet CPUs' worth during a second (this process only sleeps
+// meanwhile), or at once without -quiet or /proc/stat. On a shared
+// machine the runs then measure what an idle one would give, not how the
+// scheduler shares the CPUs among several busy processes.
+func waitQuiet() {
+	if quiet <= 0 {
+		return
+	}
+	for {
+		before, err := readStat()
+		time.Sleep(time.Second)
+		after, err2 := readStat()
+		if err != nil || err2 != nil || after.total <= before.total {
+			return
+		}
+		idle := float64(after.idle-before.idle) / float64(after.total-before.total)
+		if busy := (1 - idle) * float64(after.cpus); busy < quiet {
+			return
+		}
+	}
+}
+
 // cpuTicks are the whole machine's CPU times from /proc/stat.
-type cpuTicks struct{ total, steal uint64 }
+type cpuTicks struct {
+	total, idle, steal uint64
+	cpus               int // the machine's, whatever this process's affinity
+}
 
 // readStat reads the machine's CPU times (Linux only): steal is the time
 // the hypervisor gave this machine's virtual CPUs to other machines.
@@ -233,7 +273,7 @@ func readStat() (cpuTicks, error) {
 	if err != nil {
 		return cpuTicks{}, err
 	}
-	line, _, _ := strings.Cut(string(b), "\n")
+	line, rest, _ := strings.Cut(string(b), "\n")
 	f := strings.Fields(line)
 	if len(f) < 9 || f[0] != "cpu" {
 		return cpuTicks{}, errors.New("/proc/stat: no cpu line")
@@ -247,8 +287,16 @@ func readStat() (cpuTicks, error) {
 		if i < 8 { // user nice system idle iowait irq softirq steal; guest time is in user
 			t.total += n
 		}
+		if i == 3 || i == 4 { // idle, iowait
+			t.idle += n
+		}
 		if i == 7 {
 			t.steal = n
+		}
+	}
+	for _, l := range strings.Split(rest, "\n") {
+		if len(l) > 3 && strings.HasPrefix(l, "cpu") && l[3] >= '0' && l[3] <= '9' {
+			t.cpus++
 		}
 	}
 	return t, nil
@@ -376,7 +424,7 @@ func measure(bin, dir string, in input, args []string, toOut bool) (result, erro
 	}
 	rss := filepath.Join(dir, "rss.txt")
 	cmd.Path = gnuTime
-	cmd.Args = append([]string{gnuTime, "-f", "%M %U %S", "-o", rss, bin}, append(args, in.path)...)
+	cmd.Args = append([]string{gnuTime, "-f", "%M", "-o", rss, bin}, append(args, in.path)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	start := time.Now()
@@ -384,14 +432,14 @@ func measure(bin, dir string, in input, args []string, toOut bool) (result, erro
 		return result{}, fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
 	}
 	r := result{wall: time.Since(start)}
+	// CPU times from the kernel's accounting of GNU time's process, which
+	// includes the command it waited for, to the microsecond (GNU time
+	// prints hundredths, too coarse for runs of a tenth of a second).
+	r.sys = cmd.ProcessState.SystemTime()
+	r.cpu = cmd.ProcessState.UserTime() + r.sys
 	if b, err := os.ReadFile(rss); err == nil {
-		f := strings.Fields(string(b))
-		if len(f) == 3 {
+		if f := strings.Fields(string(b)); len(f) > 0 {
 			r.rssKB, _ = strconv.ParseInt(f[0], 10, 64)
-			user, _ := strconv.ParseFloat(f[1], 64)
-			sys, _ := strconv.ParseFloat(f[2], 64)
-			r.cpu = time.Duration((user + sys) * float64(time.Second))
-			r.sys = time.Duration(sys * float64(time.Second))
 		}
 	}
 	if st, err := os.Stat(out); err == nil {

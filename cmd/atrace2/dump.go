@@ -15,7 +15,7 @@ type DumpCmd struct {
 
 // Run dumps each trace.
 func (c *DumpCmd) Run(e *env) error {
-	return e.out().Print(func(w io.Writer) error {
+	return e.out().PrintLarge(func(w io.Writer) error {
 		for in, err := range e.d.Inputs(c.Trace) {
 			if err != nil {
 				return err

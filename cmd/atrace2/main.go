@@ -15,6 +15,7 @@ import (
 	"github.com/atrace2/atrace2/internal/cpuprofile"
 	"github.com/atrace2/atrace2/internal/driver"
 	"github.com/atrace2/atrace2/internal/input"
+	"github.com/atrace2/atrace2/internal/memlimit"
 	"github.com/atrace2/atrace2/internal/outfile"
 	"github.com/atrace2/atrace2/internal/rundiff"
 	"github.com/atrace2/atrace2/report"
@@ -61,7 +62,7 @@ report-sample protobuf (and Jetpack Benchmark's StackSamplingTrace), hprof text
 files. TRACE may be - for standard input; gzip input is recognised.`
 
 func main() {
-	setMemoryDefaults() // memlimit.go
+	memlimit.SetDefaults()
 	outfile.HandleSignals()
 	code := run(os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr})
 	if code == exitBrokenPipe {

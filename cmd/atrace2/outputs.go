@@ -25,14 +25,14 @@ var formats = []*outputs.Format{
 		Tree: func(w io.Writer, t *stacks.Tree, o *outputs.Options) error {
 			return pprofout.Write(w, t, pprofout.Options{Version: versionString(), Value: o.Value})
 		}},
-	{Name: "perfetto", What: "Perfetto", Binary: true, Open: &openview.Perfetto, Suffix: ".perfetto-trace",
+	{Name: "perfetto", What: "Perfetto", Binary: true, Large: true, Open: &openview.Perfetto, Suffix: ".perfetto-trace",
 		Terminal: "refusing to write binary Perfetto data to a terminal: use -o %s or redirect stdout",
 		Need:     "Perfetto needs a method trace",
 		Export: func(f *outfile.File, o *outputs.Options) outputs.Exporter {
 			exp := perfetto.New(f, perfetto.Options{ProcessName: o.ProcessName, Value: o.Value})
 			return outputs.Exporter{Out: outputs.PerfettoTimeline(exp, f), Warnings: exp.Warnings}
 		}},
-	{Name: "speedscope", What: "speedscope", Open: &openview.Speedscope, Suffix: ".speedscope.json",
+	{Name: "speedscope", What: "speedscope", Large: true, Open: &openview.Speedscope, Suffix: ".speedscope.json",
 		Terminal: "refusing to write a speedscope profile (one long line of JSON) to a terminal: use -o app.speedscope.json (then open it at https://www.speedscope.app), --open, redirect stdout, or pipe it to speedscope -",
 		Refuse:   speedscope.Refuse,
 		Export: func(f *outfile.File, o *outputs.Options) outputs.Exporter {

@@ -12,15 +12,15 @@
 // (parser.NewGrowingFile): the first read of a regular trace runs beside
 // the decompression instead of after it, and a second read finds the
 // whole copy. Streaming and ART V2 traces, whose summaries are at the
-// end, open once the copy is whole. The reference path, chosen by the
-// unexported switch overlap (off in builds tagged atrace2_reference),
-// copies a stream whole, then decompresses the copy whole, before opening
-// it; gzip within gzip and streams of fewer than 64 bytes always take it.
+// end, open once the copy is whole. The reference path (the opener's
+// copyFirst, set by tests, or the build tag atrace2_reference) copies a
+// stream whole, then decompresses the copy whole, before opening it; gzip
+// within gzip and streams of fewer than 64 bytes always take it.
 // TestOverlapEqualsSpool ties the two.
 //
 // Fast path: gzip is decompressed with github.com/klauspost/compress/gzip,
 // about 1.4 times as fast as compress/gzip on traces. The reference path is
-// compress/gzip, chosen by the unexported switch fastGzip (off in builds
-// tagged atrace2_reference); TestGzipReaders ties the two. The parser
-// itself imports the standard library only.
+// compress/gzip (the opener's stdGzip, or the build tag);
+// TestGzipReaders ties the two. The parser itself imports no compression
+// library.
 package input

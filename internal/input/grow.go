@@ -13,13 +13,12 @@ import (
 	"github.com/atrace2/atrace2/parser"
 )
 
-// overlap decompresses a gzip trace on a goroutine of its own into a spool
-// that the parser reads as it grows (parser.NewGrowingFile), so that the
-// first read of the records runs beside the decompression instead of
-// after it. The reference decompresses the whole stream into the spool
-// first and then opens it. Tests set it; builds tagged atrace2_reference
-// turn it off. TestOverlapEqualsSpool ties the two.
-var overlap = !referenceOnly
+// A gzip trace, or a stream, is decompressed or copied on a goroutine of
+// its own into a spool that the parser reads as it grows
+// (parser.NewGrowingFile), so that the first read of the records runs
+// beside the decompression instead of after it. The reference (copyFirst)
+// decompresses the whole stream into the spool first and then opens it.
+// TestOverlapEqualsSpool ties the two.
 
 // wakeSlack is how much more than it asked for a reader that has to wait
 // waits for: when the decompression is slower than the conversion, the

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/atrace2/atrace2/internal/reference"
 	"github.com/atrace2/atrace2/parser"
 	"github.com/atrace2/atrace2/pftrace"
 	"github.com/atrace2/atrace2/samples"
@@ -40,6 +41,11 @@ type Opener struct {
 	peeked *bufio.Reader // stdin after a peek, when it is not a regular file
 	pipes  map[string]*pipe
 	labels map[string]string // Label
+
+	// copyFirst and stdGzip take the reference paths (see the package
+	// doc), as the build tag atrace2_reference does for every opener:
+	// the tests compare the two (TestOverlapEqualsSpool, TestGzipReaders).
+	copyFirst, stdGzip bool
 }
 
 // Label names the input at path name in messages and outputs (a method
@@ -289,7 +295,7 @@ func (s *Source) OpenTrace(opt parser.Options, progress func(done, total int64))
 }
 
 func (s *Source) openTrace(opt parser.Options, progress func(done, total int64)) (*Trace, error) {
-	d := &data{progress: progress}
+	d := &data{progress: progress, copyFirst: reference.Only || s.o.copyFirst, stdGzip: reference.Only || s.o.stdGzip}
 	if err := s.o.acquire(s.Arg, d); err != nil {
 		d.Close()
 		return nil, err

@@ -28,7 +28,12 @@ type data struct {
 
 	compressed bool     // the input was gzip
 	gzipWarn   string   // the gzip stream was damaged
-	grow       *growing // the spool is still being written (overlap)
+	grow       *growing // the spool is still being written (see grow.go)
+
+	// copyFirst and stdGzip take the reference paths (see the package
+	// doc): the opener's choice, or every data's under the build tag
+	// atrace2_reference.
+	copyFirst, stdGzip bool
 
 	progress func(done, total int64)
 }
@@ -242,14 +247,14 @@ func (d *data) gunzip(layer int) error {
 }
 
 // gunzipFrom decompresses the gzip stream r, the input's layer of gzip,
-// into a copy: a growing one (overlap) for the first layer, else a whole
+// into a copy: a growing one (grow.go) for the first layer, else a whole
 // one, which is unwrapped again when it holds gzip too.
 func (d *data) gunzipFrom(r io.Reader, layer int) error {
-	zr, err := newGzipReader(r)
+	zr, err := d.newGzipReader(r)
 	if err != nil {
 		return fmt.Errorf("gzip: %w", err)
 	}
-	if overlap && layer == 0 {
+	if !d.copyFirst && layer == 0 {
 		br := bufio.NewReaderSize(zr, 64<<10)
 		g, err := d.startGrowing(br, true)
 		if g != nil || err != nil {
@@ -279,12 +284,13 @@ func (d *data) gunzipFrom(r io.Reader, layer int) error {
 }
 
 // stream makes a stream that can be read only once (standard input that
-// is not a regular file, a pipe) readable at any offset. The reference
-// copies it whole and then decompresses the copy if it is gzip; with
-// overlap, gzip is decompressed straight from the stream, and either is
-// copied on a goroutine of its own while the parser reads the copy.
+// is not a regular file, a pipe) readable at any offset. gzip is
+// decompressed straight from the stream, and either is copied on a
+// goroutine of its own while the parser reads the copy (grow.go); the
+// reference (copyFirst) copies it whole and then decompresses the copy if
+// it is gzip.
 func (d *data) stream(r io.Reader) error {
-	if !overlap {
+	if d.copyFirst {
 		if err := d.spool(r, -1); err != nil {
 			return err
 		}
@@ -302,17 +308,13 @@ func (d *data) stream(r io.Reader) error {
 	return d.spool(br, 0) // a stream of fewer than 64 bytes
 }
 
-// fastGzip chooses klauspost/compress's gzip reader, about 1.4 times as
-// fast as the standard library's at decompressing traces (see
-// docs/performance.md), over the reference, compress/gzip. Tests set it;
-// builds tagged atrace2_reference turn it off. TestGzipReaders ties the
-// two.
-var fastGzip = !referenceOnly
-
-// newGzipReader opens a gzip stream with the chosen reader.
-func newGzipReader(r io.Reader) (io.Reader, error) {
-	if fastGzip {
-		return gzip.NewReader(r)
+// newGzipReader opens a gzip stream with klauspost/compress's gzip
+// reader, about 1.4 times as fast as the standard library's at
+// decompressing traces (see docs/performance.md), or with the reference,
+// compress/gzip (stdGzip). TestGzipReaders ties the two.
+func (d *data) newGzipReader(r io.Reader) (io.Reader, error) {
+	if d.stdGzip {
+		return stdgzip.NewReader(r)
 	}
-	return stdgzip.NewReader(r)
+	return gzip.NewReader(r)
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"runtime"
 	"sync"
+
+	"github.com/atrace2/atrace2/internal/reference"
 )
 
 // bufferedWriter is what commands write their output through.
@@ -13,25 +15,19 @@ type bufferedWriter interface {
 	Flush() error
 }
 
-// asyncWrites chooses the fast path, asyncWriter, over the reference
-// path, a bufio.Writer (see the package doc). Tests set it; builds tagged
-// atrace2_reference turn it off.
-var asyncWrites = !referenceOnly
-
-// newBuffered buffers w, writing on a goroutine of its own when there is
-// more than one CPU.
-func newBuffered(w io.Writer) bufferedWriter {
-	if asyncWrites && runtime.GOMAXPROCS(0) > 1 {
+// newBuffered buffers w: with writeBehind (Options.WriteBehind) and more
+// than one CPU through asyncWriter, the fast path, else through a
+// bufio.Writer, its reference (see the package doc).
+func newBuffered(w io.Writer, writeBehind bool) bufferedWriter {
+	if writeBehind && !reference.Only && runtime.GOMAXPROCS(0) > 1 {
 		return newAsyncWriter(w)
 	}
 	return bufio.NewWriterSize(w, 256<<10)
 }
 
 // asyncWriter hands full chunks to a goroutine that writes them, so that a
-// command formats its next chunk while the kernel copies the last: writing
-// the 1-3 GB of Perfetto or speedscope output of a 1 GB trace cost as much
-// as converting it on a machine with slow page allocation. A few chunks
-// circulate, so memory stays fixed.
+// command formats its next chunk while the kernel copies the last. A few
+// chunks circulate, so memory stays fixed.
 type asyncWriter struct {
 	w    io.Writer
 	buf  []byte

@@ -1,6 +1,7 @@
 package outfile
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -92,10 +93,11 @@ func TestAsyncWriterShortWrite(t *testing.T) {
 // bytes.
 func TestAsyncMatchesBufio(t *testing.T) {
 	write := func(async bool) []byte {
-		defer func(old bool) { asyncWrites = old }(asyncWrites)
-		asyncWrites = async
 		var got bytes.Buffer
-		o := &File{bufferedWriter: newBuffered(&got)}
+		o := &File{bufferedWriter: bufio.NewWriterSize(&got, 256<<10)}
+		if async {
+			o.bufferedWriter = newAsyncWriter(&got)
+		}
 		defer o.stop()
 		rng := rand.New(rand.NewPCG(5, 6))
 		for i := range 40 {

@@ -20,10 +20,11 @@
 // (File.Rewinder, which the Perfetto exporter uses when it must read the
 // trace twice).
 //
-// Fast paths: with more than one CPU an output is buffered by a writer
-// that hands full chunks to a goroutine of its own (asyncWriter), so that
-// formatting the next chunk overlaps the kernel's copy of the last. The
-// reference path is a plain bufio.Writer, chosen by the unexported switch
-// asyncWrites (off in builds tagged atrace2_reference). TestAsyncWriter and
-// TestAsyncMatchesBufio tie the two: the same writes give the same bytes.
+// Fast path: an output created with Options.WriteBehind, with more than one
+// CPU, is buffered by a writer that hands full chunks to a goroutine of its
+// own (asyncWriter), so that formatting the next chunk overlaps the
+// kernel's copy of the last. The reference path, every other output's and
+// every output's under the build tag atrace2_reference, is a plain
+// bufio.Writer. TestAsyncWriter and TestAsyncMatchesBufio tie the two: the
+// same writes give the same bytes.
 package outfile

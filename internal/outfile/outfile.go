@@ -46,6 +46,12 @@ type Options struct {
 	Inputs *Inputs
 	// Progress, when set, is told of the writing (a progress line).
 	Progress Progress
+	// WriteBehind writes the output on a goroutine of its own (with more
+	// than one CPU), so that formatting the next chunk overlaps the
+	// kernel's copy of the last. It pays for outputs about as large as
+	// their input (Perfetto, speedscope, dump), not for smaller ones
+	// (docs/performance.md §3.10).
+	WriteBehind bool
 }
 
 // Progress follows the writing of an output.
@@ -85,7 +91,7 @@ func Create(path string, opt Options) (*File, error) {
 			pending.addStdout(fresh, base)
 			w = lockedWriter{fresh}
 		}
-		return &File{bufferedWriter: newBuffered(&namedWriter{w, stdoutName, true, opt.Progress}),
+		return &File{bufferedWriter: newBuffered(&namedWriter{w, stdoutName, true, opt.Progress}, opt.WriteBehind),
 			fresh: fresh, base: base, null: isNull(opt.Stdout), name: stdoutName, prog: opt.Progress}, nil
 	}
 	if err := opt.Inputs.Check(path, opt.What); err != nil {
@@ -103,7 +109,7 @@ func Create(path string, opt Options) (*File, error) {
 			f.Close()
 			return nil, refusef("refusing to write binary %s data to the terminal %s: use a file", opt.What, path)
 		}
-		return &File{bufferedWriter: newBuffered(&namedWriter{f, path, false, opt.Progress}), direct: f, final: path,
+		return &File{bufferedWriter: newBuffered(&namedWriter{f, path, false, opt.Progress}, opt.WriteBehind), direct: f, final: path,
 			null: isNull(f), name: path, prog: opt.Progress}, nil
 	}
 	name := path
@@ -126,7 +132,7 @@ func Create(path string, opt Options) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating %s: %w", name, pathErr(err))
 	}
-	return &File{bufferedWriter: newBuffered(&namedWriter{tmp, name, false, opt.Progress}), tmp: tmp, final: path,
+	return &File{bufferedWriter: newBuffered(&namedWriter{tmp, name, false, opt.Progress}, opt.WriteBehind), tmp: tmp, final: path,
 		name: name, old: old, prog: opt.Progress}, nil
 }
 

@@ -6,8 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/atrace2/atrace2/internal/reference"
 )
 
 func TestOutputIsAtomic(t *testing.T) {
@@ -49,7 +52,7 @@ func TestOutputRewinder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := &File{bufferedWriter: newBuffered(f), final: f.Name()}
+		o := &File{bufferedWriter: newBuffered(f, false), final: f.Name()}
 		if kind == "temporary file" {
 			o.tmp = f
 		} else {
@@ -69,7 +72,7 @@ func TestOutputRewinder(t *testing.T) {
 			t.Errorf("%s: %q after a rewind, want %q", kind, got, "kept")
 		}
 	}
-	o := &File{bufferedWriter: newBuffered(&bytes.Buffer{})}
+	o := &File{bufferedWriter: newBuffered(&bytes.Buffer{}, false)}
 	defer o.stop()
 	if o.Rewinder() != nil {
 		t.Error("a buffer can be taken back")
@@ -140,14 +143,16 @@ func (c *countProgress) Done() { c.mu.Lock(); c.dones++; c.mu.Unlock() }
 // TestProgress: an output's Progress is told of every byte written, on
 // both writers, and Done once, at Commit or at Abort, with no write after.
 func TestProgress(t *testing.T) {
-	defer func(a bool) { asyncWrites = a }(asyncWrites)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))) // WriteBehind needs two
 	for _, async := range []bool{false, true} {
-		asyncWrites = async
 		for _, commit := range []bool{true, false} {
 			var c countProgress
-			out, err := Create(filepath.Join(t.TempDir(), "out"), Options{What: "test", Progress: &c})
+			out, err := Create(filepath.Join(t.TempDir(), "out"), Options{What: "test", Progress: &c, WriteBehind: async})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if _, ok := out.bufferedWriter.(*asyncWriter); ok != (async && !reference.Only) {
+				t.Fatalf("WriteBehind %v: an asyncWriter %v", async, ok)
 			}
 			data := bytes.Repeat([]byte("x"), 3<<20+5)
 			for i := 0; i < len(data); i += 1000 {

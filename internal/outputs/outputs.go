@@ -43,7 +43,11 @@ type Format struct {
 	Terminal string
 	TermMax  int
 	Open     *openview.Viewer // the web viewer --open opens it in, if any
-	Suffix   string           // the file name suffix --open's temporary file takes
+	// Large is an output about as large as the trace (Perfetto,
+	// speedscope), written from a goroutine of its own: that pays for such
+	// outputs only (outfile.Options.WriteBehind).
+	Large  bool
+	Suffix string // the file name suffix --open's temporary file takes
 	// Need says why an input without a timeline is refused, for a format
 	// that only the event stream makes.
 	Need string
@@ -146,15 +150,26 @@ func (wr *Writer) Protect(ins []input.Arg) {
 // Create opens an output of the run (outfile.Create): path "" or "-" is
 // standard output, and no input may be written over.
 func (wr *Writer) Create(path string, binary bool, what string) (*outfile.File, error) {
+	return wr.create(path, outfile.Options{What: what, Binary: binary})
+}
+
+func (wr *Writer) create(path string, opt outfile.Options) (*outfile.File, error) {
 	if outfile.SamePath(path, wr.CPUProfile) {
-		return nil, driver.Usagef("refusing to write the %s output over the --cpu-profile file %s", what, wr.CPUProfile)
+		return nil, driver.Usagef("refusing to write the %s output over the --cpu-profile file %s", opt.What, wr.CPUProfile)
 	}
-	return outfile.Create(path, outfile.Options{What: what, Binary: binary, Stdout: wr.Stdout, Inputs: wr.Inputs, Progress: wr.Progress})
+	opt.Stdout, opt.Inputs, opt.Progress = wr.Stdout, wr.Inputs, wr.Progress
+	return outfile.Create(path, opt)
 }
 
 // Print writes a report to standard output with write, and keeps it.
-func (wr *Writer) Print(write func(w io.Writer) error) error {
-	out, err := wr.Create("-", false, "")
+func (wr *Writer) Print(write func(w io.Writer) error) error { return wr.print(false, write) }
+
+// PrintLarge is Print for a report about as large as the trace (dump),
+// written from a goroutine of its own as a Large format is.
+func (wr *Writer) PrintLarge(write func(w io.Writer) error) error { return wr.print(true, write) }
+
+func (wr *Writer) print(large bool, write func(w io.Writer) error) error {
+	out, err := wr.create("-", outfile.Options{WriteBehind: large})
 	if err != nil {
 		return err
 	}
@@ -245,7 +260,7 @@ func (wr *Writer) Write(in *driver.Input, reqs []Request, o *Options) (warnings 
 	var said []func() []string
 	var short []*termBuffer
 	for _, r := range reqs {
-		f, err := wr.Create(r.Path, r.Format.Binary, r.Format.What)
+		f, err := wr.create(r.Path, outfile.Options{What: r.Format.What, Binary: r.Format.Binary, WriteBehind: r.Format.Large})
 		if err != nil {
 			return nil, err
 		}

@@ -1,7 +1,0 @@
-//go:build !atrace2_reference
-
-package input
-
-// referenceOnly is set by the atrace2_reference build tag, which turns
-// every fast path off.
-const referenceOnly = false
