@@ -218,6 +218,40 @@ func TestStackSampleWindow(t *testing.T) {
 	diffCounts(t, "window", foldedCounts(t, out), want)
 }
 
+// TestStackSampleMainThread: --thread main keeps the app's main thread,
+// the one whose tid is the pid, although the app named it after its
+// package (as Android does), and the focus line says why; folded then has
+// exactly that thread's samples. An app thread with "main" in its name
+// would match the pattern too: the generated app has none.
+func TestStackSampleMainThread(t *testing.T) {
+	data, exp := threeApps.Perfetto()
+	path := writeFile(t, "app.perfetto-trace", data)
+	best := mostSamples(exp)
+	want := map[tracegen.StackCount]int64{}
+	for k, n := range exp.Counts {
+		if k.PID == best && k.TID == best {
+			want[tracegen.StackCount{TID: k.TID, Stack: shown(k.Stack)}] += n
+		}
+	}
+	if len(want) == 0 {
+		t.Fatalf("the generator's app (pid %d) has no samples on its main thread", best)
+	}
+	code, out, errOut := runCLI(t, nil, "folded", "--thread", "main", path)
+	if code != 0 {
+		t.Fatalf("exit %d %s", code, errOut)
+	}
+	diffCounts(t, "--thread main", foldedCounts(t, out), want)
+	threads := map[int64]bool{}
+	for k := range exp.Counts {
+		if k.PID == best {
+			threads[k.TID] = true
+		}
+	}
+	if line := fmt.Sprintf("focus: 1 of %d threads (--thread main; %q is the main thread: its tid is the pid)", len(threads), exp.Threads[best]); !strings.Contains(errOut, line) {
+		t.Errorf("stderr lacks %q:\n%s", line, errOut)
+	}
+}
+
 // timelineExpect is what a thread's samples make of a timeline: the
 // times at which its stack changes (a sample whose stack differs from
 // the one before it, or that follows an idle gap longer than the period;

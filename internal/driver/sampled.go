@@ -72,7 +72,7 @@ func (in *Input) readSampled(timeline bool) (*stacks.Tree, *samples.Profile, err
 		if picked.kept == 0 {
 			return nil, nil, in.noThreadMatches(picked.total, "samples", picked.seen)
 		}
-		fs = stream.FocusStats{ThreadPatterns: o.Flags.Threads, ThreadsKept: picked.kept, ThreadsTotal: picked.total}
+		fs = stream.FocusStats{ThreadPatterns: o.Flags.Threads, ThreadsKept: picked.kept, ThreadsTotal: picked.total, MainByPID: picked.mainByPID}
 	default:
 		kept, total, err := in.focusThreads(p)
 		if err != nil {
@@ -248,16 +248,20 @@ type threadPick struct {
 	filter      *focus.ThreadFilter
 	kept, total int
 	seen        []threadLabel
+	mainByPID   string // the thread --thread main kept for its tid being the pid
 }
 
 func (tp *threadPick) keep(th *samples.Thread) bool {
 	tp.total++
 	tp.seen = append(tp.seen, threadLabel{th.ThreadName(), th.TID})
-	if tp.filter.Keep(th.TID, th.ThreadName()) {
-		tp.kept++
-		return true
+	keep, byPID := tp.filter.KeepInProcess(th.TID, th.PID, th.ThreadName())
+	if byPID {
+		tp.mainByPID = th.ThreadName()
 	}
-	return false
+	if keep {
+		tp.kept++
+	}
+	return keep
 }
 
 // focusThreads applies --thread to a sampled profile: an ART profile has
