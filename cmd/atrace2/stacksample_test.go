@@ -645,3 +645,46 @@ func TestStackSampleRuns(t *testing.T) {
 		t.Errorf("diff: exit %d %s\n%.1500s\nwant %q and a row regressed %s → %s", code, errOut, out, total, median(oldRun), median(newRun))
 	}
 }
+
+// TestStackSampleWindowPastEnd: on stack samples (Perfetto, simpleperf) as
+// on method traces, a window that ends past the trace's last sample warns
+// in one line naming the trace's span and keeps the samples to the end,
+// and its focus line shows the window as kept; one that starts past it is
+// refused, naming the span.
+func TestStackSampleWindowPastEnd(t *testing.T) {
+	pf, pexp := threeApps.Perfetto()
+	sp, sexp := tracegen.SimpleperfProfile{Seed: 3, Samples: 2000, Hz: 100}.Simpleperf()
+	for _, c := range []struct {
+		name string
+		data []byte
+		exp  *tracegen.StackExpect
+	}{{"app.perfetto-trace", pf, pexp}, {"app.simpleperf.trace", sp, sexp}} {
+		path := writeFile(t, c.name, c.data)
+		var end int64 // the span: from the file's first sample to its last, of any process
+		for _, s := range c.exp.Samples {
+			end = max(end, s.Time-c.exp.FirstNs)
+		}
+		if end < 1_000_000_000 {
+			t.Fatalf("%s: the generated samples span %d ns, want a second or more", c.name, end)
+		}
+		from := end / 2 / 1000 // µs
+		span := units.Duration(end)
+		code, out, errOut := runCLI(t, nil, "folded", "--from", fmt.Sprintf("%dus", from), "--to", "1h", path)
+		_, want, _ := runCLI(t, nil, "folded", "-q", "--from", fmt.Sprintf("%dus", from), path)
+		if code != exitOK || out != want || want == "" {
+			t.Errorf("%s: exit %d, folded of %d bytes; want 0 and the %d bytes of the window to the end", c.name, code, len(out), len(want))
+		}
+		warn := fmt.Sprintf("%s: warning: --to 1h is past the trace, which spans 0 to %s: the window keeps %s to %s\n",
+			c.name, span, units.Duration(from*1000), span)
+		if !strings.Contains(errOut, warn) || !strings.Contains(errOut, fmt.Sprintf("focus: window %s to %s: ", units.Duration(from*1000), span)) {
+			t.Errorf("%s: stderr %q, want %q and the window as kept in the focus line", c.name, errOut, warn)
+		}
+		if _, _, errOut := runCLI(t, nil, "folded", "--from", fmt.Sprintf("%dus", from), path); strings.Contains(errOut, "past the trace") {
+			t.Errorf("%s: a window inside the trace warns: %q", c.name, errOut)
+		}
+		code, out, errOut = runCLI(t, nil, "folded", "--from", "1h", path)
+		if want := fmt.Sprintf("atrace2: %s: --from 1h is past the trace, which spans 0 to %s: nothing to keep\n", path, span); code != exitError || out != "" || errOut != want {
+			t.Errorf("%s: --from 1h: exit %d, stdout %d bytes, stderr %q; want %d, nothing and %q", c.name, code, len(out), errOut, exitError, want)
+		}
+	}
+}
