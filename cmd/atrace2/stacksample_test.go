@@ -688,3 +688,30 @@ func TestStackSampleWindowPastEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestStackSampleDiffWithMethodTrace: diff refuses to compare a method
+// trace's measured thread CPU time with the CPU time stack samples stand
+// for, in both its forms (OLD NEW, --old/--new), as it refuses traces with
+// no clock in common; two profiles of stack samples compare.
+func TestStackSampleDiffWithMethodTrace(t *testing.T) {
+	data, _ := threeApps.Perfetto()
+	pf := writeFile(t, "app.perfetto-trace", data)
+	for _, c := range []struct {
+		args     []string
+		old, cur string
+	}{
+		{[]string{"diff", "-q", sample, pf}, sample, pf},
+		{[]string{"diff", "-q", "--old", sample, "--new", pf}, sample, pf},
+		{[]string{"diff", "-q", "--old", pf, pf, "--new", sample, sample}, pf, sample},
+	} {
+		args, old, cur := c.args, c.old, c.cur
+		kind := map[string]string{sample: "measured cpu times", pf: "cpu times estimated from its samples"}
+		want := fmt.Sprintf("atrace2: %s has %s and %s %s: no clock in common to compare\n", old, kind[old], cur, kind[cur])
+		if code, out, errOut := runCLI(t, nil, args...); code != exitError || out != "" || errOut != want {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q; want %d, nothing and %q", args, code, len(out), errOut, exitError, want)
+		}
+	}
+	if code, out, errOut := runCLI(t, nil, "diff", "-q", pf, pf); code != exitOK || !strings.Contains(out, "total samples") {
+		t.Errorf("diff of two stack-sample profiles: exit %d, stderr %q, stdout:\n%s", code, errOut, out)
+	}
+}
