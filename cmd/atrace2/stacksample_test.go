@@ -513,7 +513,7 @@ func TestStackSampleRefusals(t *testing.T) {
 			}
 		}
 		code, _, errOut := runCLI(t, nil, args...)
-		want := "atrace2: " + emptyPath + ": no CPU stack samples: the trace holds 5 packets (2 packets of sequence state only (interned data, defaults), 1 clock snapshots, 1 packages lists, 1 process trees); ui.perfetto.dev opens it\n"
+		want := "atrace2: " + emptyPath + ": no CPU stack samples: the trace holds 5 packets (2 packets of sequence state only (interned data, defaults), 1 clock snapshot, 1 packages list, 1 process tree); ui.perfetto.dev opens it\n"
 		if code != exitError || errOut != want {
 			t.Errorf("%v: exit %d %q\nwant %q", args, code, errOut, want)
 		}
