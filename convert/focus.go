@@ -81,7 +81,7 @@ func newFocusChain(opt *Options, t *stream.Trace, exps []stream.Exporter) *focus
 	if w := opt.Window; w != nil {
 		e = focus.NewWindow(e, *w)
 		t.Focus.Window, t.Focus.From, t.Focus.To = true, w.From, w.To
-		if w.To == focus.NoEnd {
+		if w.To > t.WallEnd { // NoEnd, or a window past the end: what it keeps
 			t.Focus.To = t.WallEnd
 		}
 	}

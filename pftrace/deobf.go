@@ -2,10 +2,10 @@ package pftrace
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/atrace2/atrace2/internal/pbread"
+	"github.com/atrace2/atrace2/internal/units"
 	"github.com/atrace2/atrace2/samples"
 )
 
@@ -210,9 +210,11 @@ func packageFromApp(rest string) (string, bool) {
 	return pkg, true
 }
 
+// plural counts n things, in words for one or for several: "1 frame was",
+// "1,024 frames were".
 func plural(n int64, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return strconv.FormatInt(n, 10) + " " + many
+	return units.Count(n) + " " + many
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/atrace2/atrace2/internal/profbuild"
+	"github.com/atrace2/atrace2/internal/units"
 )
 
 // ErrNotPerfetto is wrapped by Read's error for input that is no Perfetto
@@ -58,7 +59,7 @@ type NoSamplesError struct {
 
 // Kind is a kind of packet content and how many packets hold it.
 type Kind struct {
-	Name  string // for example "ftrace event bundles"
+	Name  string // for example "ftrace event bundles" ("ftrace event bundle" for a Count of 1)
 	Count int64
 }
 
@@ -68,27 +69,31 @@ func (e *NoSamplesError) Error() string {
 	if e.Packets == 0 {
 		b.WriteString("no packet")
 	} else {
-		fmt.Fprintf(&b, "%d packets", e.Packets)
+		b.WriteString(plural(e.Packets, "packet", "packets"))
 		if len(e.Kinds) > 0 {
 			b.WriteString(" (")
 			for i, k := range e.Kinds {
 				if i == 5 {
-					fmt.Fprintf(&b, ", %d more kinds", len(e.Kinds)-i)
+					fmt.Fprintf(&b, ", %s", plural(int64(len(e.Kinds)-i), "more kind", "more kinds"))
 					break
 				}
 				if i > 0 {
 					b.WriteString(", ")
 				}
-				fmt.Fprintf(&b, "%d %s", k.Count, k.Name)
+				fmt.Fprintf(&b, "%s %s", units.Count(k.Count), k.Name)
 			}
 			b.WriteString(")")
 		}
 	}
 	if e.Skipped > 0 {
-		fmt.Fprintf(&b, "; %d samples could not be read (%s)", e.Skipped, e.Reason)
+		fmt.Fprintf(&b, "; %s not be read (%s)", plural(e.Skipped, "sample could", "samples could"), e.Reason)
 	}
 	if e.ZstdBundles > 0 {
-		fmt.Fprintf(&b, "; %d bundles of zstd-compressed packets were not read", e.ZstdBundles)
+		were := "were"
+		if e.ZstdBundles == 1 {
+			were = "was"
+		}
+		fmt.Fprintf(&b, "; %s of zstd-compressed packets %s not read", plural(e.ZstdBundles, "bundle", "bundles"), were)
 	}
 	b.WriteString("; ui.perfetto.dev opens it")
 	return b.String()

@@ -165,7 +165,7 @@ func TestNoSamples(t *testing.T) {
 	data = packet(data, []byte{0x5a, 0x00, 0x50, 0x01}) // a track event on sequence 1
 	data = packet(data, []byte{0x5a, 0x00, 0x50, 0x01})
 	_, err := pftrace.Read(bytes.NewReader(data), pftrace.Options{})
-	want := "no CPU stack samples: the trace holds 3 packets (2 track events, 1 clock snapshots); ui.perfetto.dev opens it"
+	want := "no CPU stack samples: the trace holds 3 packets (2 track events, 1 clock snapshot); ui.perfetto.dev opens it"
 	if err == nil || err.Error() != want {
 		t.Fatalf("error %v, want %q", err, want)
 	}
@@ -247,8 +247,28 @@ func TestBundles(t *testing.T) {
 	}
 	zstd := packet(packet(nil, msg(nil).v(8, 1)), msg(nil).b(133, []byte{0x28, 0xb5, 0x2f, 0xfd}))
 	_, err = pftrace.Read(bytes.NewReader(zstd), pftrace.Options{})
-	want := "no CPU stack samples: the trace holds 1 packets (1 packets of sequence state only (interned data, defaults)); 1 bundles of zstd-compressed packets were not read; ui.perfetto.dev opens it"
+	want := "no CPU stack samples: the trace holds 1 packet (1 packet of sequence state only (interned data, defaults)); 1 bundle of zstd-compressed packets was not read; ui.perfetto.dev opens it"
 	if err == nil || err.Error() != want {
 		t.Fatalf("error %v, want %q", err, want)
+	}
+}
+
+// TestNoSamplesCounts: the error's counts agree with their nouns and have
+// thousands separators.
+func TestNoSamplesCounts(t *testing.T) {
+	for _, c := range []struct {
+		e    pftrace.NoSamplesError
+		want string
+	}{
+		{pftrace.NoSamplesError{Packets: 26785, Kinds: []pftrace.Kind{{"track events", 26784}, {"clock snapshot", 1}}, Skipped: 1, Reason: "no clock", ZstdBundles: 2},
+			"no CPU stack samples: the trace holds 26,785 packets (26,784 track events, 1 clock snapshot); 1 sample could not be read (no clock); 2 bundles of zstd-compressed packets were not read; ui.perfetto.dev opens it"},
+		{pftrace.NoSamplesError{Packets: 1, Kinds: []pftrace.Kind{{"packet of field 999", 1}}, Skipped: 1500, Reason: "no clock"},
+			"no CPU stack samples: the trace holds 1 packet (1 packet of field 999); 1,500 samples could not be read (no clock); ui.perfetto.dev opens it"},
+		{pftrace.NoSamplesError{Packets: 7, Kinds: []pftrace.Kind{{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}, {"e", 1}, {"f", 1}}},
+			"no CPU stack samples: the trace holds 7 packets (1 a, 1 b, 1 c, 1 d, 1 e, 1 more kind); ui.perfetto.dev opens it"},
+	} {
+		if got := c.e.Error(); got != c.want {
+			t.Errorf("got  %q\nwant %q", got, c.want)
+		}
 	}
 }

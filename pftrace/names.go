@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/atrace2/atrace2/internal/pbread"
+	"github.com/atrace2/atrace2/internal/units"
 )
 
 // Name priorities: a process tree (linux.process_stats reading /proc)
@@ -206,46 +207,60 @@ func (rd *reader) packagesList(m pbread.Msg) error {
 	return m.Err
 }
 
-// kindNames name what packets hold, by the field number of their content.
-var kindNames = map[uint32]string{
-	0:   "packets of sequence state only (interned data, defaults)",
-	1:   "ftrace event bundles",
-	2:   "process trees",
-	5:   "Chrome event bundles",
-	6:   "clock snapshots",
-	7:   "system stats",
-	9:   "process stats",
-	11:  "track events",
-	33:  "trace configs",
-	34:  "ftrace stats",
-	35:  "trace stats",
-	36:  "synchronization markers",
-	37:  "heap profiles",
-	39:  "Android log packets",
-	43:  "process descriptors",
-	44:  "thread descriptors",
-	45:  "system info packets",
-	46:  "triggers",
-	47:  "packages lists",
-	49:  "Perfetto metatrace packets",
-	54:  "streaming profile packets",
-	56:  "Java heap graphs",
-	60:  "track descriptors",
-	61:  "module symbols",
-	64:  "deobfuscation mappings",
-	66:  "perf samples",
-	67:  "CPU info packets",
-	68:  "smaps packets",
-	69:  "service events",
-	89:  "trace UUIDs",
-	135: "stack samples",
+// kindNames name what packets hold, by the field number of their content:
+// the name of one, and of several.
+var kindNames = map[uint32][2]string{
+	0:   {"packet of sequence state only (interned data, defaults)", "packets of sequence state only (interned data, defaults)"},
+	1:   {"ftrace event bundle", "ftrace event bundles"},
+	2:   {"process tree", "process trees"},
+	5:   {"Chrome event bundle", "Chrome event bundles"},
+	6:   {"clock snapshot", "clock snapshots"},
+	7:   {"system stats packet", "system stats"},
+	9:   {"process stats packet", "process stats"},
+	11:  {"track event", "track events"},
+	33:  {"trace config", "trace configs"},
+	34:  {"ftrace stats packet", "ftrace stats"},
+	35:  {"trace stats packet", "trace stats"},
+	36:  {"synchronization marker", "synchronization markers"},
+	37:  {"heap profile", "heap profiles"},
+	39:  {"Android log packet", "Android log packets"},
+	43:  {"process descriptor", "process descriptors"},
+	44:  {"thread descriptor", "thread descriptors"},
+	45:  {"system info packet", "system info packets"},
+	46:  {"trigger", "triggers"},
+	47:  {"packages list", "packages lists"},
+	49:  {"Perfetto metatrace packet", "Perfetto metatrace packets"},
+	54:  {"streaming profile packet", "streaming profile packets"},
+	56:  {"Java heap graph", "Java heap graphs"},
+	60:  {"track descriptor", "track descriptors"},
+	61:  {"module symbol", "module symbols"},
+	64:  {"deobfuscation mapping", "deobfuscation mappings"},
+	66:  {"perf sample", "perf samples"},
+	67:  {"CPU info packet", "CPU info packets"},
+	68:  {"smaps packet", "smaps packets"},
+	69:  {"service event", "service events"},
+	89:  {"trace UUID", "trace UUIDs"},
+	135: {"stack sample", "stack samples"},
 }
 
-func kindName(num uint32) string {
-	if n, ok := kindNames[num]; ok {
-		return n
+// kindName names n packets of content num.
+func kindName(num uint32, n int64) string {
+	names, ok := kindNames[num]
+	if !ok {
+		names = [2]string{fmt.Sprintf("packet of field %d", num), fmt.Sprintf("packets of field %d", num)}
 	}
-	return fmt.Sprintf("packets of field %d", num)
+	if n == 1 {
+		return names[0]
+	}
+	return names[1]
+}
+
+// pick is one when n is 1, else many: the words that agree with a count.
+func pick(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // notes tells, once, what the reader skipped or could not use.
@@ -253,54 +268,62 @@ func (rd *reader) notes() {
 	st := &rd.st
 	b := rd.b
 	if st.invalidSkipped > 0 {
-		b.Note("%d stack samples were skipped: their sequence's interned data was lost (a packet dropped before them) or never started (no SEQ_INCREMENTAL_STATE_CLEARED yet), as trace_processor skips them", st.invalidSkipped)
+		n := st.invalidSkipped
+		b.Note("%s skipped: %s sequence's interned data was lost (a packet dropped before %s) or never started (no SEQ_INCREMENTAL_STATE_CLEARED yet), as trace_processor skips %[3]s",
+			plural(n, "stack sample was", "stack samples were"), pick(n, "its", "their"), pick(n, "it", "them"))
 	}
 	for _, id := range slices.Sorted(maps.Keys(st.clockDropped)) {
 		n := st.clockDropped[id]
 		if id == 0 {
-			b.Note("%d stack samples were skipped: their timestamps are on a sequence-scoped clock but they have no sequence", n)
+			b.Note("%s skipped: %s on a sequence-scoped clock but %s no sequence", plural(n, "stack sample was", "stack samples were"),
+				pick(n, "its timestamp is", "their timestamps are"), pick(n, "it has", "they have"))
 			continue
 		}
-		b.Note("%d stack samples were skipped: no clock snapshot relates their clock (%s) to the trace clock (%s), and no offset is assumed", n, clockName(id), clockName(rd.clocks.trace.id))
+		b.Note("%s skipped: no clock snapshot relates %s clock (%s) to the trace clock (%s), and no offset is assumed",
+			plural(n, "stack sample was", "stack samples were"), pick(n, "its", "their"), clockName(id), clockName(rd.clocks.trace.id))
 	}
 	if st.lostRecords > 0 {
-		b.Note("the kernel's ring buffers lost %d records (samples among them)", st.lostRecords)
+		b.Note("the kernel's ring buffers lost %s (samples among them)", plural(st.lostRecords, "record", "records"))
 	}
 	if st.guardrail > 0 {
 		b.Note("traced_perf stopped early: a guardrail (memory or CPU limit) was hit")
 	}
 	if st.notInScope > 0 {
-		b.Note("%d perf samples of processes outside the profiler's scope were not read", st.notInScope)
+		b.Note("%s of processes outside the profiler's scope %s not read", plural(st.notInScope, "perf sample", "perf samples"), pick(st.notInScope, "was", "were"))
 	}
 	if st.counterOnly > 0 {
-		b.Note("%d perf samples without a call stack (counter values only) were not read", st.counterOnly)
+		b.Note("%s without a call stack (counter values only) %s not read", plural(st.counterOnly, "perf sample", "perf samples"), pick(st.counterOnly, "was", "were"))
 	}
 	if st.streamNoDelta > 0 {
-		b.Note("%d streaming profile samples had no time delta and were not read", st.streamNoDelta)
+		b.Note("%s no time delta and %s not read", plural(st.streamNoDelta, "streaming profile sample had", "streaming profile samples had"), pick(st.streamNoDelta, "was", "were"))
 	}
 	if st.streamNoThread > 0 {
-		b.Note("%d streaming profile samples came before their sequence's thread descriptor: their times count from 0", st.streamNoThread)
+		n := st.streamNoThread
+		b.Note("%s before %s sequence's thread descriptor: %s from 0", plural(n, "streaming profile sample came", "streaming profile samples came"),
+			pick(n, "its", "their"), pick(n, "its time counts", "their times count"))
 	}
 	if st.negativeStreams > 0 {
-		b.Note("%d streaming profile packets had times before 0 and were not read", st.negativeStreams)
+		b.Note("%s times before 0 and %s not read", plural(st.negativeStreams, "streaming profile packet had", "streaming profile packets had"), pick(st.negativeStreams, "was", "were"))
 	}
 	if st.noCallstack > 0 {
-		b.Note("%d stack samples without a call stack were not read", st.noCallstack)
+		b.Note("%s without a call stack %s not read", plural(st.noCallstack, "stack sample", "stack samples"), pick(st.noCallstack, "was", "were"))
 	}
 	if st.dataLoss > 0 {
-		b.Note("the trace says packets were lost %d times (previous_packet_dropped)", st.dataLoss)
+		b.Note("the trace says packets were lost %s (previous_packet_dropped)", pick(st.dataLoss, "once", units.Count(st.dataLoss)+" times"))
 	}
 	if st.zstdBundles > 0 {
-		b.Note("%d bundles of zstd-compressed packets were not read (only deflate is); trace_processor reads them", st.zstdBundles)
+		b.Note("%s of zstd-compressed packets %s not read (only deflate is); trace_processor reads %s", plural(st.zstdBundles, "bundle", "bundles"),
+			pick(st.zstdBundles, "was", "were"), pick(st.zstdBundles, "it", "them"))
 	}
 	if st.nestedBundles > 0 {
-		b.Note("%d bundles of compressed packets inside compressed packets were not read", st.nestedBundles)
+		b.Note("%s of compressed packets inside compressed packets %s not read", plural(st.nestedBundles, "bundle", "bundles"), pick(st.nestedBundles, "was", "were"))
 	}
 	if st.noSeqNeeds > 0 || st.seqScopedNoSeq > 0 || st.noSeqState > 0 {
-		b.Note("%d packets needed a packet sequence they do not have", st.noSeqNeeds+st.seqScopedNoSeq+st.noSeqState)
+		n := st.noSeqNeeds + st.seqScopedNoSeq + st.noSeqState
+		b.Note("%s a packet sequence %s", plural(n, "packet needed", "packets needed"), pick(n, "it does not have", "they do not have"))
 	}
 	for _, d := range slices.Sorted(maps.Keys(st.weightsIgnored)) {
 		n := st.weightsIgnored[d]
-		b.Note("%d stack samples are weighted on %s, not in ns: their weights were not read", n, d)
+		b.Note("%s weighted on %s, not in ns: %s not read", plural(n, "stack sample is", "stack samples are"), d, pick(n, "its weight was", "their weights were"))
 	}
 }

@@ -581,11 +581,11 @@ func (rd *reader) noSamples() error {
 	e := &NoSamplesError{Packets: rd.packets, ZstdBundles: rd.st.zstdBundles}
 	for num, n := range rd.kinds {
 		if n > 0 {
-			e.Kinds = append(e.Kinds, Kind{kindName(uint32(num)), n})
+			e.Kinds = append(e.Kinds, Kind{kindName(uint32(num), n), n})
 		}
 	}
 	for num, n := range rd.moreKinds {
-		e.Kinds = append(e.Kinds, Kind{kindName(num), n})
+		e.Kinds = append(e.Kinds, Kind{kindName(num, n), n})
 	}
 	slices.SortFunc(e.Kinds, func(a, b Kind) int {
 		if c := cmp.Compare(b.Count, a.Count); c != 0 {

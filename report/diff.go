@@ -246,6 +246,15 @@ func diffRuns(olds, news []*Flat, opt DiffOptions) (*runsDiff, error) {
 	if opt.Sort == "" {
 		opt.Sort = SortExcl
 	}
+	// A sampled profile's cpu clock is the CPU time its samples stand for,
+	// an estimate; a method trace's is measured: the two share a name, not
+	// a clock, and the change between them would read as the code's.
+	all := append(olds[:len(olds):len(olds)], news...)
+	for _, f := range all[1:] {
+		if a := all[0]; sampledFlat(a) != sampledFlat(f) && len(commonClocks(a.Clocks, f.Clocks)) > 0 {
+			return nil, fmt.Errorf("%s has %s and %s %s: no clock in common to compare", a.Name, cpuKind(a), f.Name, cpuKind(f))
+		}
+	}
 	clocks := olds[0].Clocks
 	for _, f := range append(olds[1:len(olds):len(olds)], news...) {
 		prev := clocks
@@ -436,6 +445,18 @@ func describeClocks(clocks []Basis) string {
 		return "sample counts"
 	}
 	return "the " + strings.Join(clockNames(clocks), "+") + " clock"
+}
+
+// sampledFlat reports whether f is of a sampled profile, which counts
+// samples, rather than of a method trace.
+func sampledFlat(f *Flat) bool { return slices.Contains(f.Clocks, Samples) }
+
+// cpuKind says what the cpu clock of f measures.
+func cpuKind(f *Flat) string {
+	if sampledFlat(f) {
+		return "cpu times estimated from its samples"
+	}
+	return "measured cpu times"
 }
 
 func commonClocks(a, b []Basis) []Basis {

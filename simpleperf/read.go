@@ -15,6 +15,7 @@ import (
 
 	"github.com/atrace2/atrace2/internal/pbread"
 	"github.com/atrace2/atrace2/internal/profbuild"
+	"github.com/atrace2/atrace2/internal/units"
 	"github.com/atrace2/atrace2/samples"
 )
 
@@ -54,9 +55,9 @@ type NoSamplesError struct {
 
 func (e *NoSamplesError) Error() string {
 	if len(e.Events) > 0 {
-		return fmt.Sprintf("no CPU samples: the file holds %d records, with samples of %s only", e.Records, strings.Join(e.Events, ", "))
+		return fmt.Sprintf("no CPU samples: the file holds %s, with samples of %s only", plural(e.Records, "record", "records"), strings.Join(e.Events, ", "))
 	}
-	return fmt.Sprintf("no samples: the file holds %d records", e.Records)
+	return fmt.Sprintf("no samples: the file holds %s", plural(e.Records, "record", "records"))
 }
 
 // ProcessError is Read's error when Options.Process names no process with
@@ -546,7 +547,7 @@ func (rd *reader) notes() {
 	if n := rd.eventSamples[0]; n > 0 {
 		if ns, ok := rd.eventNs[0]; ok {
 			b.PeriodNanos = (ns + n/2) / n
-			b.Period = fmt.Sprintf("simpleperf %s, mean event count of %d samples", rd.eventName(0), n)
+			b.Period = fmt.Sprintf("simpleperf %s, mean event count of %s", rd.eventName(0), plural(n, "sample", "samples"))
 		} else {
 			b.Period = "simpleperf " + rd.eventName(0)
 		}
@@ -560,9 +561,26 @@ func (rd *reader) notes() {
 			b.Period, b.PeriodNanos = "", 0
 			continue
 		}
-		b.Note("%d samples of %s were not read: only %s samples measure CPU time", rd.eventSamples[id], rd.eventName(id), rd.eventName(0))
+		b.Note("%s of %s not read: only %s samples measure CPU time", plural(rd.eventSamples[id], "sample", "samples"), rd.eventName(id)+pick(rd.eventSamples[id], " was", " were"), rd.eventName(0))
 	}
 	if rd.switches > 0 {
-		b.Note("%d context switches (--trace-offcpu) were not read", rd.switches)
+		b.Note("%s (--trace-offcpu) %s not read", plural(rd.switches, "context switch", "context switches"), pick(rd.switches, "was", "were"))
 	}
+}
+
+// plural counts n things, in words for one or for several: "1 record",
+// "26,785 records".
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return units.Count(n) + " " + many
+}
+
+// pick is one when n is 1, else many: the words that agree with a count.
+func pick(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -376,3 +376,19 @@ func TestReferenceEqualsFast(t *testing.T) {
 		}
 	}
 }
+
+// TestNoSamplesCounts: the error's counts agree with their nouns and have
+// thousands separators.
+func TestNoSamplesCounts(t *testing.T) {
+	for _, c := range []struct {
+		e    simpleperf.NoSamplesError
+		want string
+	}{
+		{simpleperf.NoSamplesError{Records: 1}, "no samples: the file holds 1 record"},
+		{simpleperf.NoSamplesError{Records: 26785, Events: []string{"sched:sched_switch (3)"}}, "no CPU samples: the file holds 26,785 records, with samples of sched:sched_switch (3) only"},
+	} {
+		if got := c.e.Error(); got != c.want {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
+	}
+}

@@ -88,8 +88,12 @@ func (f *FocusStats) Summary() string {
 		stages = append(stages, "root "+f.Root)
 	}
 	if len(stages) > 0 && f.Sampled {
-		parts = append(parts, fmt.Sprintf("%s: %s of %s samples", strings.Join(stages, ", "),
-			units.Count(f.SamplesKept), units.Count(f.SamplesTotal)))
+		samples := "samples"
+		if f.SamplesTotal == 1 {
+			samples = "sample"
+		}
+		parts = append(parts, fmt.Sprintf("%s: %s of %s %s", strings.Join(stages, ", "),
+			units.Count(f.SamplesKept), units.Count(f.SamplesTotal), samples))
 	} else if len(stages) > 0 {
 		// The counts are taken before the window and after the root: what
 		// the two stages kept together.

@@ -14,6 +14,10 @@ func TestFocusSummary(t *testing.T) {
 			"focus: window 1.5 ms to 2 s, root a.B.c: 3 of 1,234 frames, 250 ms of 4 s wall time"},
 		{FocusStats{Root: "Looper", FramesKept: 2, FramesTotal: 6, WallKept: 55_000, WallTotal: 170_000},
 			"focus: root Looper: 2 of 6 frames, 55 µs of 170 µs wall time"},
+		{FocusStats{Window: true, From: 0, To: 1_000_000, Sampled: true, SamplesKept: 1, SamplesTotal: 1},
+			"focus: window 0 to 1 ms: 1 of 1 sample"},
+		{FocusStats{Root: "Looper", Sampled: true, SamplesKept: 0, SamplesTotal: 26785},
+			"focus: root Looper: 0 of 26,785 samples"},
 	} {
 		if got := c.f.Summary(); got != c.want {
 			t.Errorf("%+v: Summary() = %q, want %q", c.f, got, c.want)

@@ -50,7 +50,8 @@ Conventions shared by every command:
   nor the folder's owner, which is refused (Linux's fs.protected_symlinks).
 - Exit status: 0 on success (also when the trace needed repairs, unless
   ` + "`--strict`" + `), 1 for bad input or an output that could not be written
-  (standard output included), 80 for a usage error. Ctrl-C, SIGTERM, SIGHUP
+  (standard output included), 80 for a usage error (the error on stderr,
+  nothing on standard output). Ctrl-C, SIGTERM, SIGHUP
   and SIGQUIT remove the output being written, empty standard output
   redirected to a file, and end the process by the signal; when standard
   output's reader goes away (` + "`| head`" + `), the other outputs are removed

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/alecthomas/kong"
 
@@ -81,7 +83,6 @@ func run(args []string, e *env) int {
 	k, err := kong.New(&c,
 		kong.Name("atrace2"),
 		kong.Description(description),
-		kong.UsageOnError(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Vars{"version": buildinfo.Line(version, commit, date)},
 		kong.Writers(stdout, e.stderr),
@@ -115,7 +116,7 @@ func run(args []string, e *env) int {
 			return printError(e.stderr, err)
 		}
 		if err != nil {
-			k.FatalIfErrorf(err) // prints usage and exits 80
+			return parseError(e.stderr, err)
 		}
 		// The flags are checked once, before any input is opened.
 		if e.opt, err = driver.NewOptions(c.flags()); err != nil {
@@ -203,6 +204,40 @@ func outputArgs(ctx *kong.Context) []struct{ path, what string } {
 		}
 	}
 	return outs
+}
+
+// parseError prints an error of the command line's parser (an unknown
+// flag, a bad value, a missing argument, a command's Validate) and returns
+// its exit code, 80 for a usage error. It writes nothing on standard
+// output, which the user may have redirected to an output file (`>
+// out.folded`, `>> keep.folded`): the error goes to standard error, with
+// a pointer to the command's help rather than the help itself.
+func parseError(w io.Writer, err error) int {
+	help := "atrace2"
+	var pe *kong.ParseError
+	if errors.As(err, &pe) && pe.Context != nil {
+		if n := pe.Context.Selected(); n != nil {
+			help = commandPath(n)
+		}
+	}
+	fmt.Fprintf(w, "atrace2: error: %v\nTry '%s --help' for more information.\n", err, help)
+	var ec kong.ExitCoder
+	if errors.As(err, &ec) {
+		return ec.ExitCode()
+	}
+	return exitUsage
+}
+
+// commandPath is the command line that selects node: "atrace2 folded".
+func commandPath(n *kong.Node) string {
+	var path []string
+	for ; n != nil; n = n.Parent {
+		if n.Type == kong.CommandNode || n.Parent == nil {
+			path = append(path, n.Name)
+		}
+	}
+	slices.Reverse(path)
+	return strings.Join(path, " ")
 }
 
 // exitPanic unwinds kong's Exit callback back into run.

@@ -200,3 +200,67 @@ func TestCPUProfileFile(t *testing.T) {
 		t.Errorf("files in %s: %v, want the trace and the profile", dir, entries)
 	}
 }
+
+// TestUsageErrorsLeaveStdout checks that a usage error found by the
+// parser writes nothing on standard output, which may be the user's output
+// file (`> out.folded`, `>> keep.folded`): the error and a pointer to the
+// command's help go to standard error, and the exit is 80. --help still
+// prints the help on standard output.
+func TestUsageErrorsLeaveStdout(t *testing.T) {
+	dir := t.TempDir()
+	same := filepath.Join(dir, "same.out")
+	const before = "previous\n"
+	for _, c := range []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"bad value", []string{"folded", "--max-depth", "x", sample},
+			"atrace2: error: --max-depth: expected a valid 64 bit int but got \"x\"\nTry 'atrace2 folded --help' for more information.\n"},
+		{"missing argument", []string{"folded"},
+			"atrace2: error: expected \"<TRACE> ...\"\nTry 'atrace2 folded --help' for more information.\n"},
+		{"unknown flag", []string{"top", "--frobnicate", sample},
+			"atrace2: error: unknown flag --frobnicate\nTry 'atrace2 top --help' for more information.\n"},
+		{"no command", nil,
+			"atrace2: error: expected one of \"info\", \"dump\", \"pprof\", \"perfetto\", \"speedscope\", ...\nTry 'atrace2 --help' for more information.\n"},
+		{"convert without output", []string{"convert", sample},
+			"atrace2: error: convert: name at least one output: --pprof, --perfetto, --speedscope or --folded\nTry 'atrace2 convert --help' for more information.\n"},
+		{"convert, two to stdout", []string{"convert", "--pprof", "-", "--folded", "-", sample},
+			"atrace2: error: convert: at most one output can go to standard output (-)\nTry 'atrace2 convert --help' for more information.\n"},
+		{"convert, one file twice", []string{"convert", "--pprof", same, "--folded", same, sample},
+			"atrace2: error: convert: --pprof and --folded name the same file " + same + ": one output would replace the other\nTry 'atrace2 convert --help' for more information.\n"},
+	} {
+		for _, mode := range []struct {
+			name string
+			flag int
+			old  string
+		}{{">", os.O_WRONLY | os.O_TRUNC, ""}, {">>", os.O_WRONLY | os.O_APPEND, before}} {
+			name := filepath.Join(dir, "stdout")
+			if err := os.WriteFile(name, []byte(before), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.OpenFile(name, mode.flag, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var errb bytes.Buffer
+			code := run(c.args, &env{stdin: bytes.NewReader(nil), stdout: f, stderr: &errb})
+			f.Close()
+			got, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if code != exitUsage || string(got) != mode.old || errb.String() != c.stderr {
+				t.Errorf("%s, stdout %s: exit %d, stdout file %q, stderr %q; want exit %d, %q and %q",
+					c.name, mode.name, code, got, errb.String(), exitUsage, mode.old, c.stderr)
+			}
+		}
+	}
+	if _, err := os.Stat(same); err == nil {
+		t.Errorf("convert wrote %s", same)
+	}
+	code, out, errOut := runCLI(t, nil, "folded", "--help")
+	if code != exitOK || !strings.HasPrefix(out, "Usage: atrace2 folded <TRACE> ... [flags]\n") || errOut != "" {
+		t.Errorf("folded --help: exit %d, stdout %.40q, stderr %q; want 0, the help and nothing", code, out, errOut)
+	}
+}

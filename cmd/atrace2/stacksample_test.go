@@ -513,7 +513,7 @@ func TestStackSampleRefusals(t *testing.T) {
 			}
 		}
 		code, _, errOut := runCLI(t, nil, args...)
-		want := "atrace2: " + emptyPath + ": no CPU stack samples: the trace holds 5 packets (2 packets of sequence state only (interned data, defaults), 1 clock snapshots, 1 packages lists, 1 process trees); ui.perfetto.dev opens it\n"
+		want := "atrace2: " + emptyPath + ": no CPU stack samples: the trace holds 5 packets (2 packets of sequence state only (interned data, defaults), 1 clock snapshot, 1 packages list, 1 process tree); ui.perfetto.dev opens it\n"
 		if code != exitError || errOut != want {
 			t.Errorf("%v: exit %d %q\nwant %q", args, code, errOut, want)
 		}
@@ -643,5 +643,75 @@ func TestStackSampleRuns(t *testing.T) {
 	row := regexp.MustCompile(`(?m)^regressed +\S+ +incl samples +` + regexp.QuoteMeta(median(oldRun)) + ` +` + regexp.QuoteMeta(median(newRun)) + ` .* 0\.0286 +java\.lang\.Thread\.run$`)
 	if code != 3 || !strings.HasPrefix(out, total) || !row.MatchString(out) {
 		t.Errorf("diff: exit %d %s\n%.1500s\nwant %q and a row regressed %s → %s", code, errOut, out, total, median(oldRun), median(newRun))
+	}
+}
+
+// TestStackSampleWindowPastEnd: on stack samples (Perfetto, simpleperf) as
+// on method traces, a window that ends past the trace's last sample warns
+// in one line naming the trace's span and keeps the samples to the end,
+// and its focus line shows the window as kept; one that starts past it is
+// refused, naming the span.
+func TestStackSampleWindowPastEnd(t *testing.T) {
+	pf, pexp := threeApps.Perfetto()
+	sp, sexp := tracegen.SimpleperfProfile{Seed: 3, Samples: 2000, Hz: 100}.Simpleperf()
+	for _, c := range []struct {
+		name string
+		data []byte
+		exp  *tracegen.StackExpect
+	}{{"app.perfetto-trace", pf, pexp}, {"app.simpleperf.trace", sp, sexp}} {
+		path := writeFile(t, c.name, c.data)
+		var end int64 // the span: from the file's first sample to its last, of any process
+		for _, s := range c.exp.Samples {
+			end = max(end, s.Time-c.exp.FirstNs)
+		}
+		if end < 1_000_000_000 {
+			t.Fatalf("%s: the generated samples span %d ns, want a second or more", c.name, end)
+		}
+		from := end / 2 / 1000 // µs
+		span := units.Duration(end)
+		code, out, errOut := runCLI(t, nil, "folded", "--from", fmt.Sprintf("%dus", from), "--to", "1h", path)
+		_, want, _ := runCLI(t, nil, "folded", "-q", "--from", fmt.Sprintf("%dus", from), path)
+		if code != exitOK || out != want || want == "" {
+			t.Errorf("%s: exit %d, folded of %d bytes; want 0 and the %d bytes of the window to the end", c.name, code, len(out), len(want))
+		}
+		warn := fmt.Sprintf("%s: warning: --to 1h is past the trace, which spans 0 to %s: the window keeps %s to %s\n",
+			c.name, span, units.Duration(from*1000), span)
+		if !strings.Contains(errOut, warn) || !strings.Contains(errOut, fmt.Sprintf("focus: window %s to %s: ", units.Duration(from*1000), span)) {
+			t.Errorf("%s: stderr %q, want %q and the window as kept in the focus line", c.name, errOut, warn)
+		}
+		if _, _, errOut := runCLI(t, nil, "folded", "--from", fmt.Sprintf("%dus", from), path); strings.Contains(errOut, "past the trace") {
+			t.Errorf("%s: a window inside the trace warns: %q", c.name, errOut)
+		}
+		code, out, errOut = runCLI(t, nil, "folded", "--from", "1h", path)
+		if want := fmt.Sprintf("atrace2: %s: --from 1h is past the trace, which spans 0 to %s: nothing to keep\n", path, span); code != exitError || out != "" || errOut != want {
+			t.Errorf("%s: --from 1h: exit %d, stdout %d bytes, stderr %q; want %d, nothing and %q", c.name, code, len(out), errOut, exitError, want)
+		}
+	}
+}
+
+// TestStackSampleDiffWithMethodTrace: diff refuses to compare a method
+// trace's measured thread CPU time with the CPU time stack samples stand
+// for, in both its forms (OLD NEW, --old/--new), as it refuses traces with
+// no clock in common; two profiles of stack samples compare.
+func TestStackSampleDiffWithMethodTrace(t *testing.T) {
+	data, _ := threeApps.Perfetto()
+	pf := writeFile(t, "app.perfetto-trace", data)
+	for _, c := range []struct {
+		args     []string
+		old, cur string
+	}{
+		{[]string{"diff", "-q", sample, pf}, sample, pf},
+		{[]string{"diff", "-q", "--old", sample, "--new", pf}, sample, pf},
+		{[]string{"diff", "-q", "--old", pf, pf, "--new", sample, sample}, pf, sample},
+	} {
+		args, old, cur := c.args, c.old, c.cur
+		kind := map[string]string{sample: "measured cpu times", pf: "cpu times estimated from its samples"}
+		want := fmt.Sprintf("atrace2: %s has %s and %s %s: no clock in common to compare\n", old, kind[old], cur, kind[cur])
+		if code, out, errOut := runCLI(t, nil, args...); code != exitError || out != "" || errOut != want {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q; want %d, nothing and %q", args, code, len(out), errOut, exitError, want)
+		}
+	}
+	if code, out, errOut := runCLI(t, nil, "diff", "-q", pf, pf); code != exitOK || !strings.Contains(out, "total samples") {
+		t.Errorf("diff of two stack-sample profiles: exit %d, stderr %q, stdout:\n%s", code, errOut, out)
 	}
 }

@@ -85,8 +85,8 @@ func TestWindowByHand(t *testing.T) {
 	}
 }
 
-// TestWindowErrors: a window needs a method trace with a wall clock, and
-// durations in order.
+// TestWindowErrors: a window needs times (a method trace with a wall clock,
+// or stack samples), and durations in order.
 func TestWindowErrors(t *testing.T) {
 	_, f := sampledFiles(t)
 	cpuOnly := writeCase(t)
@@ -103,7 +103,7 @@ func TestWindowErrors(t *testing.T) {
 		{"not a duration", []string{"folded", "--to", "10", dual}, exitUsage, `^atrace2: --to "10": give a duration since the trace start`},
 		{"clock cpu on a wall-only trace", []string{"folded", "--clock", "cpu", "--from", "1us", wallOnly}, exitUsage, `^atrace2: .*wall.trace: --clock cpu: the trace records the wall clock; it has no thread-cpu times to read\n$`},
 		{"thread-CPU-only trace", []string{"top", "--to", "1ms", cpuOnly}, exitError, `^atrace2: .*v1-dalvik.trace: --from/--to: the trace has thread-CPU times only, and a window is on the wall clock\n$`},
-		{"sampled profile", []string{"folded", "--from", "1ms", f["app.hprof"]}, exitUsage, `^atrace2: .*app.hprof: --from/--to: .* has no timestamps \(a window applies to method traces\)\n$`},
+		{"sampled profile", []string{"folded", "--from", "1ms", f["app.hprof"]}, exitUsage, `^atrace2: .*app.hprof: --from/--to: .* has no timestamps \(a window applies to method traces, and to Perfetto and simpleperf stack samples\)\n$`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, errOut := runCLI(t, nil, c.args...)
@@ -235,6 +235,10 @@ func TestWindowPastEnd(t *testing.T) {
 		t.Errorf("exit %d, folded:\n%s\nwant the window to 50 µs:\n%s", code, out, want)
 	}
 	if w := "window.trace: warning: --to 60us is past the trace, which spans 0 to 50 µs: the window keeps 15 µs to 50 µs\n"; !strings.Contains(errOut, w) {
+		t.Errorf("stderr %q, want %q", errOut, w)
+	}
+	// The focus line shows the window as kept, not as asked.
+	if w := "window.trace: focus: window 15 µs to 50 µs: "; !strings.Contains(errOut, w) {
 		t.Errorf("stderr %q, want %q", errOut, w)
 	}
 	if _, _, errOut := runCLI(t, nil, "folded", "--from", "15us", "--to", "50us", dual); strings.Contains(errOut, "past the trace") {

@@ -43,7 +43,7 @@ func (in *Input) readSampled(timeline bool) (*stacks.Tree, *samples.Profile, err
 			return nil, nil, Usagef("%s: --clock %s: a sampled profile has no clocks to choose from (--clock applies to method traces)", in.Name(), o.Flags.Clock)
 		}
 		if o.Window != nil {
-			return nil, nil, Usagef("%s: --from/--to: %s has no timestamps (a window applies to method traces)", in.Name(), input.DescribeSampledFormat(in.src.Format))
+			return nil, nil, Usagef("%s: --from/--to: %s has no timestamps (a window applies to method traces, and to Perfetto and simpleperf stack samples)", in.Name(), input.DescribeSampledFormat(in.src.Format))
 		}
 		if o.Flags.Process != "" {
 			return nil, nil, Usagef("%s: --process: %s holds one process (--process chooses among the processes of a Perfetto trace or a simpleperf profile)", in.Name(), input.DescribeSampledFormat(in.src.Format))
@@ -183,7 +183,13 @@ func (in *Input) windowed(p *samples.Profile, fs *stream.FocusStats) error {
 	}
 	end := p.EndNanos - p.StartNanos
 	if w.From > end {
-		return fmt.Errorf("%s: --from %s is after the trace's end at %s: nothing to keep", in.Name(), in.d.opt.Flags.From, units.Duration(end))
+		return fmt.Errorf("%s: --from %s is past the trace, which spans 0 to %s: nothing to keep", in.Name(), in.d.opt.Flags.From, units.Duration(end))
+	}
+	if w.To != focus.NoEnd && w.To > end {
+		// As for a method trace (Input.summarize): the window keeps less
+		// than it says.
+		in.say(Warning, "warning: --to %s is past the trace, which spans 0 to %s: the window keeps %s to %s",
+			in.d.opt.Flags.To, units.Duration(end), units.Duration(w.From), units.Duration(end))
 	}
 	fs.Window, fs.From, fs.To = true, w.From, min(w.To, end)
 	fs.Sampled, fs.SamplesKept, fs.SamplesTotal = true, p.SampleCount(), p.ThreadSamples
