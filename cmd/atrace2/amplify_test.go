@@ -4,6 +4,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,14 +15,16 @@ import (
 
 	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/internal/tracegen"
+	"github.com/atrace2/atrace2/internal/units"
 )
 
 // Output amplification (issue 37): a small trace whose stacks are deep on
 // many threads, or at every level of a deep nest, must not make any
 // command write gigabytes. At default settings, every command writes at
 // most amplifyOutPerByte bytes a byte of input (pprof and folded stacks
-// refuse the traces whose stacks hold more frames than the stack budget
-// allows, naming a --max-depth that fits), and allocates at most
+// refuse the traces whose stacks hold more frames, or names of more
+// bytes, than the stack budget allows, naming a --max-depth that fits),
+// and allocates at most
 // amplifyAllocBase + amplifyAllocPerByte a byte: the allocation budget
 // stands for the CPU time, which a shared machine cannot time.
 const (
@@ -68,9 +72,9 @@ func TestAmplification(t *testing.T) {
 	}{
 		{"runaway.trace", func(*testing.T) []byte { return tracegen.Runaway(100_000).Regular() }, ""},
 		{"orphan-nests.trace", func(*testing.T) []byte { return tracegen.OrphanNests(24, 101_194).Regular() },
-			"the stacks hold 92,381,210 frames in all (up to 2049 deep), more than the 7,973,542 that 3,779,238 bytes of input allow a view that writes each stack whole (pprof, folded); --max-depth 599 keeps them within it"},
+			"the stacks hold 92,381,210 frames in all (up to 2049 deep), more than the 7,973,542 that 3,779,238 bytes of input allow a view that writes each stack whole (pprof, folded), and their names take 1,848,570,080 bytes, more than the 510,306,688 allowed; --max-depth 599 keeps them within it"},
 		{"damaged.trace", damagedCorpusTrace,
-			"the stacks hold 53,403,936 frames in all (up to 2048 deep), more than the 7,989,602 that 3,795,298 bytes of input allow a view that writes each stack whole (pprof, folded); --max-depth 782 keeps them within it"},
+			"the stacks hold 53,403,936 frames in all (up to 2048 deep), more than the 7,989,602 that 3,795,298 bytes of input allow a view that writes each stack whole (pprof, folded), and their names take 1,492,055,388 bytes, more than the 511,334,528 allowed; --max-depth 782 keeps them within it"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -147,4 +151,183 @@ func damagedCorpusTrace(t *testing.T) []byte {
 	}
 	cut := i + int(data[i+6]) + int(data[i+7])<<8 + 14*1000
 	return append(data[:cut:cut], data[cut+12:]...)
+}
+
+// runCounted runs atrace2 with args (-q added), its standard output
+// counted and the first keep bytes of it kept.
+func runCounted(args []string, keep int) (code int, stdout *countWriter, stderr string) {
+	stdout, errs := &countWriter{keep: keep}, &bytes.Buffer{}
+	code = run(append(args, "-q"), &env{stdin: bytes.NewReader(nil), stdout: stdout, stderr: errs})
+	return code, stdout, errs.String()
+}
+
+// writeTemp writes data to a file named name in a new temporary folder.
+func writeTemp(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// fittingNames is the largest depth limit up to deepest at which the
+// names of the stacks take at most budget bytes, names(d) at limit d.
+func fittingNames(budget int64, deepest int, names func(d int) int64) int {
+	fit := 0
+	for d := 1; d <= deepest; d++ {
+		if names(d) <= budget {
+			fit = d
+		}
+	}
+	return fit
+}
+
+// TestNameBudget: the stack budget counts the bytes of the names the
+// views write, not only the frames. One thread ("main") recursing 1,000
+// deep through one method whose class name is 1,000 bytes long holds
+// 500,500 frames, within the frame budget, but folded stacks would write
+// a line per level holding every name above it, 500 MB: pprof and folded
+// refuse it, naming the largest depth whose names fit. Computed here from
+// the shape: at limit d, the lines of depths 1 to d (the frames below fold
+// into the frame at d, which holds their time).
+func TestNameBudget(t *testing.T) {
+	const depth, classLen = 1000, 1000
+	b := tracegen.NewBuilder(tracegen.Trace{Version: 3, Clock: "dual", VM: "art"})
+	main := b.Thread(1, "main")
+	m := b.Method("a."+strings.Repeat("A", classLen), "m", "()V", "A.java")
+	for range depth {
+		main.Enter(m)
+		main.Advance(1, 1)
+	}
+	data := b.Trace().Regular()
+	in := writeTemp(t, "long.trace", data)
+	size := int64(len(data))
+	name := int64(len("a.") + classLen + len(".m"))
+	// At limit d, a line per depth from 1 to d, each the thread's name
+	// and the names down to it, a separator after each.
+	lines := func(d int) int64 {
+		var sum int64
+		for k := range int64(d) {
+			sum += int64(len("main")) + 1 + (k+1)*(name+1)
+		}
+		return sum
+	}
+	names := lines(depth)
+	budget := int64(1<<28 + 64*size)
+	fit := fittingNames(budget, depth, lines)
+	want := fmt.Sprintf("atrace2: %s: the names of the stacks take %s bytes in all (up to %d deep), more than the %s that %s bytes of input allow a view that writes each stack whole (pprof, folded); --max-depth %d keeps them within it\n",
+		in, units.Count(names), depth, units.Count(budget), units.Count(size), fit)
+	if fit < 2 || fit >= depth {
+		t.Fatalf("the shape fits at depth %d: not a test of the budget", fit)
+	}
+	for _, cmd := range [][]string{{"folded"}, {"pprof", "-o", "-"}} {
+		if code, out, stderr := runCounted(append(cmd, in), 0); code != exitError || out.n != 0 || stderr != want {
+			t.Errorf("%v: exit %d, %d bytes written, stderr %q; want exit 1, nothing written and %q", cmd, code, out.n, stderr, want)
+		}
+	}
+	// The depth named fits, and one more does not.
+	if code, out, stderr := runCounted([]string{"pprof", "-o", "-", "--max-depth", fmt.Sprint(fit), in}, 0); code != exitOK || out.n == 0 {
+		t.Errorf("pprof --max-depth %d: exit %d, %d bytes: %s", fit, code, out.n, stderr)
+	}
+	if code, _, stderr := runCounted([]string{"pprof", "-o", "-", "--max-depth", fmt.Sprint(fit + 1), in}, 0); code != exitError ||
+		!strings.HasSuffix(stderr, fmt.Sprintf("(up to %d deep), more than the %s that %s bytes of input allow a view that writes each stack whole (pprof, folded); --max-depth %d keeps them within it\n", fit+1, units.Count(budget), units.Count(size), fit)) {
+		t.Errorf("pprof --max-depth %d: exit %d, %s", fit+1, code, stderr)
+	}
+}
+
+// perfettoStacks is a Perfetto trace of stacks perf samples of thread 100
+// (pid 100), each stack depth frames deep: frames of two functions, whose
+// names are "com.x." and "com.y." followed by nameLen X or Y, the first
+// throughout but for the last 16 frames of sample i, which spell i's bits
+// (a bit 1 the second function, the lowest bit outermost). 627 KB for
+// 2,000-byte names, 2,048 frames and 300 stacks.
+func perfettoStacks(nameLen, depth, stacks int) []byte {
+	varint := func(b []byte, n uint64) []byte {
+		for n >= 0x80 {
+			b = append(b, byte(n)|0x80)
+			n >>= 7
+		}
+		return append(b, byte(n))
+	}
+	num := func(field int, n uint64) []byte { return varint(varint(nil, uint64(field)<<3), n) }
+	msg := func(field int, parts ...[]byte) []byte {
+		body := bytes.Join(parts, nil)
+		return append(varint(varint(nil, uint64(field)<<3|2), uint64(len(body))), body...)
+	}
+	interned := [][]byte{
+		msg(5, num(1, 1), msg(2, []byte("com.x."+strings.Repeat("X", nameLen)))), // function names
+		msg(5, num(1, 2), msg(2, []byte("com.y."+strings.Repeat("Y", nameLen)))),
+		msg(6, num(1, 1), num(2, 1)), // frames
+		msg(6, num(1, 2), num(2, 2)),
+	}
+	trace := msg(1, num(10, 1), num(13, 1), msg(12, interned...))
+	for i := range stacks {
+		var ids []byte
+		for j := range depth {
+			id := uint64(1)
+			if k := j - (depth - 16); k >= 0 {
+				id += uint64(i>>k) & 1
+			}
+			ids = varint(ids, id)
+		}
+		callstack := msg(7, num(1, uint64(i+1)), msg(2, ids))
+		sample := msg(66, num(2, 100), num(3, 100), num(4, uint64(i+1)))
+		trace = append(trace, msg(1, num(8, uint64(1_000_000+i*1000)), num(10, 1), msg(12, callstack), sample)...)
+	}
+	return trace
+}
+
+// TestSampledDepth: the stacks of a sampled profile take --max-depth as a
+// method trace's do, and the stack budget. 300 stacks of 2,048 frames
+// whose names are 2,006 bytes long, in a Perfetto trace of 627 KB, would
+// make 1.2 GB of folded stacks: refused, naming the largest depth whose
+// names fit (at limit d, the stacks are as many as the distinct first d
+// frames of the 300: 2^(d − 2,032) below 2,041). At --max-depth 5, the
+// 300 stacks are one, 5 frames deep, and 300 × 2,043 frames are folded.
+func TestSampledDepth(t *testing.T) {
+	const nameLen, depth, stacks = 2000, 2048, 300
+	data := perfettoStacks(nameLen, depth, stacks)
+	in := writeTemp(t, "deep.perfetto-trace", data)
+	size := int64(len(data))
+	name := int64(len("com.x.") + nameLen)
+	thread := int64(len("thread 100"))
+	budget := int64(1<<28 + 64*size)
+	fit := fittingNames(budget, depth, func(d int) int64 {
+		count := int64(1)
+		if k := d - (depth - 16); k > 0 {
+			count = min(stacks, int64(1)<<k)
+		}
+		return count * (thread + 1 + int64(d)*(name+1))
+	})
+	want := fmt.Sprintf("atrace2: %s: the names of the stacks take %s bytes in all (up to %d deep), more than the %s that %s bytes of input allow a view that writes each stack whole (pprof, folded); --max-depth %d keeps them within it\n",
+		in, units.Count(stacks*(thread+1+depth*(name+1))), depth, units.Count(budget), units.Count(size), fit)
+	// speedscope writes the evented profile of a Perfetto trace's timeline:
+	// a frame per change of stack, not checked.
+	for _, cmd := range [][]string{{"folded"}, {"pprof", "-o", "-"}} {
+		if code, out, stderr := runCounted(append(cmd, in), 0); code != exitError || out.n != 0 || stderr != want {
+			t.Errorf("%v: exit %d, %d bytes written, stderr %q; want exit 1, nothing written and %q", cmd, code, out.n, stderr, want)
+		}
+	}
+	if code, out, stderr := runCounted([]string{"folded", "--max-depth", fmt.Sprint(fit), in}, 0); code != exitOK || out.n == 0 {
+		t.Errorf("folded --max-depth %d: exit %d, %d bytes: %s", fit, code, out.n, stderr)
+	}
+
+	x := "com.x." + strings.Repeat("X", nameLen)
+	wantLine := "thread 100 (tid 100);" + strings.Repeat(x+";", 4) + x + " 300\n"
+	code, out, stderr := runCounted([]string{"folded", "--max-depth", "5", in}, 1<<20)
+	if code != exitOK || string(out.buf) != wantLine || stderr != "" {
+		t.Errorf("folded --max-depth 5: exit %d, %s, output %.200q; want %.200q", code, stderr, out.buf, wantLine)
+	}
+	// Not quiet: the repair is said as a method trace's is.
+	errs := &bytes.Buffer{}
+	run([]string{"folded", "--max-depth", "5", in}, &env{stdin: bytes.NewReader(nil), stdout: io.Discard, stderr: errs})
+	wantRepair := fmt.Sprintf("atrace2: %s: repaired: %d frames nested deeper than the depth limit, folded into the frame at the limit (--max-depth)\n", in, stacks*(depth-5))
+	if !strings.Contains(errs.String(), wantRepair) {
+		t.Errorf("folded --max-depth 5 said %q; want %q", errs, wantRepair)
+	}
+	code, _, stderr = runCounted([]string{"folded", "--strict", "--max-depth", "5", in}, 0)
+	if wantStrict := fmt.Sprintf("atrace2: %s: strict mode: the file needed repairs: %d frames nested deeper than the depth limit, folded into the frame at the limit (--max-depth)\n", in, stacks*(depth-5)); code != exitError || stderr != wantStrict {
+		t.Errorf("folded --strict --max-depth 5: exit %d, %q; want %q", code, stderr, wantStrict)
+	}
 }

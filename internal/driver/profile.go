@@ -268,3 +268,39 @@ func addCount(sum *int64, n int64) bool {
 	*sum += n
 	return true
 }
+
+// limitDepth applies the depth limit (--max-depth) to a sampled profile
+// as the stack policy applies it to a method trace (package convert, rule
+// 6): in each stack, the frames deeper than limit are folded into the
+// frame at the limit, which keeps the root side, so that their samples
+// count as its own. It returns the frames it folded, one per sample of
+// each stack (a sample is a call for JVMHprofTimes), at most
+// math.MaxInt64, and the samples whose stack it cut. The frames no stack
+// uses any more go, and the rest are renumbered (keepUsedFrames); samples
+// whose stacks become equal stay apart, as the tree merges them. A
+// profile whose profiler cut its stacks (DepthLimited) at a depth above
+// limit no longer has its stacks end at that depth: DepthLimited is
+// cleared and a note says so.
+func limitDepth(p *samples.Profile, limit int) (folded, cut int64) {
+	if p.MaxDepth <= limit {
+		return 0, 0
+	}
+	for i := range p.Samples {
+		s := &p.Samples[i]
+		if n := len(s.Stack); n > limit {
+			s.Stack = s.Stack[:limit:limit]
+			cut++
+			if deep := int64(n - limit); s.Count > 0 && deep > (1<<63-1-folded)/s.Count {
+				folded = 1<<63 - 1
+			} else {
+				folded += deep * s.Count
+			}
+		}
+	}
+	if p.DepthLimited {
+		p.DepthLimited = false
+		p.Notes = append(p.Notes, fmt.Sprintf("--max-depth %d is below the profiler's own depth limit (%d frames): the stacks it cut may miss outer frames too", limit, p.MaxDepth))
+	}
+	keepUsedFrames(p)
+	return folded, cut
+}

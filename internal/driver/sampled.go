@@ -61,7 +61,7 @@ func (in *Input) readSampled(timeline bool) (*stacks.Tree, *samples.Profile, err
 			sel.To = samples.NoEnd
 		}
 	}
-	p, err := in.src.ReadSampled(sel)
+	p, size, err := in.src.ReadSampled(sel)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", in.Name(), err)
 	}
@@ -89,6 +89,9 @@ func (in *Input) readSampled(timeline bool) (*stacks.Tree, *samples.Profile, err
 		}
 		in.sayTimed(p)
 	}
+	if err := in.limitDepth(p); err != nil {
+		return nil, nil, err
+	}
 	for _, n := range p.Notes {
 		in.say(Note, "note: %s", n)
 	}
@@ -109,6 +112,7 @@ func (in *Input) readSampled(timeline bool) (*stacks.Tree, *samples.Profile, err
 		return nil, nil, fmt.Errorf("%s: %w", in.Name(), err)
 	}
 	t := tree.Trace()
+	t.Size = size // for the stack budget (CheckStacks)
 	t.Deobf = convert.Deobf(m, counts)
 	t.Focus = fs
 	if s := fs.Summary(); s != "" {
@@ -138,6 +142,26 @@ func (in *Input) strictSampled(p *samples.Profile) error {
 	if r := repairsSummary(p.Repairs); r != "" {
 		return fmt.Errorf("%s: strict mode: the file needed repairs: %s", in.Name(), r)
 	}
+	return nil
+}
+
+// limitDepth applies the depth limit (--max-depth) to the profile's
+// stacks (limitDepth), says what it folded as a method trace's repairs
+// say it (stream.Stats.DeepFrames), and refuses it with --strict.
+func (in *Input) limitDepth(p *samples.Profile) error {
+	folded, cut := limitDepth(p, in.d.opt.Flags.MaxDepth)
+	if cut == 0 {
+		return nil
+	}
+	s := stream.Stats{DeepFrames: folded}
+	r := s.Summary()
+	if r == "" { // only stacks of no samples were cut
+		return nil
+	}
+	if in.d.opt.Flags.Strict {
+		return fmt.Errorf("%s: strict mode: the file needed repairs: %s", in.Name(), r)
+	}
+	in.say(Repaired, "repaired: %s", r)
 	return nil
 }
 

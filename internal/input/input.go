@@ -229,8 +229,10 @@ func peekHead(r *bufio.Reader, a Arg) ([]byte, error) {
 // ReadSampled reads a source that is a sampled profile with its format's
 // reader: package samples for the text formats, pftrace and simpleperf
 // for the profiles of timed samples, which keep what sel selects (the
-// text formats take no selection).
-func (s *Source) ReadSampled(sel samples.Select) (*samples.Profile, error) {
+// text formats take no selection). It returns the bytes the reader read
+// too (of the file as it is, compressed or not), the input's size for
+// the stack budget.
+func (s *Source) ReadSampled(sel samples.Select) (*samples.Profile, int64, error) {
 	read := samples.Read
 	switch s.Format {
 	case samples.PerfettoTrace:
@@ -240,26 +242,43 @@ func (s *Source) ReadSampled(sel samples.Select) (*samples.Profile, error) {
 			return simpleperf.Read(r, simpleperf.Options{Select: sel})
 		}
 	}
+	var n int64
+	counted := func(r io.Reader) (*samples.Profile, int64, error) {
+		p, err := read(&countingReader{r, &n})
+		return p, n, err
+	}
 	o := s.o
 	if p, ok := o.pipe(s.Arg); ok {
-		return read(p.r)
+		return counted(p.r)
 	}
 	if s.Path == "-" {
 		if f, ok := o.regularStdin(); ok {
 			st, err := f.Stat()
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
-			return read(io.NewSectionReader(f, 0, st.Size()))
+			return counted(io.NewSectionReader(f, 0, st.Size()))
 		}
-		return read(o.stdinStream())
+		return counted(o.stdinStream())
 	}
 	f, err := os.Open(s.Path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
-	return read(f)
+	return counted(f)
+}
+
+// countingReader counts the bytes read through it in *n.
+type countingReader struct {
+	r io.Reader
+	n *int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	*c.n += int64(n)
+	return n, err
 }
 
 // Trace is an opened method trace: the parser's File over the input or
