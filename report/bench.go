@@ -34,8 +34,9 @@ type BenchTraces struct {
 	Old, New []*Flat
 	// Extra is the benchmark's startup phase series (phase rules).
 	Extra []gate.Series
-	// Unread says which outputs were not read, and why: "5
-	// StackSamplingTrace outputs: not read yet (…)".
+	// Unread says which outputs were not read, and why: "4 old and 4
+	// new StackSamplingTrace outputs: not compared (the MethodTrace
+	// outputs are the runs)".
 	Unread []string
 }
 

@@ -69,7 +69,7 @@ func benchSet(t *testing.T) BenchInput {
 		OldFiles: []string{"old1.json", "old2.json", "old3.json", "old4.json"},
 		NewFiles: []string{"new1.json", "new2.json", "new3.json", "new4.json"},
 		Pairs:    pairs, Findings: benchdata.CheckContext(olds, news, pairs),
-		Traces: map[string]*BenchTraces{"A#slow": {Old: oldRuns, New: newRuns, Unread: []string{"4 old and 4 new StackSamplingTrace outputs: not read yet (simpleperf protobuf)"}}},
+		Traces: map[string]*BenchTraces{"A#slow": {Old: oldRuns, New: newRuns, Unread: []string{"4 old and 4 new StackSamplingTrace outputs: not compared (the MethodTrace outputs are the runs)"}}},
 	}
 }
 
@@ -131,7 +131,7 @@ func TestDiffBenchmarks(t *testing.T) {
 	if row := m.Rows[0]; row.Method != "com.ex.App.work" || row.Excl[0].Old != 21500 || row.Excl[0].New != 41500 {
 		t.Errorf("work %+v", row.Excl[0])
 	}
-	if !slices.Contains(a.Notes, "4 old and 4 new StackSamplingTrace outputs: not read yet (simpleperf protobuf)") {
+	if !slices.Contains(a.Notes, "4 old and 4 new StackSamplingTrace outputs: not compared (the MethodTrace outputs are the runs)") {
 		t.Errorf("notes %q", a.Notes)
 	}
 	// The gate. metric:timeNs>+5%: 2 checks (A, B): BH, sorted 2/70,

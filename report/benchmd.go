@@ -57,7 +57,7 @@ func (r *BenchReport) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 			continue
 		}
 		m := bd.Methods
-		fmt.Fprintf(&b, "### Methods of %s\n\n%d old and %d new method traces: %s\n\n", mdCode(bd.Benchmark), bd.OldTraces, bd.NewTraces,
+		fmt.Fprintf(&b, "### Methods of %s\n\n%d old and %d new traces: %s\n\n", mdCode(bd.Benchmark), bd.OldTraces, bd.NewTraces,
 			sortWords(m.Sort, m.Clocks[0]))
 		m.mdMethods(&b, limit-reserve)
 	}

@@ -45,7 +45,7 @@ func (r *BenchReport) WriteText(w io.Writer, opt TextOptions) error {
 		cols.add(b.metricTable().write(bw, opt))
 		switch {
 		case b.Methods != nil:
-			fmt.Fprintf(bw, "\nmethods of %d old and %d new method traces:\n", b.OldTraces, b.NewTraces)
+			fmt.Fprintf(bw, "\nmethods of %d old and %d new traces:\n", b.OldTraces, b.NewTraces)
 			if err := flush(bw); err != nil {
 				return err
 			}
@@ -53,7 +53,7 @@ func (r *BenchReport) WriteText(w io.Writer, opt TextOptions) error {
 				return err
 			}
 		case b.OldTraces+b.NewTraces > 0:
-			fmt.Fprintf(bw, "\nmethod traces: %d old and %d new; a side without any: not compared\n", b.OldTraces, b.NewTraces)
+			fmt.Fprintf(bw, "\ntraces: %d old and %d new; a side without any: not compared\n", b.OldTraces, b.NewTraces)
 		}
 	}
 	for _, side := range []string{StatusOldOnly, StatusNewOnly} {
