@@ -274,10 +274,5 @@ func (r *Sampled) writeThreads(w io.Writer) {
 	tw.Flush()
 }
 
-// plural is "1 stack" or "1,234 stacks".
-func plural(n int64, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return units.Count(n) + " " + noun + "s"
-}
+// plural counts n of a noun whose plural takes an s (units.Plural).
+func plural(n int64, noun string) string { return units.Plural(n, noun, noun+"s") }

@@ -88,10 +88,10 @@ func (rd *reader) deobfuscate(p *samples.Profile) {
 		rd.st.deobfRenamed++
 	}
 	if rd.st.deobfRenamed > 0 {
-		p.Notes = append(p.Notes, plural(rd.st.deobfRenamed, "frame was", "frames were")+" renamed by the trace's deobfuscation mappings")
+		p.Notes = append(p.Notes, units.Plural(rd.st.deobfRenamed, "frame was", "frames were")+" renamed by the trace's deobfuscation mappings")
 	}
 	if rd.st.deobfAmbiguous > 0 {
-		p.Notes = append(p.Notes, plural(rd.st.deobfAmbiguous, "frame keeps its", "frames keep their")+" obfuscated name: the trace's mappings give several names for it")
+		p.Notes = append(p.Notes, units.Plural(rd.st.deobfAmbiguous, "frame keeps its", "frames keep their")+" obfuscated name: the trace's mappings give several names for it")
 	}
 }
 
@@ -208,13 +208,4 @@ func packageFromApp(rest string) (string, bool) {
 		return "", false
 	}
 	return pkg, true
-}
-
-// plural counts n things, in words for one or for several: "1 frame was",
-// "1,024 frames were".
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return units.Count(n) + " " + many
 }

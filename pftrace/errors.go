@@ -69,12 +69,12 @@ func (e *NoSamplesError) Error() string {
 	if e.Packets == 0 {
 		b.WriteString("no packet")
 	} else {
-		b.WriteString(plural(e.Packets, "packet", "packets"))
+		b.WriteString(units.Plural(e.Packets, "packet", "packets"))
 		if len(e.Kinds) > 0 {
 			b.WriteString(" (")
 			for i, k := range e.Kinds {
 				if i == 5 {
-					fmt.Fprintf(&b, ", %s", plural(int64(len(e.Kinds)-i), "more kind", "more kinds"))
+					fmt.Fprintf(&b, ", %s", units.Plural(int64(len(e.Kinds)-i), "more kind", "more kinds"))
 					break
 				}
 				if i > 0 {
@@ -86,14 +86,14 @@ func (e *NoSamplesError) Error() string {
 		}
 	}
 	if e.Skipped > 0 {
-		fmt.Fprintf(&b, "; %s not be read (%s)", plural(e.Skipped, "sample could", "samples could"), e.Reason)
+		fmt.Fprintf(&b, "; %s not be read (%s)", units.Plural(e.Skipped, "sample could", "samples could"), e.Reason)
 	}
 	if e.ZstdBundles > 0 {
 		were := "were"
 		if e.ZstdBundles == 1 {
 			were = "was"
 		}
-		fmt.Fprintf(&b, "; %s of zstd-compressed packets %s not read", plural(e.ZstdBundles, "bundle", "bundles"), were)
+		fmt.Fprintf(&b, "; %s of zstd-compressed packets %s not read", units.Plural(e.ZstdBundles, "bundle", "bundles"), were)
 	}
 	b.WriteString("; ui.perfetto.dev opens it")
 	return b.String()

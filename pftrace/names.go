@@ -255,14 +255,6 @@ func kindName(num uint32, n int64) string {
 	return names[1]
 }
 
-// pick is one when n is 1, else many: the words that agree with a count.
-func pick(n int64, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // notes tells, once, what the reader skipped or could not use.
 func (rd *reader) notes() {
 	st := &rd.st
@@ -270,60 +262,60 @@ func (rd *reader) notes() {
 	if st.invalidSkipped > 0 {
 		n := st.invalidSkipped
 		b.Note("%s skipped: %s sequence's interned data was lost (a packet dropped before %s) or never started (no SEQ_INCREMENTAL_STATE_CLEARED yet), as trace_processor skips %[3]s",
-			plural(n, "stack sample was", "stack samples were"), pick(n, "its", "their"), pick(n, "it", "them"))
+			units.Plural(n, "stack sample was", "stack samples were"), units.Agree(n, "its", "their"), units.Agree(n, "it", "them"))
 	}
 	for _, id := range slices.Sorted(maps.Keys(st.clockDropped)) {
 		n := st.clockDropped[id]
 		if id == 0 {
-			b.Note("%s skipped: %s on a sequence-scoped clock but %s no sequence", plural(n, "stack sample was", "stack samples were"),
-				pick(n, "its timestamp is", "their timestamps are"), pick(n, "it has", "they have"))
+			b.Note("%s skipped: %s on a sequence-scoped clock but %s no sequence", units.Plural(n, "stack sample was", "stack samples were"),
+				units.Agree(n, "its timestamp is", "their timestamps are"), units.Agree(n, "it has", "they have"))
 			continue
 		}
 		b.Note("%s skipped: no clock snapshot relates %s clock (%s) to the trace clock (%s), and no offset is assumed",
-			plural(n, "stack sample was", "stack samples were"), pick(n, "its", "their"), clockName(id), clockName(rd.clocks.trace.id))
+			units.Plural(n, "stack sample was", "stack samples were"), units.Agree(n, "its", "their"), clockName(id), clockName(rd.clocks.trace.id))
 	}
 	if st.lostRecords > 0 {
-		b.Note("the kernel's ring buffers lost %s (samples among them)", plural(st.lostRecords, "record", "records"))
+		b.Note("the kernel's ring buffers lost %s (samples among them)", units.Plural(st.lostRecords, "record", "records"))
 	}
 	if st.guardrail > 0 {
 		b.Note("traced_perf stopped early: a guardrail (memory or CPU limit) was hit")
 	}
 	if st.notInScope > 0 {
-		b.Note("%s of processes outside the profiler's scope %s not read", plural(st.notInScope, "perf sample", "perf samples"), pick(st.notInScope, "was", "were"))
+		b.Note("%s of processes outside the profiler's scope %s not read", units.Plural(st.notInScope, "perf sample", "perf samples"), units.Agree(st.notInScope, "was", "were"))
 	}
 	if st.counterOnly > 0 {
-		b.Note("%s without a call stack (counter values only) %s not read", plural(st.counterOnly, "perf sample", "perf samples"), pick(st.counterOnly, "was", "were"))
+		b.Note("%s without a call stack (counter values only) %s not read", units.Plural(st.counterOnly, "perf sample", "perf samples"), units.Agree(st.counterOnly, "was", "were"))
 	}
 	if st.streamNoDelta > 0 {
-		b.Note("%s no time delta and %s not read", plural(st.streamNoDelta, "streaming profile sample had", "streaming profile samples had"), pick(st.streamNoDelta, "was", "were"))
+		b.Note("%s no time delta and %s not read", units.Plural(st.streamNoDelta, "streaming profile sample had", "streaming profile samples had"), units.Agree(st.streamNoDelta, "was", "were"))
 	}
 	if st.streamNoThread > 0 {
 		n := st.streamNoThread
-		b.Note("%s before %s sequence's thread descriptor: %s from 0", plural(n, "streaming profile sample came", "streaming profile samples came"),
-			pick(n, "its", "their"), pick(n, "its time counts", "their times count"))
+		b.Note("%s before %s sequence's thread descriptor: %s from 0", units.Plural(n, "streaming profile sample came", "streaming profile samples came"),
+			units.Agree(n, "its", "their"), units.Agree(n, "its time counts", "their times count"))
 	}
 	if st.negativeStreams > 0 {
-		b.Note("%s times before 0 and %s not read", plural(st.negativeStreams, "streaming profile packet had", "streaming profile packets had"), pick(st.negativeStreams, "was", "were"))
+		b.Note("%s times before 0 and %s not read", units.Plural(st.negativeStreams, "streaming profile packet had", "streaming profile packets had"), units.Agree(st.negativeStreams, "was", "were"))
 	}
 	if st.noCallstack > 0 {
-		b.Note("%s without a call stack %s not read", plural(st.noCallstack, "stack sample", "stack samples"), pick(st.noCallstack, "was", "were"))
+		b.Note("%s without a call stack %s not read", units.Plural(st.noCallstack, "stack sample", "stack samples"), units.Agree(st.noCallstack, "was", "were"))
 	}
 	if st.dataLoss > 0 {
-		b.Note("the trace says packets were lost %s (previous_packet_dropped)", pick(st.dataLoss, "once", units.Count(st.dataLoss)+" times"))
+		b.Note("the trace says packets were lost %s (previous_packet_dropped)", units.Agree(st.dataLoss, "once", units.Count(st.dataLoss)+" times"))
 	}
 	if st.zstdBundles > 0 {
-		b.Note("%s of zstd-compressed packets %s not read (only deflate is); trace_processor reads %s", plural(st.zstdBundles, "bundle", "bundles"),
-			pick(st.zstdBundles, "was", "were"), pick(st.zstdBundles, "it", "them"))
+		b.Note("%s of zstd-compressed packets %s not read (only deflate is); trace_processor reads %s", units.Plural(st.zstdBundles, "bundle", "bundles"),
+			units.Agree(st.zstdBundles, "was", "were"), units.Agree(st.zstdBundles, "it", "them"))
 	}
 	if st.nestedBundles > 0 {
-		b.Note("%s of compressed packets inside compressed packets %s not read", plural(st.nestedBundles, "bundle", "bundles"), pick(st.nestedBundles, "was", "were"))
+		b.Note("%s of compressed packets inside compressed packets %s not read", units.Plural(st.nestedBundles, "bundle", "bundles"), units.Agree(st.nestedBundles, "was", "were"))
 	}
 	if st.noSeqNeeds > 0 || st.seqScopedNoSeq > 0 || st.noSeqState > 0 {
 		n := st.noSeqNeeds + st.seqScopedNoSeq + st.noSeqState
-		b.Note("%s a packet sequence %s", plural(n, "packet needed", "packets needed"), pick(n, "it does not have", "they do not have"))
+		b.Note("%s a packet sequence %s", units.Plural(n, "packet needed", "packets needed"), units.Agree(n, "it does not have", "they do not have"))
 	}
 	for _, d := range slices.Sorted(maps.Keys(st.weightsIgnored)) {
 		n := st.weightsIgnored[d]
-		b.Note("%s weighted on %s, not in ns: %s not read", plural(n, "stack sample is", "stack samples are"), d, pick(n, "its weight was", "their weights were"))
+		b.Note("%s weighted on %s, not in ns: %s not read", units.Plural(n, "stack sample is", "stack samples are"), d, units.Agree(n, "its weight was", "their weights were"))
 	}
 }

@@ -304,7 +304,7 @@ func (b *Builder) comments(c sampleTypes) []string {
 		}
 		if ti.synthesized > 0 {
 			out = append(out, fmt.Sprintf("%s: %s the label %s=%s: the mapping marks the method that ran as made by the compiler",
-				name, plural(int64(ti.synthesized), "sample carries", "samples carry"), LabelSynthesized, SynthesizedTrue))
+				name, units.Plural(int64(ti.synthesized), "sample carries", "samples carry"), LabelSynthesized, SynthesizedTrue))
 		}
 		if t.Sampling.Likely {
 			out = append(out, fmt.Sprintf("%s: looks like a sampling-mode trace (about %s between samples): calls count sampled entries and times are approximate",
@@ -328,19 +328,11 @@ func (b *Builder) comments(c sampleTypes) []string {
 func syntheticComment(name string, ti traceInfo) string {
 	var why []string
 	if n := ti.t.Stats.OrphanExits; n > 0 {
-		why = append(why, plural(n, "orphan frame", "orphan frames")+" (running before tracing began, begun at the trace start)")
+		why = append(why, units.Plural(n, "orphan frame", "orphan frames")+" (running before tracing began, begun at the trace start)")
 	}
 	if n := ti.t.Stats.OpenAtEnd; n > 0 {
-		why = append(why, plural(n, "frame", "frames")+" open at the end (ended when tracing stopped)")
+		why = append(why, units.Plural(n, "frame", "frames")+" open at the end (ended when tracing stopped)")
 	}
 	return fmt.Sprintf("%s: %s the label synthetic: %s", name,
-		plural(int64(ti.synthetics), "sample carries", "samples carry"), strings.Join(why, ", "))
-}
-
-// plural is "1 frame" or "2 frames".
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
+		units.Plural(int64(ti.synthetics), "sample carries", "samples carry"), strings.Join(why, ", "))
 }

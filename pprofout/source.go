@@ -92,7 +92,7 @@ func (b *Builder) sourceComments(tree *stacks.Tree, src *stacks.Source, name str
 	}
 	if src.DepthLimited && src.MaxDepth > 0 && src.CutStacks > 0 {
 		out = append(out, fmt.Sprintf("%s: %s: %d of the file's %s may miss outer frames; their samples carry the label %s=%s", name,
-			src.CutWhy, src.CutStacks, plural(int64(src.Stacks), "stack", "stacks"), LabelTruncated, TruncatedDepth))
+			src.CutWhy, src.CutStacks, units.Plural(int64(src.Stacks), "stack", "stacks"), LabelTruncated, TruncatedDepth))
 	}
 	if u, ok := tree.UnknownThread(); ok {
 		which := "some stacks ran on: those samples have"
@@ -121,7 +121,7 @@ func (b *Builder) sourceComments(tree *stacks.Tree, src *stacks.Source, name str
 		out = append(out, fmt.Sprintf("%s: repaired: %s %s (the frames named [unknown …])", name, units.Count(r.Count), r.What))
 	}
 	for _, u := range src.Unlisted {
-		out = append(out, fmt.Sprintf("%s: %s in no stack: %s", name, plural(u.Count, "sample", "samples"), u.Reason))
+		out = append(out, fmt.Sprintf("%s: %s in no stack: %s", name, units.Plural(u.Count, "sample", "samples"), u.Reason))
 	}
 	for _, n := range src.Notes {
 		out = append(out, name+": note: "+n)

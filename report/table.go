@@ -384,14 +384,6 @@ func signedPercent(p *float64) string {
 
 func count(n int64) string { return units.Count(n) }
 
-// plural writes a count and a noun: "1 call", "1,234 calls".
-func plural(n int64, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return units.Count(n) + " " + noun + "s"
-}
-
 func signedCount(n int64) string {
 	if n > 0 {
 		return "+" + units.Count(n)
@@ -444,3 +436,6 @@ func flush(w *bufio.Writer) error {
 }
 
 func newWriter(w io.Writer) *bufio.Writer { return bufio.NewWriter(w) }
+
+// plural counts n of a noun whose plural takes an s (units.Plural).
+func plural(n int64, noun string) string { return units.Plural(n, noun, noun+"s") }

@@ -55,9 +55,9 @@ type NoSamplesError struct {
 
 func (e *NoSamplesError) Error() string {
 	if len(e.Events) > 0 {
-		return fmt.Sprintf("no CPU samples: the file holds %s, with samples of %s only", plural(e.Records, "record", "records"), strings.Join(e.Events, ", "))
+		return fmt.Sprintf("no CPU samples: the file holds %s, with samples of %s only", units.Plural(e.Records, "record", "records"), strings.Join(e.Events, ", "))
 	}
-	return fmt.Sprintf("no samples: the file holds %s", plural(e.Records, "record", "records"))
+	return fmt.Sprintf("no samples: the file holds %s", units.Plural(e.Records, "record", "records"))
 }
 
 // ProcessError is Read's error when Options.Process names no process with
@@ -547,7 +547,7 @@ func (rd *reader) notes() {
 	if n := rd.eventSamples[0]; n > 0 {
 		if ns, ok := rd.eventNs[0]; ok {
 			b.PeriodNanos = (ns + n/2) / n
-			b.Period = fmt.Sprintf("simpleperf %s, mean event count of %s", rd.eventName(0), plural(n, "sample", "samples"))
+			b.Period = fmt.Sprintf("simpleperf %s, mean event count of %s", rd.eventName(0), units.Plural(n, "sample", "samples"))
 		} else {
 			b.Period = "simpleperf " + rd.eventName(0)
 		}
@@ -561,26 +561,9 @@ func (rd *reader) notes() {
 			b.Period, b.PeriodNanos = "", 0
 			continue
 		}
-		b.Note("%s of %s not read: only %s samples measure CPU time", plural(rd.eventSamples[id], "sample", "samples"), rd.eventName(id)+pick(rd.eventSamples[id], " was", " were"), rd.eventName(0))
+		b.Note("%s of %s not read: only %s samples measure CPU time", units.Plural(rd.eventSamples[id], "sample", "samples"), rd.eventName(id)+units.Agree(rd.eventSamples[id], " was", " were"), rd.eventName(0))
 	}
 	if rd.switches > 0 {
-		b.Note("%s (--trace-offcpu) %s not read", plural(rd.switches, "context switch", "context switches"), pick(rd.switches, "was", "were"))
+		b.Note("%s (--trace-offcpu) %s not read", units.Plural(rd.switches, "context switch", "context switches"), units.Agree(rd.switches, "was", "were"))
 	}
-}
-
-// plural counts n things, in words for one or for several: "1 record",
-// "26,785 records".
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return units.Count(n) + " " + many
-}
-
-// pick is one when n is 1, else many: the words that agree with a count.
-func pick(n int64, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

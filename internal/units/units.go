@@ -80,3 +80,18 @@ func Count(n int64) string {
 	}
 	return neg + s
 }
+
+// Plural counts n things in the words that agree with the count: "1
+// frame", "1,024 frames" (Count's separators).
+func Plural(n int64, one, many string) string {
+	return Count(n) + " " + Agree(n, one, many)
+}
+
+// Agree is one when n is 1, else many: the words that agree with a count
+// written elsewhere ("was" or "were").
+func Agree(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -59,3 +59,17 @@ func TestFormatMicrosExact(t *testing.T) {
 		}
 	}
 }
+
+func TestPlural(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{{0, "0 frames"}, {1, "1 frame"}, {2, "2 frames"}, {1024, "1,024 frames"}, {-1, "-1 frames"}} {
+		if got := Plural(c.n, "frame", "frames"); got != c.want {
+			t.Errorf("Plural(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+	if Agree(1, "was", "were") != "was" || Agree(3, "was", "were") != "were" {
+		t.Error("Agree")
+	}
+}
