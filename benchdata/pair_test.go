@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/atrace2/atrace2/internal/stats"
 )
 
 func boolp(b bool) *bool { return &b }
@@ -20,7 +22,7 @@ func bench(class, name string, thermal int64, metrics ...Metric) Benchmark {
 }
 
 func metric(name string, runs ...float64) Metric {
-	return Metric{Name: name, Runs: runs, Median: median(runs), Min: slices.Min(runs), Max: slices.Max(runs)}
+	return Metric{Name: name, Runs: runs, Median: stats.Median(runs), Min: slices.Min(runs), Max: slices.Max(runs)}
 }
 
 // TestPairUp: benchmarks pair by class and name, params included; one-sided

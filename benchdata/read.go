@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/atrace2/atrace2/internal/stats"
 )
 
 // File is one benchmarkData.json: the results of one run of a benchmark
@@ -441,7 +443,7 @@ func (b *benchmarkJSON) benchmark(at int64, i int) (Benchmark, error) {
 		case m.Median != nil:
 			med = *m.Median
 		case len(m.Runs) > 0:
-			med = median(m.Runs)
+			med = stats.Median(m.Runs)
 		default:
 			return bad("metric %s: expected a median or runs", name)
 		}
@@ -497,15 +499,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-// median is the middle value, the mean of the two middle ones for an even
-// count (the writer's and package stats' definition).
-func median(xs []float64) float64 {
-	s := slices.Sorted(slices.Values(xs))
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/atrace2/atrace2/internal/testutil"
+
+	"github.com/atrace2/atrace2/internal/stats"
 )
 
 // corpus opens a file of the corpus's benchmark folder (androidx's own
@@ -52,7 +54,7 @@ func TestCorpusMicro(t *testing.T) {
 	// The file's median is the mean of the 25th and 26th of the 50 sorted
 	// repeats; both are 5.542584892584893 here.
 	if len(tn.Runs) != 50 || tn.Median != 5.542584892584893 || tn.Min != 5.52001617001617 || tn.Max != 5.658262878262878 ||
-		tn.Runs[0] != 5.563728343728344 || median(tn.Runs) != tn.Median {
+		tn.Runs[0] != 5.563728343728344 || stats.Median(tn.Runs) != tn.Median {
 		t.Errorf("timeNs: %d runs, median %v min %v max %v first %v", len(tn.Runs), tn.Median, tn.Min, tn.Max, tn.Runs[0])
 	}
 	if a := b.Metrics[0]; len(a.Runs) != 5 || a.Median != 0 {
