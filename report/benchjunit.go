@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/atrace2/atrace2/benchdata"
-	"github.com/atrace2/atrace2/gate"
 )
 
 // WriteJUnit writes the gate's verdicts grouped by benchmark: a
@@ -39,19 +38,7 @@ func (r *BenchReport) WriteJUnit(w io.Writer) error {
 			rules := map[string]bool{}
 			for _, v := range r.verdictsOf(b.Benchmark) {
 				rules[v.Rule] = true
-				c := junitCase{Name: v.Rule + ": " + v.Subject + " (" + metricWords(v) + ")", Classname: b.Class, Time: "0"}
-				msg := verdictMessage(v, g.Adjust)
-				switch gate.Verdict(v.Verdict) {
-				case gate.Regressed:
-					c.Failure = &junitMessage{Message: msg, Type: v.Verdict, Text: msg}
-				case gate.Inconclusive:
-					if g.InconclusiveFails {
-						c.Failure = &junitMessage{Message: msg, Type: v.Verdict, Text: msg}
-					} else {
-						c.Skipped = &junitMessage{Message: msg}
-					}
-				}
-				s.add(c)
+				s.add(verdictCase(v.Rule+": "+v.Subject+" ("+metricWords(v)+")", b.Class, v, g))
 			}
 			for _, u := range g.Undecided {
 				if rules[u.Rule] {

@@ -87,26 +87,7 @@ func (r *DiffReport) WriteJUnit(w io.Writer) error {
 			if s == nil {
 				continue
 			}
-			c := junitCase{Name: v.Subject + " (" + metricWords(v) + ")", Classname: "atrace2.diff." + v.Kind, Time: "0"}
-			msg := verdictMessage(v, g.Adjust)
-			switch gate.Verdict(v.Verdict) {
-			case gate.Regressed:
-				c.Failure = &junitMessage{Message: msg, Type: v.Verdict, Text: msg}
-			case gate.Inconclusive:
-				if g.InconclusiveFails {
-					c.Failure = &junitMessage{Message: msg, Type: v.Verdict, Text: msg}
-				} else {
-					c.Skipped = &junitMessage{Message: msg}
-				}
-			}
-			s.Tests++
-			if c.Failure != nil {
-				s.Failures++
-			}
-			if c.Skipped != nil {
-				s.Skipped++
-			}
-			s.Cases = append(s.Cases, c)
+			s.add(verdictCase(v.Subject+" ("+metricWords(v)+")", "atrace2.diff."+v.Kind, v, g))
 		}
 		for _, s := range doc.Suites {
 			doc.Tests += s.Tests
@@ -125,6 +106,25 @@ func (r *DiffReport) WriteJUnit(w io.Writer) error {
 		return fmt.Errorf("writing the report: %w", err)
 	}
 	return nil
+}
+
+// verdictCase is a verdict as a test case: a failure when it regressed
+// (or was inconclusive under --inconclusive fail), skipped when
+// inconclusive, else passed; its message is verdictMessage.
+func verdictCase(name, class string, v Verdict, g *GateReport) junitCase {
+	c := junitCase{Name: name, Classname: class, Time: "0"}
+	msg := verdictMessage(v, g.Adjust)
+	switch gate.Verdict(v.Verdict) {
+	case gate.Regressed:
+		c.Failure = &junitMessage{Message: msg, Type: v.Verdict, Text: msg}
+	case gate.Inconclusive:
+		if g.InconclusiveFails {
+			c.Failure = &junitMessage{Message: msg, Type: v.Verdict, Text: msg}
+		} else {
+			c.Skipped = &junitMessage{Message: msg}
+		}
+	}
+	return c
 }
 
 // gateProperties name the gate's statistics in each rule's test suite:
