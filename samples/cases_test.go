@@ -2,7 +2,6 @@ package samples_test
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,13 +10,12 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/samples"
 )
 
 // lineNumbers finds line numbers in notes.
 var lineNumbers = regexp.MustCompile(`(at line|\(line) \d+`)
-
-var update = flag.Bool("update", false, "rewrite the want sections of testdata/cases/*.txtar")
 
 // TestCases reads the input of every testdata/cases/*.txtar file and
 // compares the profile's dump with the want section, written by hand from
@@ -37,7 +35,7 @@ func TestCases(t *testing.T) {
 			}
 			input, want := section(t, ar, "input"), section(t, ar, "want")
 			got := readDump(t, input)
-			if *update {
+			if *testutil.Update { // -update rewrites the want sections of testdata/cases/*.txtar
 				setSection(ar, "want", got)
 				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
 					t.Fatal(err)
@@ -74,7 +72,7 @@ func readDump(t *testing.T, input []byte) string {
 	if err := p.Check(); err != nil {
 		t.Fatal(err)
 	}
-	return dump(p)
+	return testutil.DumpProfile(p)
 }
 
 func section(t *testing.T, ar *txtar.Archive, name string) []byte {
