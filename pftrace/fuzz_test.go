@@ -40,27 +40,6 @@ func FuzzRead(f *testing.F) {
 		if err := p.Check(); err != nil {
 			t.Fatal(err)
 		}
-		playChecked(t, p)
+		testutil.PlayChecked(t, p)
 	})
-}
-
-// playChecked builds the profile's call tree and plays its timeline
-// (samples.Profile.Play) into an exporter that checks the stream
-// contract: the timeline outputs of any file the reader accepts.
-func playChecked(t *testing.T, p *samples.Profile) {
-	t.Helper()
-	tree, err := p.Tree("fuzz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Timeline == nil {
-		return
-	}
-	var c testutil.StreamCheck
-	if err := p.Play(tree.Trace(), &c); err != nil {
-		t.Fatal(err)
-	}
-	if c.Err != nil {
-		t.Fatal(c.Err)
-	}
 }

@@ -3,6 +3,7 @@ package testutil
 import (
 	"fmt"
 	"strings"
+	"testing"
 
 	"github.com/atrace2/atrace2/samples"
 )
@@ -63,4 +64,26 @@ func FrameText(f samples.Frame) string {
 		s += " (" + strings.Join(loc, ":") + ")"
 	}
 	return s
+}
+
+// PlayChecked builds the profile's call tree and plays its timeline
+// (samples.Profile.Play) into an exporter that checks the stream
+// contract: the timeline outputs of any file a reader accepts (the fuzz
+// targets of the stack-sample readers).
+func PlayChecked(t *testing.T, p *samples.Profile) {
+	t.Helper()
+	tree, err := p.Tree("fuzz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Timeline == nil {
+		return
+	}
+	var c StreamCheck
+	if err := p.Play(tree.Trace(), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Err != nil {
+		t.Fatal(c.Err)
+	}
 }
