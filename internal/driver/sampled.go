@@ -207,14 +207,9 @@ func (in *Input) windowed(p *samples.Profile, fs *stream.FocusStats) error {
 	}
 	end := p.EndNanos - p.StartNanos
 	if w.From > end {
-		return fmt.Errorf("%s: --from %s is past the trace, which spans 0 to %s: nothing to keep", in.Name(), in.d.opt.Flags.From, units.Duration(end))
+		return in.windowAfterEnd(end)
 	}
-	if w.To != focus.NoEnd && w.To > end {
-		// As for a method trace (Input.summarize): the window keeps less
-		// than it says.
-		in.say(Warning, "warning: --to %s is past the trace, which spans 0 to %s: the window keeps %s to %s",
-			in.d.opt.Flags.To, units.Duration(end), units.Duration(w.From), units.Duration(end))
-	}
+	in.warnWindowEnd(end)
 	fs.Window, fs.From, fs.To = true, w.From, min(w.To, end)
 	fs.Sampled, fs.SamplesKept, fs.SamplesTotal = true, p.SampleCount(), p.ThreadSamples
 	return nil

@@ -112,7 +112,7 @@ func (in *Input) convertError(err error) error {
 	case errors.Is(err, convert.ErrNoWallClock):
 		return fmt.Errorf("%s: --from/--to: the trace has thread-CPU times only, and a window is on the wall clock", in.Name())
 	case errors.As(err, &late):
-		return fmt.Errorf("%s: --from %s is past the trace, which spans 0 to %s: nothing to keep", in.Name(), o.Flags.From, units.Duration(late.End))
+		return in.windowAfterEnd(late.End)
 	case errors.As(err, &ce), errors.As(err, &ve):
 		return Usagef("%s: --clock %s: %v", in.Name(), o.Flags.Clock, err)
 	case errors.As(err, &werr):
@@ -121,18 +121,28 @@ func (in *Input) convertError(err error) error {
 	return fmt.Errorf("%s: %w", in.Name(), err)
 }
 
+// windowAfterEnd refuses a window (--from) that starts after the input's
+// end, end ns after its start, whatever the input family.
+func (in *Input) windowAfterEnd(end int64) error {
+	return fmt.Errorf("%s: --from %s is past the trace, which spans 0 to %s: nothing to keep", in.Name(), in.d.opt.Flags.From, units.Duration(end))
+}
+
+// warnWindowEnd says when the window (--to) ends after the input's end,
+// end ns after its start: it keeps less than it says.
+func (in *Input) warnWindowEnd(end int64) {
+	if w := in.d.opt.Window; w != nil && w.To != focus.NoEnd && w.To > end {
+		in.say(Warning, "warning: --to %s is past the trace, which spans 0 to %s: the window keeps %s to %s",
+			in.d.opt.Flags.To, units.Duration(end), units.Duration(w.From), units.Duration(end))
+	}
+}
+
 // summarize says the reader's warnings and the repairs, how the mapping
 // named the methods and what the focus kept, one line each.
 func (in *Input) summarize(t *stream.Trace) {
 	for _, w := range t.Warnings {
 		in.say(Warning, "warning: %s", w)
 	}
-	if w := in.d.opt.Window; w != nil && w.To != focus.NoEnd && w.To > t.WallEnd {
-		// A window past the end keeps less than it says (one starting
-		// past it is refused: convertError).
-		in.say(Warning, "warning: --to %s is past the trace, which spans 0 to %s: the window keeps %s to %s",
-			in.d.opt.Flags.To, units.Duration(t.WallEnd), units.Duration(w.From), units.Duration(t.WallEnd))
-	}
+	in.warnWindowEnd(t.WallEnd) // one starting past it is refused: convertError
 	if s := t.Stats.Summary(); s != "" {
 		in.say(Repaired, "repaired: %s", s)
 	}
