@@ -161,6 +161,12 @@ func (p *Profile) Top(opt TopOptions) (*TopReport, error) {
 		return r, nil
 	}
 	p.eachThreadStats(func(i int, st []stat, present []int32, total times) {
+		if len(present) == 0 {
+			// A thread a focus (--from/--to, --root) left nothing of:
+			// no table, as pprof, folded, speedscope and Perfetto leave
+			// it out.
+			return
+		}
 		th := &p.Threads[i]
 		t := p.topTable(st, present, total, opt)
 		t.Thread = &ThreadInfo{TID: uint32(th.ID), Name: th.Name}

@@ -201,6 +201,7 @@ func focusCommands(in input) []command {
 		w("--root", "run", "pprof", "-o", "p.pb.gz"),
 		w("--root", "run", "speedscope", "-o", "s.speedscope.json"),
 		w("--root", "^no\\.such\\.method$", "folded"),
+		w("--root", "run", "top", "--per-thread", "-n", "3"),
 		w("--max-depth", "3", "folded"),
 		w(append(a("--max-depth", "3"), all...)...),
 	}
@@ -213,6 +214,7 @@ func focusCommands(in input) []command {
 			w("--from", "1ms", "--to", "20ms", "speedscope", "-o", "s.speedscope.json"),
 			w("--from", "1ms", "--clock", "cpu", "top"),
 			w("--from", "1ms", "--clock", "cpu", "info"),
+			w("--from", "1ms", "--to", "20ms", "top", "--per-thread", "--format", "json", "-n", "3"),
 			w("--from", "1000s", "top"),
 			w("--clock", "offcpu", "top", "-n", "0"),
 			w("--clock", "offcpu", "pprof", "-o", "p.pb.gz"),

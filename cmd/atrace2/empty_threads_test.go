@@ -13,8 +13,8 @@ import (
 	pb "github.com/atrace2/atrace2/proto"
 )
 
-// TestFocusLeavesOutEmptyThreads: after a window or a root, speedscope
-// and Perfetto leave out the threads the focus left nothing of, as pprof
+// TestFocusLeavesOutEmptyThreads: after a window or a root, speedscope,
+// Perfetto and top --per-thread leave out the threads the focus left nothing of, as pprof
 // and folded stacks do. In threeThreads, main runs 0–70 µs, worker 5–90
 // µs and render 10–100 µs (its C); --from 75us keeps worker and render,
 // --root a.C.run render alone (worker's C exit is dropped: no C frame).
@@ -59,6 +59,28 @@ func TestFocusLeavesOutEmptyThreads(t *testing.T) {
 		got = perfettoThreads(t, pf)
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%v: Perfetto thread tracks %q, want %q", c.focus, got, c.want)
+		}
+		// top --per-thread: a table per thread the focus left something of.
+		code, out, errOut := runCLI(t, nil, append(append([]string{"top", "-q", "--per-thread", "--format", "json"}, c.focus...), path)...)
+		if code != exitOK {
+			t.Fatalf("%v: top: exit %d: %s", c.focus, code, errOut)
+		}
+		var top struct {
+			Tables []struct {
+				Thread struct {
+					Name string `json:"name"`
+				} `json:"thread"`
+			} `json:"tables"`
+		}
+		if err := json.Unmarshal([]byte(out), &top); err != nil {
+			t.Fatalf("%v: top: %v", c.focus, err)
+		}
+		got = nil
+		for _, tb := range top.Tables {
+			got = append(got, tb.Thread.Name)
+		}
+		if slices.Sort(got); !slices.Equal(got, slices.Sorted(slices.Values(c.want))) {
+			t.Errorf("%v: top --per-thread tables %q, want %q", c.focus, got, c.want)
 		}
 	}
 }
