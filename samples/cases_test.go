@@ -11,6 +11,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/atrace2/atrace2/internal/testutil"
+	"github.com/atrace2/atrace2/internal/testutil/sampled"
 	"github.com/atrace2/atrace2/samples"
 )
 
@@ -72,7 +73,7 @@ func readDump(t *testing.T, input []byte) string {
 	if err := p.Check(); err != nil {
 		t.Fatal(err)
 	}
-	return testutil.DumpProfile(p)
+	return sampled.DumpProfile(p)
 }
 
 func section(t *testing.T, ar *txtar.Archive, name string) []byte {

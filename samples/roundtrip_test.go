@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atrace2/atrace2/internal/testutil"
+	"github.com/atrace2/atrace2/internal/testutil/sampled"
 	"github.com/atrace2/atrace2/samples"
 	"github.com/atrace2/atrace2/samples/samplegen"
 )
@@ -33,7 +33,7 @@ func canonOf(p *samples.Profile) []canon {
 		}
 		names := make([]string, len(s.Stack))
 		for j, f := range s.Stack {
-			names[j] = testutil.FrameText(p.Frames[f])
+			names[j] = sampled.FrameText(p.Frames[f])
 		}
 		c.stack = strings.Join(names, "; ")
 		out[i] = c
@@ -115,7 +115,7 @@ func hprofWant(h *samplegen.Hprof, dalvik, times bool, cutoff int64) (want []can
 		}
 		names := make([]string, len(t.Frames))
 		for i, f := range t.Frames {
-			names[len(names)-1-i] = testutil.FrameText(expectedFrame(f, dalvik))
+			names[len(names)-1-i] = sampled.FrameText(expectedFrame(f, dalvik))
 		}
 		c.stack = strings.Join(names, "; ")
 		want = append(want, c)
@@ -138,7 +138,7 @@ func expectedFrame(f samplegen.Frame, dalvik bool) samples.Frame {
 // artWant merges equal stacks, as the reader does.
 func artWant(a *samplegen.ART) []canon {
 	frame := func(m samplegen.MethodRef) string {
-		return testutil.FrameText(samples.Frame{Name: m.Class + "." + m.Name, Class: m.Class, Method: m.Name, Signature: m.Signature()})
+		return sampled.FrameText(samples.Frame{Name: m.Class + "." + m.Name, Class: m.Class, Method: m.Name, Signature: m.Signature()})
 	}
 	counts := map[string]int64{}
 	var order []string

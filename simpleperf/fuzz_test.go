@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atrace2/atrace2/internal/testutil"
+	"github.com/atrace2/atrace2/internal/testutil/sampled"
 	"github.com/atrace2/atrace2/internal/tracegen"
 	"github.com/atrace2/atrace2/samples"
 	"github.com/atrace2/atrace2/simpleperf"
@@ -41,6 +41,6 @@ func FuzzRead(f *testing.F) {
 		if err := p.Check(); err != nil {
 			t.Fatal(err)
 		}
-		testutil.PlayChecked(t, p)
+		sampled.PlayChecked(t, p)
 	})
 }

@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
-	"github.com/atrace2/atrace2/internal/testutil"
+	"github.com/atrace2/atrace2/internal/testutil/sampled"
 	"github.com/atrace2/atrace2/mapping"
 	"github.com/atrace2/atrace2/samples"
 )
@@ -148,9 +148,9 @@ func TestDeobfuscateUntouched(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		before := testutil.DumpProfile(p)
+		before := sampled.DumpProfile(p)
 		c := rename(p, readMap(t, p))
-		if got := testutil.DumpProfile(p); got != before {
+		if got := sampled.DumpProfile(p); got != before {
 			t.Errorf("%s: profile changed:\n%s\nwas:\n%s", file, got, before)
 		}
 		if c.Changed() != 0 || c[mapping.Untouched] == 0 {

@@ -1,9 +1,10 @@
 package driver
 
 import (
-	"github.com/atrace2/atrace2/internal/testutil"
 	"strings"
 	"testing"
+
+	"github.com/atrace2/atrace2/internal/testutil/sampled"
 )
 
 // TestLimitDepthSampled: --max-depth on a sampled profile keeps the first
@@ -25,7 +26,7 @@ func TestLimitDepthSampled(t *testing.T) {
 	if err := p.Check(); err != nil {
 		t.Fatal(err)
 	}
-	got := testutil.DumpProfile(p)
+	got := sampled.DumpProfile(p)
 	want := `total 26 (listed 16), time 0 ns, max depth 2, depth limited false, truncated false, created ""
 unlisted 10: under cutoff
 note: --max-depth 2 is below the profiler's own depth limit (5 frames): the stacks it cut may miss outer frames too

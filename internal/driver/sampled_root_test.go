@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atrace2/atrace2/internal/testutil"
+	"github.com/atrace2/atrace2/internal/testutil/sampled"
 	"github.com/atrace2/atrace2/samples"
 )
 
@@ -96,7 +96,7 @@ sample trace 6 thread 0 count 1: <empty>
 			if err := p.Check(); err != nil {
 				t.Fatalf("Check: %v", err)
 			}
-			d := testutil.DumpProfile(p)
+			d := sampled.DumpProfile(p)
 			if got := d[strings.Index(d, "\n"+strings.Fields(tc.want)[0]+" frames")+1:]; got != tc.want {
 				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
 			}
@@ -132,7 +132,7 @@ func TestRootSampledTimes(t *testing.T) {
 	if want := (rootKept{Count: 8, TotalCount: 16, TimeNanos: 2000 + 3000 + 5000, TotalTimeNanos: 21000}); k != want {
 		t.Errorf("kept %+v, want %+v", k, want)
 	}
-	if got, want := testutil.DumpProfile(p)[strings.Index(testutil.DumpProfile(p), "1 frames"):], `1 frames
+	if got, want := sampled.DumpProfile(p)[strings.Index(sampled.DumpProfile(p), "1 frames"):], `1 frames
 sample trace 2 thread 0 count 7 time 5000: p.D
 sample trace 5 thread 1 count 1 time 5000: p.D
 `; got != want {

@@ -1,10 +1,15 @@
-package testutil
+// Package sampled holds test helpers for sampled profiles: their text
+// form for exact comparisons, and playing their timelines into a stream
+// checker. It is apart from package testutil, which the call tree's own
+// tests import, because it imports package samples, which imports stacks.
+package sampled
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/atrace2/atrace2/internal/testutil"
 	"github.com/atrace2/atrace2/samples"
 )
 
@@ -79,7 +84,7 @@ func PlayChecked(t *testing.T, p *samples.Profile) {
 	if p.Timeline == nil {
 		return
 	}
-	var c StreamCheck
+	var c testutil.StreamCheck
 	if err := p.Play(tree.Trace(), &c); err != nil {
 		t.Fatal(err)
 	}
